@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultTimeout is a server's per-request timeout when its config sets none.
+const DefaultTimeout = 60 * time.Second
+
+// DefaultConnectTimeout bounds connect + handshake + first tool list when a
+// server's config sets no connect_timeout.
+const DefaultConnectTimeout = 15 * time.Second
+
+// Config is the parsed, validated config file (DESIGN §3).
+type Config struct {
+	Path        string            // the file loaded, "" when none was found
+	Model       string            // "model"
+	Ollama      OllamaConfig      // "ollama"
+	Permissions PermissionsConfig // "permissions"
+	Theme       string            // "theme" ("" when unset; the name is not checked here)
+	Servers     []ServerConfig    // "mcpServers" (or its alias "servers"), sorted by name
+	Warnings    []string          // non-fatal notes, e.g. a literal token in the file
+}
+
+// OllamaConfig is the "ollama" section of the config file.
+type OllamaConfig struct {
+	Host string // "host", parsed later the way Ollama parses OLLAMA_HOST
+	// Think is "think"; nil when unset.
+	Think *bool
+	// KeepAlive is "keep_alive" as given: a Go duration string ("5m", "-1s")
+	// or, when the file has a JSON integer, its seconds in decimal ("300").
+	// "" when unset. See KeepAliveDuration.
+	KeepAlive string
+	Options   map[string]any // "options", passed to Ollama as is
+}
+
+// KeepAliveDuration converts KeepAlive to a duration; ok is false when it is
+// unset. Negative values mean "keep loaded forever" to Ollama and are
+// returned as they are.
+func (o OllamaConfig) KeepAliveDuration() (d time.Duration, ok bool) {
+	if o.KeepAlive == "" {
+		return 0, false
+	}
+	if d, err := time.ParseDuration(o.KeepAlive); err == nil {
+		return d, true
+	}
+	n, err := strconv.ParseInt(o.KeepAlive, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
+}
+
+// PermissionsConfig is the "permissions" section of the config file.
+type PermissionsConfig struct {
+	// Mode is "mode": read_only, ask, approve or auto. It is "" when unset;
+	// the caller applies the default (read_only) after flags and env.
+	Mode  string
+	Allow []string // "allow": namespaced tool names like fs__read_text_file, matched exactly
+}
+
+// ServerConfig is one entry of "mcpServers". Credentials are only named here
+// (variable, file, command); they are resolved when the client is built.
+type ServerConfig struct {
+	Name           string
+	Transport      string            // "stdio", "http" (streamable HTTP) or "sse", normalised
+	Command        string            // stdio
+	Args           []string          // stdio
+	Env            map[string]string // stdio: added to the environment
+	Cwd            string            // stdio: ~ expanded, relative to the config file's folder
+	URL            string            // http, sse
+	Headers        map[string]string // http, sse: static headers
+	Token          string            // literal token (warned about)
+	TokenEnv       string            // name of a variable holding the token
+	TokenFile      string            // ~ expanded, relative to the config file's folder
+	TokenCommand   []string          // argv printing the token
+	Allow          []string          // the server's own tool names, pre-approved
+	Mode           string            // "" = the global mode
+	Timeout        time.Duration     // per request, default DefaultTimeout
+	ConnectTimeout time.Duration     // default DefaultConnectTimeout
+	Disabled       bool              // not connected at start-up
+}
+
+// FindConfig returns the path to load: flagPath if non-empty, else
+// $LATCH_CONFIG, else ./latch.json if it exists, else
+// $XDG_CONFIG_HOME/latch/config.json (XDG_CONFIG_HOME defaulting to
+// ~/.config) if it exists, else "". explicit reports whether the path came
+// from the flag or LATCH_CONFIG; then a missing file is an error.
+func FindConfig(flagPath string, getenv func(string) string) (path string, explicit bool) {
+	home := getenv("HOME")
+	if flagPath != "" {
+		p, _ := expandHome(flagPath, home)
+		return p, true
+	}
+	if env := getenv("LATCH_CONFIG"); env != "" {
+		p, _ := expandHome(env, home)
+		return p, true
+	}
+	if _, err := os.Stat("latch.json"); err == nil {
+		return "latch.json", false
+	}
+	dir := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // unset or relative: the XDG spec says ignore it
+		if home == "" {
+			return "", false
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(dir, "latch", "config.json")
+	if _, err := os.Stat(p); err == nil {
+		return p, false
+	}
+	return "", false
+}
+
+// LoadConfig reads and validates the file at path. path "" gives an empty,
+// valid Config. getenv is used for token_env checks and ~ expansion (pass
+// os.Getenv in production). All problems are returned together, one per
+// line (errors.Join), in a fixed order; no error or warning contains a
+// credential value.
+func LoadConfig(path string, getenv func(string) string) (*Config, error) {
+	if path == "" {
+		return &Config{}, nil
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("config %s: file not found", path)
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		dir = filepath.Dir(path)
+	}
+	l := &loader{path: path, dir: dir, getenv: getenv}
+	cfg := l.load(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	return cfg, nil
+}
+
+var (
+	topKeys         = []string{"model", "ollama", "permissions", "theme", "mcpServers", "servers"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options"}
+	permissionsKeys = []string{"mode", "allow"}
+	modes           = []string{"read_only", "ask", "approve", "auto"}
+)
+
+// loader collects the errors and warnings of one LoadConfig call.
+type loader struct {
+	path   string
+	dir    string // absolute folder of the file, for relative paths
+	getenv func(string) string
+	errs   []error
+	warns  []string
+}
+
+func (l *loader) load(data []byte) *Config {
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			l.errs = append(l.errs, fmt.Errorf("config %s:%d:%d: invalid JSON: %v", l.path, line, col, se))
+		} else {
+			l.errorf("", "", "invalid JSON: %v", err)
+		}
+		return nil
+	}
+	top, ok := l.object("", "", raw)
+	if !ok {
+		return nil
+	}
+	l.duplicates(json.NewDecoder(bytes.NewReader(data)), nil)
+	l.unknownKeys("", "", top, topKeys)
+
+	cfg := &Config{Path: l.path}
+	cfg.Model, _ = l.str("", "model", top["model"])
+	if ol, ok := l.object("", "ollama", top["ollama"]); ok {
+		l.unknownKeys("", "ollama", ol, ollamaKeys)
+		cfg.Ollama.Host, _ = l.str("", "ollama.host", ol["host"])
+		cfg.Ollama.Think = l.boolean("", "ollama.think", ol["think"])
+		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
+		if opts, ok := l.object("", "ollama.options", ol["options"]); ok {
+			cfg.Ollama.Options = make(map[string]any, len(opts))
+			for k, v := range opts {
+				var x any
+				_ = json.Unmarshal(v, &x) // already valid JSON
+				cfg.Ollama.Options[k] = x
+			}
+		}
+	}
+	if perm, ok := l.object("", "permissions", top["permissions"]); ok {
+		l.unknownKeys("", "permissions", perm, permissionsKeys)
+		cfg.Permissions.Mode = l.mode("", "permissions.mode", perm["mode"])
+		cfg.Permissions.Allow = l.allowList("", "permissions.allow", perm["allow"])
+	}
+	cfg.Theme, _ = l.str("", "theme", top["theme"])
+
+	if top["mcpServers"] != nil && top["servers"] != nil {
+		l.errorf("", "mcpServers, servers", "both given; use one (servers is VS Code's name for mcpServers)")
+	}
+	for _, key := range []string{"mcpServers", "servers"} {
+		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
+	}
+	cfg.Warnings = l.warns
+	return cfg
+}
+
+func (l *loader) keepAlive(field string, raw json.RawMessage) string {
+	if raw == nil {
+		return ""
+	}
+	switch k := jsonKind(raw); k {
+	case "string":
+		s, _ := l.str("", field, raw)
+		if _, err := time.ParseDuration(s); err != nil {
+			l.errorf("", field, "%q is not a duration (e.g. \"5m\", \"1h\") or whole seconds", s)
+		}
+		return s
+	case "number":
+		s := string(bytes.TrimSpace(raw))
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+			l.errorf("", field, "expected a duration string or whole seconds, got %s", s)
+		}
+		return s
+	default:
+		l.errorf("", field, "expected a duration string or whole seconds, got %s", k)
+		return ""
+	}
+}
+
+// prefix is the start of every message: the file, the scope (`server "x"`
+// inside a server, else ""), the field.
+func (l *loader) prefix(scope, field string) string {
+	p := "config " + l.path + ": "
+	if scope != "" {
+		p += scope + ": "
+	}
+	if field != "" {
+		p += field + ": "
+	}
+	return p
+}
+
+func (l *loader) errorf(scope, field, format string, args ...any) {
+	l.errs = append(l.errs, errors.New(l.prefix(scope, field)+fmt.Sprintf(format, args...)))
+}
+
+func (l *loader) warnf(scope, field, format string, args ...any) {
+	l.warns = append(l.warns, l.prefix(scope, field)+fmt.Sprintf(format, args...))
+}
+
+// duplicates reports keys given twice in one object, which encoding/json
+// would silently resolve to the last one.
+func (l *loader) duplicates(dec *json.Decoder, path []string) {
+	tok, err := dec.Token()
+	if err != nil {
+		return
+	}
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			l.duplicates(dec, path)
+		}
+		_, _ = dec.Token()
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return
+			}
+			key, _ := t.(string)
+			if seen[key] {
+				server, field := "", strings.Join(path, ".")
+				if len(path) >= 2 && (path[0] == "mcpServers" || path[0] == "servers") {
+					server, field = fmt.Sprintf("server %q", path[1]), strings.Join(path[2:], ".")
+				}
+				l.errorf(server, field, "duplicate key %q", key)
+			}
+			seen[key] = true
+			l.duplicates(dec, append(path, key))
+		}
+		_, _ = dec.Token()
+	}
+}
+
+// lineCol turns a json.SyntaxError offset into a 1-based line and column.
+func lineCol(data []byte, offset int64) (line, col int) {
+	o := min(int(offset), len(data))
+	if o > 0 {
+		o-- // the offset is just past the offending byte
+	}
+	before := data[:o]
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return 1 + bytes.Count(before, []byte("\n")), 1 + utf8.RuneCount(before[lineStart:])
+}
+
+// expandHome expands a leading "~" or "~/"; ok is false when the path needs
+// HOME and it is empty.
+func expandHome(p, home string) (string, bool) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, true
+	}
+	if home == "" {
+		return p, false
+	}
+	return filepath.Join(home, p[1:]), true
+}

@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net/netip"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+var serverKeys = []string{
+	"command", "args", "env", "cwd", "url", "transport", "type", "headers",
+	"token", "token_env", "token_file", "token_command",
+	"allow", "mode", "timeout", "connect_timeout", "disabled",
+}
+
+// credentialKeys are the credential sources, at most one per server.
+var credentialKeys = []string{"token", "token_env", "token_file", "token_command"}
+
+const transportValues = `stdio, http, sse; http is also accepted as streamable-http, streamable_http, streamable, streamableHttp`
+
+// servers validates the "mcpServers" (or "servers") object, sorted by name.
+func (l *loader) servers(field string, raw json.RawMessage) []ServerConfig {
+	obj, ok := l.object("", field, raw)
+	if !ok {
+		return nil
+	}
+	var out []ServerConfig
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		out = append(out, l.server(name, obj[name]))
+	}
+	return out
+}
+
+func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
+	s := ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
+	srv := fmt.Sprintf("server %q", name) // the scope of every message below
+	if !validServerName(name) {
+		l.errorf(srv, "name", "must match [a-z0-9_-]{1,32}")
+	}
+	obj, ok := l.object(srv, "", raw)
+	if !ok {
+		return s
+	}
+	l.unknownKeys(srv, "", obj, serverKeys)
+
+	s.Command = l.nonEmpty(srv, "command", obj["command"])
+	s.Args, _ = l.strList(srv, "args", obj["args"])
+	s.Env = l.strMap(srv, "env", obj["env"])
+	cwd := l.nonEmpty(srv, "cwd", obj["cwd"])
+	rawURL := l.nonEmpty(srv, "url", obj["url"])
+	transport := l.transport(srv, "transport", obj["transport"])
+	typ := l.transport(srv, "type", obj["type"])
+	s.Headers = l.strMap(srv, "headers", obj["headers"])
+	s.Token = l.nonEmpty(srv, "token", obj["token"])
+	s.TokenEnv = l.nonEmpty(srv, "token_env", obj["token_env"])
+	tokenFile := l.nonEmpty(srv, "token_file", obj["token_file"])
+	s.TokenCommand, _ = l.strList(srv, "token_command", obj["token_command"])
+	s.Allow = l.allowList(srv, "allow", obj["allow"])
+	s.Mode = l.mode(srv, "mode", obj["mode"])
+	s.Timeout = l.duration(srv, "timeout", obj["timeout"], DefaultTimeout)
+	s.ConnectTimeout = l.duration(srv, "connect_timeout", obj["connect_timeout"], DefaultConnectTimeout)
+	if b := l.boolean(srv, "disabled", obj["disabled"]); b != nil {
+		s.Disabled = *b
+	}
+	// Checks that depend on the machine (variables, files, PATH) are left
+	// for /connect when the server is disabled.
+	live := !s.Disabled
+
+	// Transport: explicit (transport or its alias type), else implied.
+	if transport != "" && typ != "" && transport != typ {
+		l.errorf(srv, "type", "%q conflicts with transport %q", typ, transport)
+	}
+	s.Transport = cmp.Or(transport, typ)
+	hasCmd, hasURL := obj["command"] != nil, obj["url"] != nil
+	switch {
+	case hasCmd && hasURL:
+		l.errorf(srv, "command, url", "both given; a server has a command (stdio) or a url (http/sse), not both")
+	case !hasCmd && !hasURL:
+		l.errorf(srv, "", "needs command (stdio) or url (http/sse)")
+	case s.Transport == "stdio" && hasURL:
+		l.errorf(srv, "transport", "\"stdio\" needs command, not url")
+	case (s.Transport == "http" || s.Transport == "sse") && hasCmd:
+		l.errorf(srv, "transport", "%q needs url, not command", s.Transport)
+	case s.Transport == "" && hasCmd:
+		s.Transport = "stdio"
+	case s.Transport == "" && hasURL:
+		s.Transport = "http"
+	}
+
+	var creds []string
+	for _, k := range credentialKeys {
+		if obj[k] != nil {
+			creds = append(creds, k)
+		}
+	}
+	if s.Transport == "stdio" {
+		if len(s.Headers) > 0 {
+			l.errorf(srv, "headers", "only for url (http/sse) servers")
+		}
+		if len(creds) > 0 {
+			l.errorf(srv, strings.Join(creds, ", "), "credentials are only for url servers; use env for stdio servers")
+		}
+		s.Cwd = l.checkPath(srv, "cwd", cwd, live, true)
+		return s
+	}
+	if hasURL && !hasCmd {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"cwd", cwd != ""}} {
+			if f.set {
+				l.errorf(srv, f.key, "only for stdio (command) servers")
+			}
+		}
+	}
+	u := l.checkURL(srv, rawURL)
+	s.URL = rawURL
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		v := s.Headers[k]
+		if !validHeaderName(k) {
+			l.errorf(srv, "headers", "%q is not a valid header name", k)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			l.errorf(srv, "headers."+k, "value contains a line break or NUL")
+		}
+		if strings.EqualFold(k, "Authorization") {
+			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
+		}
+	}
+
+	if len(creds) > 1 {
+		l.errorf(srv, strings.Join(creds, ", "), "use only one credential source")
+	}
+	if len(creds) > 0 && u != nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		l.errorf(srv, "url", "credentials require https (host %q is not loopback)", u.Hostname())
+	}
+	if s.Token != "" {
+		l.warnf(srv, "token", "a literal token in the config file; prefer token_env, token_file or token_command")
+	}
+	switch {
+	case s.TokenEnv == "":
+	case !validEnvName(s.TokenEnv):
+		// Not quoted: it may be the token itself, put in the wrong field.
+		l.errorf(srv, "token_env", "not a variable name (letters, digits and _); the token itself belongs in a variable, a file or a command")
+	case live && l.getenv(s.TokenEnv) == "":
+		l.errorf(srv, "token_env", "environment variable %s is not set or empty", s.TokenEnv)
+	}
+	s.TokenFile = l.checkPath(srv, "token_file", tokenFile, live, false)
+	if obj["token_command"] != nil && s.TokenCommand != nil {
+		switch {
+		case len(s.TokenCommand) == 0:
+			l.errorf(srv, "token_command", "must not be empty; give the argv, e.g. [\"gcloud\", \"auth\", \"print-access-token\"]")
+		case s.TokenCommand[0] == "":
+			l.errorf(srv, "token_command", "the first element must be a command")
+		case live:
+			if _, err := exec.LookPath(s.TokenCommand[0]); err != nil {
+				l.errorf(srv, "token_command", "command not found: %s", s.TokenCommand[0])
+			}
+		}
+	}
+	return s
+}
+
+// checkPath expands ~ and makes p absolute against the config file's folder; when
+// live it checks that p exists and is a folder (dir) or a readable file.
+func (l *loader) checkPath(scope, field, p string, live, dir bool) string {
+	if p == "" {
+		return ""
+	}
+	p, ok := expandHome(p, l.getenv("HOME"))
+	if !ok {
+		l.errorf(scope, field, "%s: ~ needs HOME, which is not set", p)
+		return p
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(l.dir, p)
+	}
+	if !live {
+		return p
+	}
+	what := "file"
+	if dir {
+		what = "directory"
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		l.errorf(scope, field, "%s not found: %s", what, p)
+	case err != nil:
+		l.errorf(scope, field, "cannot read %s: %v", p, errors.Unwrap(err))
+	case dir && !fi.IsDir():
+		l.errorf(scope, field, "not a directory: %s", p)
+	case !dir && fi.IsDir():
+		l.errorf(scope, field, "is a directory, not a file: %s", p)
+	case !dir:
+		f, err := os.Open(p) // readable? the content is read only when the client is built
+		if err != nil {
+			l.errorf(scope, field, "cannot read %s: %v", p, errors.Unwrap(err))
+			return p
+		}
+		f.Close()
+	}
+	return p
+}
+
+// checkURL never quotes the URL: it may carry a secret in its query.
+func (l *loader) checkURL(scope, raw string) *url.URL {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		l.errorf(scope, "url", "not a valid URL")
+		return nil
+	case u.Scheme != "http" && u.Scheme != "https":
+		l.errorf(scope, "url", "scheme must be http or https")
+		return nil
+	case u.Host == "":
+		l.errorf(scope, "url", "missing host")
+		return nil
+	case u.User != nil:
+		l.errorf(scope, "url", "must not contain user info; use token_env, token_file, token_command or headers")
+	}
+	return u
+}
+
+func (l *loader) transport(scope, field string, raw json.RawMessage) string {
+	v, ok := l.str(scope, field, raw)
+	if !ok {
+		return ""
+	}
+	switch strings.ToLower(v) {
+	case "stdio":
+		return "stdio"
+	case "http", "streamable-http", "streamable_http", "streamable", "streamablehttp":
+		return "http"
+	case "sse":
+		return "sse"
+	}
+	l.errorf(scope, field, "%q is not a transport (%s)", v, transportValues)
+	return ""
+}
+
+func (l *loader) mode(scope, field string, raw json.RawMessage) string {
+	m, ok := l.str(scope, field, raw)
+	if ok && !slices.Contains(modes, m) {
+		l.errorf(scope, field, "%q is not a mode (%s)", m, strings.Join(modes, ", "))
+		return ""
+	}
+	return m
+}
+
+func (l *loader) allowList(scope, field string, raw json.RawMessage) []string {
+	list, _ := l.strList(scope, field, raw)
+	for i, a := range list {
+		switch {
+		case a == "":
+			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		case strings.ContainsAny(a, "*?["):
+			l.errorf(scope, field, "%q: matching is exact; list each tool", a)
+		}
+	}
+	return list
+}
+
+func (l *loader) duration(scope, field string, raw json.RawMessage, def time.Duration) time.Duration {
+	if raw == nil {
+		return def
+	}
+	if k := jsonKind(raw); k != "string" {
+		l.errorf(scope, field, "expected a duration string like \"60s\", got %s", k)
+		return def
+	}
+	s, _ := l.str(scope, field, raw)
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		l.errorf(scope, field, "%q is not a duration (e.g. \"30s\", \"2m\")", s)
+		return def
+	case d <= 0:
+		l.errorf(scope, field, "must be greater than 0")
+		return def
+	}
+	return d
+}
+
+// unknownKeys reports keys of obj not in valid, suggesting a close one.
+func (l *loader) unknownKeys(scope, field string, obj map[string]json.RawMessage, valid []string) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if slices.Contains(valid, k) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %q", k)
+		if s := suggest(k, valid); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		l.errorf(scope, field, "%s", msg)
+	}
+}
+
+// suggest returns the valid key closest to k (case-insensitive, with
+// transpositions), or "" when none is close enough.
+func suggest(k string, valid []string) string {
+	limit := 1
+	if len(k) >= 5 {
+		limit = 2
+	}
+	best, bestDist := "", limit+1
+	for _, v := range valid {
+		if d := editDistance(strings.ToLower(k), strings.ToLower(v)); d < bestDist {
+			best, bestDist = v, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// jsonKind names the JSON type of a valid raw value.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// want reports whether raw is present and of the kind; a wrong kind is an
+// error naming the field and the expected type (never the value).
+func (l *loader) want(scope, field string, raw json.RawMessage, kind, expected string) bool {
+	if raw == nil {
+		return false
+	}
+	if k := jsonKind(raw); k != kind {
+		l.errorf(scope, field, "expected %s, got %s", expected, k)
+		return false
+	}
+	return true
+}
+
+func (l *loader) str(scope, field string, raw json.RawMessage) (string, bool) {
+	if !l.want(scope, field, raw, "string", "a string") {
+		return "", false
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s, true
+}
+
+// nonEmpty is str for fields where "" is a mistake.
+func (l *loader) nonEmpty(scope, field string, raw json.RawMessage) string {
+	s, ok := l.str(scope, field, raw)
+	if ok && strings.TrimSpace(s) == "" {
+		l.errorf(scope, field, "must not be empty")
+	}
+	return s
+}
+
+func (l *loader) boolean(scope, field string, raw json.RawMessage) *bool {
+	if !l.want(scope, field, raw, "boolean", "true or false") {
+		return nil
+	}
+	var b bool
+	_ = json.Unmarshal(raw, &b)
+	return &b
+}
+
+func (l *loader) object(scope, field string, raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	if !l.want(scope, field, raw, "object", "an object") {
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &obj)
+	return obj, true
+}
+
+func (l *loader) strList(scope, field string, raw json.RawMessage) ([]string, bool) {
+	if !l.want(scope, field, raw, "array", "an array of strings") {
+		return nil, false
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items)
+	out, ok := make([]string, 0, len(items)), true
+	for i, it := range items {
+		s, good := l.str(scope, fmt.Sprintf("%s[%d]", field, i), it)
+		ok = ok && good
+		out = append(out, s)
+	}
+	return out, ok
+}
+
+func (l *loader) strMap(scope, field string, raw json.RawMessage) map[string]string {
+	obj, ok := l.object(scope, field, raw)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(obj))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if s, ok := l.str(scope, field+"."+k, obj[k]); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func validServerName(name string) bool {
+	if len(name) == 0 || len(name) > 32 {
+		return false
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// validEnvName reports whether k is a portable environment variable name.
+func validEnvName(k string) bool {
+	for i, c := range k {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// validHeaderName reports whether k is an RFC 9110 token.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range k {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.ContainsRune("!#$%&'*+-.^_`|~", c)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isLoopback reports whether host is localhost, in 127.0.0.0/8 or ::1.
+func isLoopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}

@@ -1,0 +1,54 @@
+// Command latch is a terminal chat assistant for local models served by
+// Ollama, with MCP tools behind a permission gate that fails closed.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit statuses (DESIGN §8).
+const (
+	exitOK     = 0
+	exitError  = 1
+	exitUsage  = 2
+	exitParked = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+// run is main without the process: flags, config, wiring, the program.
+func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	f, err := parseFlags(args, stderr)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "latch:", err)
+		return exitUsage
+	}
+	if f.version {
+		fmt.Fprintln(stdout, "latch", version)
+		return exitOK
+	}
+	s, err := loadSettings(f, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "latch:", err)
+		return exitUsage
+	}
+	for _, w := range s.cfg.Warnings {
+		fmt.Fprintln(stderr, "latch: warning:", w)
+	}
+	if err := runTUI(s); err != nil {
+		fmt.Fprintln(stderr, "latch:", err)
+		return exitError
+	}
+	return exitOK
+}

@@ -1,0 +1,58 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Sentinel errors of the session.
+var (
+	// ErrBusy is returned by Send while a turn is running.
+	ErrBusy = errors.New("a reply is still streaming (Esc cancels it)")
+	// ErrNoModel is returned by Send before a model was chosen.
+	ErrNoModel = errors.New("no model selected: choose one with /model NAME (/models lists them)")
+	// ErrCutOff means the stream ended without Ollama's final line.
+	ErrCutOff = errors.New("the reply was cut off: the connection to Ollama closed before the end")
+)
+
+// describe turns an error from the Ollama client into the one line the user
+// reads: what happened, and what to do about it.
+func (s *Session) describe(err error, model string) string {
+	var se api.StatusError
+	var ae api.AuthorizationError
+	var ue *url.Error
+	switch {
+	case errors.Is(err, ErrCutOff):
+		return err.Error()
+	case errors.As(err, &ae):
+		return fmt.Sprintf("Ollama at %s refused the request (%d): sign in or check the host", s.host, ae.StatusCode)
+	case errors.As(err, &se):
+		msg := strings.TrimSpace(se.ErrorMessage)
+		if msg == "" {
+			msg = strings.TrimSpace(se.Status)
+		}
+		if se.StatusCode == 404 && strings.Contains(msg, "not found") {
+			return fmt.Sprintf("model %q not found on %s: pull it with `ollama pull %s`", model, s.host, model)
+		}
+		return fmt.Sprintf("Ollama error (%d): %s", se.StatusCode, msg)
+	case errors.As(err, &ue) && isUnreachable(ue.Err):
+		return fmt.Sprintf("cannot reach Ollama at %s: is it running? Start it with `ollama serve`, or point OLLAMA_HOST / --host at it", s.host)
+	case errors.As(err, &ue):
+		return fmt.Sprintf("talking to Ollama at %s failed: %v", s.host, ue.Err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("Ollama at %s did not answer in time", s.host)
+	}
+	return "Ollama stopped the reply: " + err.Error()
+}
+
+func isUnreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &dns)
+}

@@ -1,0 +1,119 @@
+package session
+
+import "time"
+
+// Event type names, as they appear in the "type" field on the wire (the
+// session log and --json). Scripts depend on them: see DESIGN §7.
+const (
+	TypeSessionStarted   = "session_started"
+	TypeUserMessage      = "user_message"
+	TypeAssistantDelta   = "assistant_delta"
+	TypeThinkingDelta    = "thinking_delta"
+	TypeAssistantMessage = "assistant_message"
+	TypeTurnDone         = "turn_done"
+	TypeModelChanged     = "model_changed"
+	TypeError            = "error"
+)
+
+// Event is one thing that happened in a session. The concrete types below
+// are the only implementations; switch on them.
+type Event interface {
+	Head() *Header
+}
+
+// Header is the part every event shares.
+type Header struct {
+	Type      string    `json:"type"`
+	Time      time.Time `json:"time"`
+	SessionID string    `json:"session_id"`
+}
+
+// Head returns the header, so that every event type satisfies Event.
+func (h *Header) Head() *Header { return h }
+
+// SessionStarted opens a session.
+type SessionStarted struct {
+	Header
+	Model string `json:"model"`
+	Host  string `json:"host"`
+}
+
+// UserMessage is a prompt the user sent, starting turn Turn.
+type UserMessage struct {
+	Header
+	Turn int    `json:"turn"`
+	Text string `json:"text"`
+}
+
+// AssistantDelta is a piece of the reply's content as it streams.
+type AssistantDelta struct {
+	Header
+	Turn int    `json:"turn"`
+	Text string `json:"text"`
+}
+
+// ThinkingDelta is a piece of the model's thinking trace as it streams.
+type ThinkingDelta struct {
+	Header
+	Turn int    `json:"turn"`
+	Text string `json:"text"`
+}
+
+// AssistantMessage is the finished (or interrupted) reply of a turn.
+type AssistantMessage struct {
+	Header
+	Turn     int    `json:"turn"`
+	Content  string `json:"content"`
+	Thinking string `json:"thinking,omitempty"`
+	// Partial is set when the reply did not finish: it was cancelled, cut
+	// off or broken by an error. The text is what arrived.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Turn end reasons, in TurnDone.Reason.
+const (
+	ReasonStop      = "stop"      // the model finished
+	ReasonLength    = "length"    // the model hit num_predict
+	ReasonCancelled = "cancelled" // the user cancelled
+	ReasonCutOff    = "cut_off"   // the stream ended without its final line
+	ReasonError     = "error"     // Ollama or the connection failed
+)
+
+// TurnDone ends a turn.
+type TurnDone struct {
+	Header
+	Turn    int     `json:"turn"`
+	Reason  string  `json:"reason"`
+	Metrics Metrics `json:"metrics"`
+}
+
+// Metrics are Ollama's figures for a reply.
+type Metrics struct {
+	PromptTokens   int           `json:"prompt_eval_count,omitempty"`
+	EvalTokens     int           `json:"eval_count,omitempty"`
+	EvalDuration   time.Duration `json:"eval_duration,omitempty"`
+	TotalDuration  time.Duration `json:"total_duration,omitempty"`
+	LoadDuration   time.Duration `json:"load_duration,omitempty"`
+	PromptDuration time.Duration `json:"prompt_eval_duration,omitempty"`
+}
+
+// TokensPerSecond is the generation speed, 0 when unknown.
+func (m Metrics) TokensPerSecond() float64 {
+	if m.EvalTokens == 0 || m.EvalDuration <= 0 {
+		return 0
+	}
+	return float64(m.EvalTokens) / m.EvalDuration.Seconds()
+}
+
+// ModelChanged says which model the session now talks to.
+type ModelChanged struct {
+	Header
+	Model string `json:"model"`
+}
+
+// Error is a failure the user should see, as one line.
+type Error struct {
+	Header
+	Turn    int    `json:"turn,omitempty"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,216 @@
+// Package session holds a conversation with a model served by Ollama and its
+// run loop: it streams replies through the Ollama API client and publishes
+// everything that happens as typed events (see event.go) for the UI, the
+// session log and --json to consume.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+		"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Options configure a Session.
+type Options struct {
+	Client    *api.Client    // required
+	Host      string         // the Ollama host, for messages
+	Model     string         // may be empty: the user picks one later
+	Think     *bool          // sent only to models that can think
+	KeepAlive *time.Duration // nil: Ollama's default
+	Options   map[string]any // model options, passed through
+	ID        string         // session id; a new one when empty
+}
+
+// Session is one conversation. Its methods are safe for concurrent use.
+type Session struct {
+	client    *api.Client
+	host      string
+	id        string
+	think     *bool
+	keepAlive *time.Duration
+	options   map[string]any
+	events    Broker
+
+	mu      sync.Mutex
+	model   string
+	caps    map[string][]string // capabilities by model name, from /api/show
+	history []api.Message
+	turn    int
+	cancel  context.CancelFunc // of the running turn, nil when idle
+	done    chan struct{}      // closed when the running turn ends
+}
+
+// New makes a session. Nothing is sent to Ollama until the first turn.
+func New(o Options) *Session {
+	id := o.ID
+	if id == "" {
+		id = NewID()
+	}
+	s := &Session{
+		client: o.Client, host: o.Host, id: id, think: o.Think,
+		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
+		caps: map[string][]string{},
+	}
+	return s
+}
+
+// NewID returns a fresh session id: the date and 6 random hex digits.
+func NewID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Start publishes session_started. Call it once subscribers are in place.
+func (s *Session) Start() {
+	s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
+}
+
+// Subscribe returns a queue of every event published from now on.
+func (s *Session) Subscribe() *Sub { return s.events.Subscribe() }
+
+// ID is the session id.
+func (s *Session) ID() string { return s.id }
+
+// Host is the Ollama host the session talks to.
+func (s *Session) Host() string { return s.host }
+
+// Model is the current model name, "" when none is chosen yet.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// Running reports whether a turn is streaming.
+func (s *Session) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancel != nil
+}
+
+// Send starts a turn with the user's text. The reply streams as events; Send
+// returns at once. It fails with ErrBusy while a turn runs and ErrNoModel
+// before a model is chosen.
+func (s *Session) Send(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return ErrBusy
+	}
+	if s.model == "" {
+		return ErrNoModel
+	}
+	s.turn++
+	turn := s.turn
+	s.history = append(s.history, api.Message{Role: "user", Content: text})
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.done = make(chan struct{})
+	s.publish(&UserMessage{Header: s.header(TypeUserMessage), Turn: turn, Text: text})
+	go s.runTurn(ctx, turn, s.done)
+	return nil
+}
+
+// Cancel stops the running turn, if any. The partial reply is kept.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Wait blocks until the running turn, if any, has ended.
+func (s *Session) Wait() {
+	s.mu.Lock()
+	done := s.done
+	s.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Clear forgets the conversation (cancelling a running turn first).
+func (s *Session) Clear() {
+	s.Cancel()
+	s.Wait()
+	s.mu.Lock()
+	s.history = nil
+	s.mu.Unlock()
+}
+
+// Close cancels a running turn and ends every subscription.
+func (s *Session) Close() {
+	s.Cancel()
+	s.Wait()
+	s.events.Close()
+}
+
+// History returns a copy of the conversation as sent to the model.
+func (s *Session) History() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, len(s.history))
+	for i, m := range s.history {
+		out[i] = Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking}
+	}
+	return out
+}
+
+// Message is one entry of the conversation.
+type Message struct {
+	Role     string // "user" or "assistant"
+	Content  string
+	Thinking string
+}
+
+// request builds the chat request for the current history. When think is
+// configured and the model's capabilities are not known yet, it asks Ollama
+// first: think goes only to models that can think.
+func (s *Session) request(ctx context.Context) *api.ChatRequest {
+	s.mu.Lock()
+	_, known := s.caps[s.model]
+	model := s.model
+	s.mu.Unlock()
+	if s.think != nil && !known {
+		if show, err := s.client.Show(ctx, &api.ShowRequest{Model: model}); err == nil {
+			s.mu.Lock()
+			s.caps[model] = capStrings(show)
+			s.mu.Unlock()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req := &api.ChatRequest{
+		Model:    s.model,
+		Messages: append([]api.Message(nil), s.history...),
+		Options:  s.options,
+	}
+	if s.keepAlive != nil {
+		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
+	}
+	if s.think != nil && hasCap(s.caps[s.model], "thinking") {
+		req.Think = &api.ThinkValue{Value: *s.think}
+	}
+	return req
+}
+
+func (s *Session) header(typ string) Header {
+	return Header{Type: typ, Time: time.Now().UTC(), SessionID: s.id}
+}
+
+func (s *Session) publish(e Event) { s.events.Publish(e) }
+
+func hasCap(caps []string, c string) bool {
+	for _, x := range caps {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}

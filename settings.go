@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"latch/session"
+)
+
+// settings are the flags, environment and config file merged, in the order
+// flag > environment > config file > built-in default.
+type settings struct {
+	cfg       *Config
+	model     string
+	host      *url.URL
+	mode      string
+	allow     []string
+	theme     string
+	keepAlive *time.Duration
+}
+
+func loadSettings(f flags, getenv func(string) string) (*settings, error) {
+	path, explicit := FindConfig(f.config, getenv)
+	if explicit && path != "" {
+		if _, err := statFile(path); err != nil {
+			return nil, fmt.Errorf("config %s: %v", path, err)
+		}
+	}
+	cfg, err := LoadConfig(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	s := &settings{cfg: cfg}
+	s.model = first(f.model, getenv("LATCH_MODEL"), cfg.Model)
+	s.host = session.ParseHost(first(f.host, getenv("OLLAMA_HOST"), cfg.Ollama.Host))
+	s.mode = first(f.mode, cfg.Permissions.Mode, "read_only")
+	if !contains(modes, s.mode) {
+		return nil, fmt.Errorf("--mode: %q is not a mode (%s)", s.mode, strings.Join(modes, ", "))
+	}
+	for _, a := range f.allow {
+		if strings.ContainsAny(a, "*?[") {
+			return nil, fmt.Errorf("--allow %q: matching is exact; list each tool", a)
+		}
+	}
+	s.allow = append(append([]string(nil), cfg.Permissions.Allow...), f.allow...)
+	s.theme = first(f.theme, cfg.Theme, "auto")
+	if d, ok := cfg.Ollama.KeepAliveDuration(); ok {
+		s.keepAlive = &d
+	}
+	return s, nil
+}
+
+// first returns the first non-empty value.
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

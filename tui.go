@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/ollama/ollama/api"
+
+	"latch/session"
+	"latch/themes"
+	"latch/ui"
+)
+
+// ollamaClient builds the API client. There is no overall timeout (replies
+// stream for minutes) but connecting is bounded, so an unreachable host is
+// reported quickly.
+func ollamaClient(s *settings) *api.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return api.NewClient(s.host, &http.Client{Transport: tr})
+}
+
+// runTUI runs the interactive program until the user quits.
+func runTUI(s *settings) error {
+	// Ask the terminal for its background before Bubble Tea owns stdin.
+	dark := true
+	if s.theme == "auto" || s.theme == "" {
+		dark = lipgloss.HasDarkBackground()
+	}
+	pal, err := themes.Lookup(s.theme, dark)
+	if err != nil {
+		return fmt.Errorf("--theme: %w", err)
+	}
+	sess := session.New(session.Options{
+		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
+		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
+	})
+	sub := sess.Subscribe()
+	sess.Start()
+	defer sess.Close()
+
+	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))
+	_, err = p.Run()
+	return err
+}
+
+func statFile(path string) (os.FileInfo, error) { return os.Stat(path) }

@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"strings"
+
+	"latch/themes"
+)
+
+// chatPane is the scrolling conversation. It lays out only what is on
+// screen: drawing walks from the bottom (or from the top anchor when the
+// user has scrolled up) and stops once the pane is full, so the cost of a
+// frame does not grow with the length of the chat.
+type chatPane struct {
+	st      *themes.Styles
+	md      *mdRenderer
+	entries []*entry
+	width   int
+	height  int
+
+	// follow keeps the newest line at the bottom. When the user scrolls up,
+	// follow is off and the view is anchored at top: entry index and line.
+	follow  bool
+	topE    int
+	topLine int
+
+	view  string
+	dirty bool
+}
+
+func newChatPane(st *themes.Styles, md *mdRenderer) *chatPane {
+	return &chatPane{st: st, md: md, follow: true, dirty: true}
+}
+
+func (p *chatPane) setSize(w, h int) {
+	if w != p.width || h != p.height {
+		p.width, p.height = w, h
+		p.dirty = true
+	}
+}
+
+func (p *chatPane) add(e *entry) *entry {
+	p.entries = append(p.entries, e)
+	p.dirty = true
+	return e
+}
+
+func (p *chatPane) clear() {
+	p.entries = nil
+	p.follow, p.topE, p.topLine = true, 0, 0
+	p.dirty = true
+}
+
+// lines returns entry i's lines at the pane width, flattened only when the
+// entry is made of several segments.
+func (p *chatPane) lines(i int) [][]string {
+	return p.entries[i].segments(p.st, p.md, p.width)
+}
+
+func count(segs [][]string) int {
+	n := 0
+	for _, s := range segs {
+		n += len(s)
+	}
+	return n
+}
+
+// line returns line k of a segmented entry.
+func lineAt(segs [][]string, k int) string {
+	for _, s := range segs {
+		if k < len(s) {
+			return s[k]
+		}
+		k -= len(s)
+	}
+	return ""
+}
+
+// bottomAnchor finds the top line when the last line sits at the bottom.
+func (p *chatPane) bottomAnchor() (int, int) {
+	need := p.height
+	for i := len(p.entries) - 1; i >= 0; i-- {
+		n := count(p.lines(i))
+		if n >= need {
+			return i, n - need
+		}
+		need -= n
+	}
+	return 0, 0
+}
+
+// scroll moves the view by n lines (negative is up).
+func (p *chatPane) scroll(n int) {
+	if len(p.entries) == 0 || n == 0 {
+		return
+	}
+	if p.follow {
+		if n > 0 {
+			return
+		}
+		p.topE, p.topLine = p.bottomAnchor()
+		p.follow = false
+	}
+	e, l := p.topE, p.topLine+n
+	for l < 0 {
+		if e == 0 {
+			l = 0
+			break
+		}
+		e--
+		l += count(p.lines(e))
+	}
+	for e < len(p.entries) {
+		c := count(p.lines(e))
+		if l < c {
+			break
+		}
+		l -= c
+		e++
+	}
+	p.topE, p.topLine = e, l
+	if p.restFits() {
+		p.follow = true
+	}
+	p.dirty = true
+}
+
+// restFits reports whether everything from the anchor down fits on screen,
+// in which case the view follows the bottom again.
+func (p *chatPane) restFits() bool {
+	rest := -p.topLine
+	for i := p.topE; i < len(p.entries); i++ {
+		rest += count(p.lines(i))
+		if rest > p.height {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *chatPane) gotoBottom() {
+	if !p.follow {
+		p.follow = true
+		p.dirty = true
+	}
+}
+
+// render returns the visible lines, height of them, padded.
+func (p *chatPane) render() string {
+	if !p.dirty {
+		return p.view
+	}
+	p.dirty = false
+	if p.height <= 0 {
+		p.view = ""
+		return ""
+	}
+	if !p.follow && p.restFits() {
+		p.follow = true
+	}
+	out := make([]string, 0, p.height)
+	if p.follow {
+		// Collect from the bottom, then reverse the order of chunks.
+		var chunks [][]string
+		need := p.height
+		for i := len(p.entries) - 1; i >= 0 && need > 0; i-- {
+			segs := p.lines(i)
+			n := count(segs)
+			from := 0
+			if n > need {
+				from = n - need
+			}
+			chunk := make([]string, 0, n-from)
+			for k := from; k < n; k++ {
+				chunk = append(chunk, lineAt(segs, k))
+			}
+			chunks = append(chunks, chunk)
+			need -= len(chunk)
+		}
+		for i := len(chunks) - 1; i >= 0; i-- {
+			out = append(out, chunks[i]...)
+		}
+	} else {
+		for i, skip := p.topE, p.topLine; i < len(p.entries) && len(out) < p.height; i, skip = i+1, 0 {
+			segs := p.lines(i)
+			for k, n := skip, count(segs); k < n && len(out) < p.height; k++ {
+				out = append(out, lineAt(segs, k))
+			}
+		}
+	}
+	for len(out) < p.height {
+		out = append(out, "")
+	}
+	p.view = strings.Join(out, "\n")
+	return p.view
+}
+
+// scrolledUp reports whether the user is reading history.
+func (p *chatPane) scrolledUp() bool { return !p.follow }

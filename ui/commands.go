@@ -1,0 +1,247 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/session"
+)
+
+type command struct {
+	name, args, help string
+	run              func(m *Model, args []string) tea.Cmd
+}
+
+// commands are the slash commands, in the order /help lists them.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"help", "", "show keys and commands", (*Model).cmdHelp},
+		{"model", "[NAME]", "switch model (no name: pick from a list)", (*Model).cmdModel},
+		{"models", "", "list installed models with size and capabilities", (*Model).cmdModels},
+		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
+		{"quit", "", "leave latch", (*Model).cmdQuit},
+	}
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func (c command) usage() string {
+	if c.args == "" {
+		return "/" + c.name
+	}
+	return "/" + c.name + " " + c.args
+}
+
+// runCommand runs a slash command line. Unknown commands and bad arguments
+// get a one-line error with the usage; nothing here reaches the model.
+func (m *Model) runCommand(line string) tea.Cmd {
+	fields := strings.Fields(line)
+	name := strings.TrimPrefix(fields[0], "/")
+	c, ok := findCommand(name)
+	if !ok {
+		names := make([]string, len(commands))
+		for i, c := range commands {
+			names[i] = "/" + c.name
+		}
+		m.addError(fmt.Sprintf("unknown command /%s: commands are %s", name, strings.Join(names, " ")))
+		return nil
+	}
+	return c.run(m, fields[1:])
+}
+
+func (m *Model) badArgs(name string) {
+	c, _ := findCommand(name)
+	m.addError("usage: " + c.usage())
+}
+
+func (m *Model) cmdHelp(args []string) tea.Cmd {
+	if len(args) > 0 {
+		m.badArgs("help")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("Commands\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-16s %s\n", c.usage(), c.help)
+	}
+	b.WriteString("\nKeys\n")
+	for _, group := range m.keys.FullHelp() {
+		for _, k := range group {
+			h := k.Help()
+			fmt.Fprintf(&b, "  %-16s %s\n", h.Key, h.Desc)
+		}
+	}
+	m.addNotice(strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *Model) cmdClear(args []string) tea.Cmd {
+	if len(args) > 0 {
+		m.badArgs("clear")
+		return nil
+	}
+	m.b.Clear()
+	m.chat.clear()
+	m.running, m.reply = false, nil
+	m.dirty = true
+	return nil
+}
+
+func (m *Model) cmdQuit(args []string) tea.Cmd { return m.quit() }
+
+func (m *Model) cmdModel(args []string) tea.Cmd {
+	switch len(args) {
+	case 0:
+		return m.listModels(true)
+	case 1:
+		return m.setModel(args[0])
+	}
+	m.badArgs("model")
+	return nil
+}
+
+func (m *Model) cmdModels(args []string) tea.Cmd {
+	if len(args) > 0 {
+		m.badArgs("models")
+		return nil
+	}
+	return m.listModels(false)
+}
+
+// modelsMsg carries the installed models (or why they could not be listed).
+type modelsMsg struct {
+	models []session.ModelInfo
+	err    error
+	pick   bool // open the picker, rather than print a list
+}
+
+// modelSetMsg reports the end of a model switch.
+type modelSetMsg struct {
+	info session.ModelInfo
+	err  error
+}
+
+// probeMsg reports what Ollama said about the configured model at start.
+type probeMsg struct {
+	info session.ModelInfo
+	err  error
+}
+
+func (m *Model) listModels(pick bool) tea.Cmd {
+	b := m.b
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ms, err := b.Models(ctx)
+		return modelsMsg{models: ms, err: err, pick: pick}
+	}
+}
+
+func (m *Model) setModel(name string) tea.Cmd {
+	b := m.b
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		info, err := b.SetModel(ctx, name)
+		return modelSetMsg{info: info, err: err}
+	}
+}
+
+func (m *Model) probe() tea.Cmd {
+	b := m.b
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		info, err := b.Probe(ctx)
+		return probeMsg{info: info, err: err}
+	}
+}
+
+func (m *Model) handleModels(msg modelsMsg) {
+	switch {
+	case msg.err != nil:
+		m.addError(userMessage(msg.err))
+	case len(msg.models) == 0:
+		m.addError("Ollama has no models installed: pull one with `ollama pull NAME`, then /model NAME")
+	case msg.pick:
+		m.picker = newPicker(msg.models, m.b.Model())
+	default:
+		m.addNotice(modelTable(msg.models, m.b.Model()))
+	}
+	m.dirty = true
+}
+
+func (m *Model) handleModelSet(msg modelSetMsg) {
+	if msg.err != nil {
+		m.addError(userMessage(msg.err))
+		return
+	}
+	m.addNotice("model: " + msg.info.Name + capsNote(msg.info))
+	m.statusV = ""
+}
+
+func capsNote(info session.ModelInfo) string {
+	var caps []string
+	if info.Tools() {
+		caps = append(caps, "tools")
+	}
+	if info.Thinking() {
+		caps = append(caps, "thinking")
+	}
+	if len(caps) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(caps, ", ") + ")"
+}
+
+// modelTable lists models: name, size, parameters, tools, thinking.
+func modelTable(ms []session.ModelInfo, current string) string {
+	w := len("MODEL")
+	for _, x := range ms {
+		w = max(w, len(x.Name))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-*s  %8s  %6s  %-5s  %-8s\n", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	for _, x := range ms {
+		mark := " "
+		if x.Name == current {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %-*s  %8s  %6s  %-5s  %-8s\n", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
+			yesNo(x.Tools()), yesNo(x.Thinking()))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func humanSize(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for x := n / unit; x >= unit; x /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

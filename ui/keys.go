@@ -1,0 +1,46 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every key binding of the chat screen.
+type keyMap struct {
+	Send     key.Binding
+	Newline  key.Binding
+	Cancel   key.Binding
+	Quit     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	LineUp   key.Binding
+	LineDown key.Binding
+	Bottom   key.Binding
+	Complete key.Binding
+}
+
+func defaultKeys() keyMap {
+	return keyMap{
+		Send:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:  key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel reply")),
+		Quit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		LineUp:   key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑", "scroll a line up")),
+		LineDown: key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll a line down")),
+		Bottom:   key.NewBinding(key.WithKeys("ctrl+end"), key.WithHelp("ctrl+end", "jump to the newest")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete a command")),
+	}
+}
+
+// ShortHelp is the one-line key hint under the chat.
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Send, k.Newline, k.Cancel, k.PageUp, k.Quit}
+}
+
+// FullHelp lists every binding, for /help.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Send, k.Newline, k.Complete},
+		{k.Cancel, k.Quit},
+		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
+	}
+}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"latch/ui/sanitize"
+)
+
+// statusLine draws the top line: brand, model, host, session, state.
+func (m *Model) statusLine() string {
+	st := m.st.Status
+	model := sanitize.Line(m.b.Model())
+	if model == "" {
+		model = "no model"
+	}
+	left := " " + st.Brand.Render("latch") + st.Item.Render(" │ "+model+" │ "+sanitize.Line(m.b.Host())+" │ "+m.b.ID())
+	var right string
+	switch {
+	case m.running:
+		right = st.Busy.Render("streaming… (esc cancels) ")
+	case m.lastTPS > 0:
+		right = st.Item.Render(fmt.Sprintf("%.1f tok/s ", m.lastTPS))
+	}
+	if m.chat.scrolledUp() {
+		right = st.Item.Render("↑ history (ctrl+end) ") + right
+	}
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		left = ansi.Truncate(left, max(m.width-ansi.StringWidth(right)-1, 0), "…")
+		gap = max(m.width-ansi.StringWidth(left)-ansi.StringWidth(right), 0)
+	}
+	return left + st.Bar.Render(strings.Repeat(" ", gap)) + right
+}
+
+// hintLine is the rule between chat and input, with the key hints.
+func (m *Model) hintLine() string {
+	var parts []string
+	for _, k := range m.keys.ShortHelp() {
+		h := k.Help()
+		parts = append(parts, h.Key+" "+h.Desc)
+	}
+	hint := " " + strings.Join(parts, " · ") + " "
+	if ansi.StringWidth(hint)+2 > m.width {
+		hint = ansi.Truncate(hint, max(m.width-2, 0), "… ")
+	}
+	rest := m.width - ansi.StringWidth(hint) - 2
+	return m.st.Input.Separator.Render("──" + hint + strings.Repeat("─", max(rest, 0)))
+}

@@ -1,0 +1,288 @@
+// Package ui is latch's Bubble Tea front end: one root model that draws the
+// status line, the chat and the input, runs slash commands, and turns the
+// session's events into what the user sees.
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/session"
+	"latch/themes"
+)
+
+// Backend is what the UI needs of a session. *session.Session implements it.
+type Backend interface {
+	ID() string
+	Host() string
+	Model() string
+	Send(text string) error
+	Cancel()
+	Clear()
+	Models(ctx context.Context) ([]session.ModelInfo, error)
+	SetModel(ctx context.Context, name string) (session.ModelInfo, error)
+	Probe(ctx context.Context) (session.ModelInfo, error)
+}
+
+// Options configure the UI model.
+type Options struct {
+	Backend Backend
+	Events  *session.Sub // the session's events, subscribed before Start
+	Styles  themes.Styles
+	Version string
+	// FrameInterval batches streamed events: after a batch the next one is
+	// taken no sooner than this (default 16 ms). Tests may set it to 0.
+	FrameInterval time.Duration
+}
+
+// Model is the root Bubble Tea model.
+type Model struct {
+	b      Backend
+	events *session.Sub
+	st     *themes.Styles
+	keys   keyMap
+	ver    string
+	batch  time.Duration
+
+	width, height int
+	chat          *chatPane
+	md            *mdRenderer
+	input         inputBox
+	picker        *picker
+
+	running  bool
+	turn     int
+	reply    *entry // the reply streaming now
+	lastTPS  float64
+	statusV  string
+	frame    string
+	dirty    bool
+	quitting bool
+}
+
+// New builds the model.
+func New(o Options) *Model {
+	st := o.Styles
+	if st.Palette.Name == "" {
+		st = themes.Default()
+	}
+	batch := o.FrameInterval
+	if batch == 0 {
+		batch = 16 * time.Millisecond
+	} else if batch < 0 {
+		batch = 0
+	}
+	md := newMDRenderer(st.Palette.Glamour)
+	m := &Model{
+		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(), ver: o.Version,
+		batch: batch, md: md, dirty: true,
+	}
+	m.chat = newChatPane(m.st, md)
+	m.input = newInputBox(m.st)
+	return m
+}
+
+// Init starts reading events and, when no model is set, asks Ollama which
+// models there are so the user can pick one.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.waitEvents(time.Time{})}
+	if m.b.Model() == "" {
+		cmds = append(cmds, m.listModels(true))
+	} else {
+		cmds = append(cmds, m.probe())
+	}
+	return tea.Batch(cmds...)
+}
+
+// eventsMsg carries every session event that was queued at once.
+type eventsMsg struct {
+	events []session.Event
+	at     time.Time
+}
+
+// eventsClosedMsg says the session ended its event stream.
+type eventsClosedMsg struct{}
+
+// waitEvents is the re-arming command that drains the session's queue. It
+// waits until at least one frame interval passed since the last batch, so
+// a fast stream is shown in batches instead of one redraw per token.
+func (m *Model) waitEvents(last time.Time) tea.Cmd {
+	sub, batch := m.events, m.batch
+	if sub == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if wait := batch - time.Since(last); wait > 0 {
+			time.Sleep(wait)
+		}
+		evs, ok := sub.Next(context.Background())
+		if !ok {
+			return eventsClosedMsg{}
+		}
+		return eventsMsg{events: evs, at: time.Now()}
+	}
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case eventsMsg:
+		for _, e := range msg.events {
+			m.handleEvent(e)
+		}
+		return m, m.waitEvents(msg.at)
+	case eventsClosedMsg:
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.handleKey(msg)
+	case tea.MouseMsg:
+		m.handleMouse(msg)
+		return m, nil
+	case modelsMsg:
+		m.handleModels(msg)
+		return m, nil
+	case modelSetMsg:
+		m.handleModelSet(msg)
+		return m, nil
+	case probeMsg:
+		if msg.err != nil {
+			m.addError(msg.err.Error())
+		}
+		m.dirty = true
+		return m, nil
+	}
+	return m, nil
+}
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.input.setWidth(w)
+	m.layout()
+	if m.picker != nil {
+		m.picker.dirty = true
+	}
+}
+
+// layout gives the chat what the status line and input leave over.
+func (m *Model) layout() {
+	chatH := m.height - 1 - 1 - m.input.height()
+	m.chat.setSize(m.width, max(chatH, 0))
+	m.dirty = true
+}
+
+// handleEvent applies one session event to the screen.
+func (m *Model) handleEvent(e session.Event) {
+	switch e := e.(type) {
+	case *session.UserMessage:
+		m.turn = e.Turn
+		m.running = true
+		m.reply = nil
+		m.chat.add(&entry{kind: userEntry, turn: e.Turn, text: e.Text})
+	case *session.ThinkingDelta:
+		m.replyFor(e.Turn).addThinking(m.st, m.md, e.Text, m.chat.width)
+		m.chat.dirty = true
+	case *session.AssistantDelta:
+		m.replyFor(e.Turn).addContent(m.md, e.Text, m.chat.width)
+		m.chat.dirty = true
+	case *session.AssistantMessage:
+		m.replyFor(e.Turn).finish(e.Content, e.Thinking, e.Partial)
+		m.chat.dirty = true
+	case *session.Error:
+		m.addError(e.Message)
+	case *session.TurnDone:
+		if e.Turn == m.turn {
+			m.running = false
+			m.lastTPS = e.Metrics.TokensPerSecond()
+			if r := m.reply; r != nil {
+				r.footer = footerFor(e)
+				if !r.done {
+					r.finish(r.text, r.thinking, true)
+				}
+				r.invalidate()
+			}
+			m.reply = nil
+			m.chat.dirty = true
+		}
+	case *session.ModelChanged:
+	}
+	m.dirty = true
+}
+
+// replyFor returns the streaming reply of turn, making it on first use.
+func (m *Model) replyFor(turn int) *entry {
+	if m.reply == nil || m.reply.turn != turn {
+		m.reply = m.chat.add(&entry{kind: assistantEntry, turn: turn})
+	}
+	return m.reply
+}
+
+func footerFor(e *session.TurnDone) string {
+	switch e.Reason {
+	case session.ReasonCancelled:
+		return "⏹ cancelled"
+	case session.ReasonCutOff:
+		return "✂ cut off"
+	case session.ReasonLength:
+		return "… stopped at the length limit (num_predict)"
+	}
+	return ""
+}
+
+func (m *Model) addNotice(text string) {
+	m.chat.add(&entry{kind: noticeEntry, text: text})
+	m.chat.gotoBottom()
+	m.dirty = true
+}
+
+func (m *Model) addError(text string) {
+	m.chat.add(&entry{kind: errorEntry, text: text})
+	m.chat.gotoBottom()
+	m.dirty = true
+}
+
+func (m *Model) handleMouse(msg tea.MouseMsg) {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.chat.scroll(-3)
+	case tea.MouseButtonWheelDown:
+		m.chat.scroll(3)
+	default:
+		return
+	}
+	m.dirty = true
+}
+
+// View draws the screen. It is called after every message, so it returns
+// the cached frame unless something changed.
+func (m *Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	if m.width == 0 {
+		return ""
+	}
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && (m.picker == nil || !m.picker.dirty) {
+		return m.frame
+	}
+	m.dirty = false
+	var sb strings.Builder
+	sb.WriteString(m.statusLine())
+	sb.WriteByte('\n')
+	body := m.chat.render()
+	if m.picker != nil {
+		body = overlay(body, m.picker.render(m.st, m.width, m.chat.height), m.width)
+	}
+	sb.WriteString(body)
+	sb.WriteByte('\n')
+	sb.WriteString(m.hintLine())
+	sb.WriteByte('\n')
+	sb.WriteString(m.input.render())
+	m.frame = sb.String()
+	return m.frame
+}
