@@ -8,7 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-		"sync"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
