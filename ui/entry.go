@@ -7,8 +7,12 @@ import (
 	"latch/ui/sanitize"
 )
 
-// sanitizeText is the one door external text passes before it is drawn.
-var sanitizeText = sanitize.Text
+// sanitizeText is the one door external text passes before it is drawn:
+// control sequences are neutralised, and tabs expanded, since a tab moves
+// the cursor without painting the cells it skips.
+func sanitizeText(s string) string {
+	return strings.ReplaceAll(sanitize.Text(s), "\t", "    ")
+}
 
 type entryKind int
 
@@ -100,7 +104,7 @@ func (e *entry) thinkingLines(st *themes.Styles, width int) []string {
 	w := width - len(margin) - 2
 	for _, src := range strings.Split(sanitizeText(t), "\n") {
 		for _, l := range wrapLine(src, max(w, 10), "") {
-			out = append(out, margin+st.Chat.Thinking.Render("│ "+l))
+			out = append(out, margin+st.Chat.Thinking.Render("┊ "+l))
 		}
 	}
 	return append(out, "")
@@ -136,7 +140,7 @@ func (e *entry) addContent(r *mdRenderer, delta string, width int) {
 // addThinking appends a thinking delta to a streaming reply.
 func (e *entry) addThinking(st *themes.Styles, r *mdRenderer, delta string, width int) {
 	if e.think == nil {
-		e.think = &mdStream{width: width, plain: true, indent: "│ ", style: st.Chat.Thinking.Render}
+		e.think = &mdStream{width: width, plain: true, indent: "┊ ", style: st.Chat.Thinking.Render}
 	}
 	e.think.append(r, delta)
 }

@@ -1,0 +1,45 @@
+# latch — make targets. `make test` is the one command that runs every test.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: test build run fmt lint vet bench npm clean
+
+## test: install the pinned npm test servers, vet, and run every test with the race detector
+test: npm vet
+	$(GO) test -race -count=1 ./...
+
+## npm: install the pinned npm MCP servers used by integration tests
+npm:
+	@if [ -f testdata/npm/package.json ]; then \
+		cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+## build: build ./latch
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o latch .
+
+run:
+	$(GO) run .
+
+## fmt: format the code
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## lint: formatting, vet, and a cross-compile check
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
+
+## bench: Go benchmarks, then the built binary on a real streaming workload
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
+
+clean:
+	rm -f latch
