@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 // margin is the indent of assistant text, matching glamour's document margin
@@ -29,8 +30,12 @@ func (m *mdRenderer) render(md string, width int) []string {
 		width = 10
 	}
 	if m.r == nil || m.width != width {
+		style := m.style
+		if lipgloss.ColorProfile() == termenv.Ascii {
+			style = "ascii" // no colour: no bold or italics either (NO_COLOR, tests)
+		}
 		r, err := glamour.NewTermRenderer(
-			glamour.WithStandardStyle(m.style),
+			glamour.WithStandardStyle(style),
 			glamour.WithWordWrap(width-len(margin)*2),
 			glamour.WithColorProfile(lipgloss.ColorProfile()),
 		)

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"latch/session"
+	"latch/session/ollamatest"
+	"latch/themes"
+)
+
+func init() {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	lipgloss.SetHasDarkBackground(true)
+}
+
+// harness is a UI model wired to a real session talking to a fake Ollama.
+type harness struct {
+	t    *testing.T
+	srv  *ollamatest.Server
+	sess *session.Session
+	sub  *session.Sub
+	m    *Model
+}
+
+func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
+	t.Helper()
+	if len(models) == 0 {
+		models = []ollamatest.Model{{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"}, Size: 5_200_000_000, ParameterSize: "8.2B"}}
+	}
+	srv := ollamatest.New(models...)
+	t.Cleanup(srv.Close)
+	think := true
+	sess := session.New(session.Options{
+		Client: srv.Client(), Host: "127.0.0.1:11434", Model: models[0].Name,
+		ID: "20261129-120000-abcdef", Think: &think,
+	})
+	sub := sess.Subscribe()
+	t.Cleanup(sess.Close)
+	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return &harness{t: t, srv: srv, sess: sess, sub: sub, m: m}
+}
+
+// drain feeds queued events to the model until a turn ends.
+func (h *harness) untilTurnDone() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		evs, ok := h.sub.Next(ctx)
+		if !ok {
+			h.t.Fatal("no turn_done within 10s")
+		}
+		h.m.Update(eventsMsg{events: evs})
+		for _, e := range evs {
+			if _, ok := e.(*session.TurnDone); ok {
+				return
+			}
+		}
+	}
+}
+
+func (h *harness) typeText(s string) {
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)})
+}
+
+func (h *harness) key(k tea.KeyType) tea.Cmd {
+	_, cmd := h.m.Update(tea.KeyMsg{Type: k})
+	return cmd
+}
+
+// send types a prompt, presses Enter and waits for the reply to finish.
+func (h *harness) send(prompt string) {
+	h.typeText(prompt)
+	h.key(tea.KeyEnter)
+	h.untilTurnDone()
+}
+
+const replyOne = "Here is a **plan**:\n\n1. Read the file\n2. Count the lines\n\n```go\nfmt.Println(\"hi\")\n```\n\nDone."
+
+func TestGoldenTwoTurns(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.srv.Script(
+		ollamatest.Turn{Chunks: append(ollamatest.ThinkingTokens("The user wants a plan."), ollamatest.Tokens(replyOne)...)},
+		ollamatest.TextTurn("A *short* second answer with `code`."),
+	)
+	h.send("Make a plan")
+	h.send("And then?")
+	golden.RequireEqual(t, []byte(h.m.View()))
+}
+
+func TestSlashCommandsNeverReachTheModel(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for _, line := range []string{"/nosuch", "/clear extra", "/help"} {
+		h.typeText(line)
+		h.key(tea.KeyEnter)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Fatalf("slash commands sent %d requests to the model", n)
+	}
+	v := h.m.View()
+	for _, want := range []string{"unknown command /nosuch", "usage: /clear", "Commands", "/model [NAME]"} {
+		if !strings.Contains(v, want) && !strings.Contains(allText(h.m), want) {
+			t.Errorf("screen lacks %q", want)
+		}
+	}
+}
+
+// allText is every entry's layout, for assertions beyond one screen.
+func allText(m *Model) string {
+	var b strings.Builder
+	for i := range m.chat.entries {
+		for _, seg := range m.chat.lines(i) {
+			b.WriteString(strings.Join(seg, "\n"))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func TestEnterSendsAltEnterAddsNewline(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("line one")
+	h.m.Update(tea.KeyMsg{Type: tea.KeyEnter, Alt: true})
+	h.typeText("line two")
+	h.key(tea.KeyCtrlJ)
+	h.typeText("line three")
+	if got := h.m.input.value(); got != "line one\nline two\nline three" {
+		t.Fatalf("input = %q", got)
+	}
+	h.key(tea.KeyEnter)
+	h.untilTurnDone()
+	reqs := h.srv.Requests()
+	if len(reqs) != 1 || reqs[0].Messages[0].Content != "line one\nline two\nline three" {
+		t.Fatalf("sent %+v", reqs)
+	}
+}
+
+func TestPasteStaysOneMessage(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	paste := "first line\nsecond line\n\nfourth line"
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(paste), Paste: true})
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Fatalf("a paste sent %d requests", n)
+	}
+	if got := h.m.input.value(); got != paste {
+		t.Fatalf("input after paste = %q", got)
+	}
+	h.key(tea.KeyEnter)
+	h.untilTurnDone()
+	if got := h.srv.Requests()[0].Messages[0].Content; got != paste {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+func TestEscCancelsAndKeepsPartialReply(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.srv.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("word ", 400)), Delay: 10 * time.Millisecond})
+	h.typeText("talk")
+	h.key(tea.KeyEnter)
+	// Wait for some words, then press Esc.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for !strings.Contains(h.m.View(), "word word") {
+		evs, ok := h.sub.Next(ctx)
+		if !ok {
+			t.Fatal("no words arrived")
+		}
+		h.m.Update(eventsMsg{events: evs})
+	}
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
+	v := h.m.View()
+	if !strings.Contains(v, "cancelled") || !strings.Contains(v, "word word") {
+		t.Fatalf("after Esc the screen should keep the partial reply marked cancelled:\n%s", v)
+	}
+	if h.m.running {
+		t.Fatal("still running after cancel")
+	}
+}
+
+func TestStreamErrorsShowOneLine(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.srv.Script(
+		ollamatest.Turn{Chunks: ollamatest.Tokens("partial answer that"), CutAfter: 2},
+		ollamatest.Turn{Chunks: ollamatest.Tokens("some words then"), ErrorAfter: 2, Error: "an error was encountered while running the model"},
+	)
+	h.send("one")
+	h.send("two")
+	v := allText(h.m)
+	for _, want := range []string{"✗ the reply was cut off", "✂ cut off", "an error was encountered while running the model"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("screen lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestScrollDoesNotFightFollow(t *testing.T) {
+	h := newHarness(t, 60, 12)
+	for i := 0; i < 3; i++ {
+		h.srv.Script(ollamatest.TextTurn(strings.Repeat("filler line\n\n", 6)))
+		h.send("prompt")
+	}
+	// A new reply streams while the user reads history: the view stays put.
+	h.srv.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("new text\n\n", 10)), Delay: time.Millisecond})
+	h.typeText("more")
+	h.key(tea.KeyEnter)
+	h.key(tea.KeyPgUp)
+	before := h.m.View()
+	h.untilTurnDone()
+	if got := h.m.View(); chatBody(got) != chatBody(before) {
+		t.Fatalf("view moved while scrolled up:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+	h.key(tea.KeyPgDown)
+	h.key(tea.KeyPgDown)
+	h.key(tea.KeyPgDown)
+	h.key(tea.KeyPgDown)
+	if !strings.Contains(h.m.View(), "new text") || h.m.chat.scrolledUp() {
+		t.Fatalf("PgDn to the end should follow the newest text again:\n%s", h.m.View())
+	}
+}
+
+// chatBody drops the status line, which shows the token rate.
+func chatBody(v string) string {
+	_, body, _ := strings.Cut(v, "\n")
+	return body
+}
+
+func TestControlSequencesFromTheModelAreNeutralised(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	evil := "safe \x1b]52;c;ZXZpbA==\x07 \x1b]0;pwned\x07 \x1b[2J \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \u202eevil \u009b31m"
+	h.srv.Script(ollamatest.TextTurn(evil))
+	h.send("hi")
+	v := h.m.View()
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+		if strings.Contains(v, bad) {
+			t.Fatalf("screen contains %q", bad)
+		}
+	}
+	if !strings.Contains(v, "␛]52;c;ZXZpbA==␇") {
+		t.Fatalf("the neutralised sequence should be visible:\n%s", v)
+	}
+}
