@@ -53,4 +53,3 @@ func BenchmarkStreamToken(b *testing.B) {
 		})
 	}
 }
-

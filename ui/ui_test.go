@@ -249,3 +249,91 @@ func TestControlSequencesFromTheModelAreNeutralised(t *testing.T) {
 		t.Fatalf("the neutralised sequence should be visible:\n%s", v)
 	}
 }
+
+func TestNoModelOpensPickerOverInstalledModels(t *testing.T) {
+	srv := ollamatest.New(
+		ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"}, Size: 5_200_000_000, ParameterSize: "8.2B"},
+		ollamatest.Model{Name: "llama3.2:3b", Capabilities: []string{"completion", "tools"}, Size: 2_000_000_000, ParameterSize: "3.2B"},
+		ollamatest.Model{Name: "gemma:2b", Size: 1_700_000_000, ParameterSize: "2B"},
+	)
+	defer srv.Close()
+	sess := session.New(session.Options{Client: srv.Client(), Host: "127.0.0.1:11434", ID: "20261129-120000-abcdef"})
+	defer sess.Close()
+	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	// Init lists the models (the event reader is not started here).
+	m.Update(m.listModels(true)())
+	if m.picker == nil {
+		t.Fatalf("no picker opened:\n%s", m.View())
+	}
+	t.Run("picker", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("llama")})
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatal("enter in the picker did nothing")
+	}
+	m.Update(cmd())
+	if got := sess.Model(); got != "llama3.2:3b" {
+		t.Fatalf("model = %q, want llama3.2:3b", got)
+	}
+	if !strings.Contains(m.View(), "model: llama3.2:3b (tools)") {
+		t.Fatalf("no confirmation:\n%s", m.View())
+	}
+}
+
+func TestModelsListsSizeAndCapabilities(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("/models")
+	cmd := h.key(tea.KeyEnter)
+	h.m.Update(cmd())
+	v := h.m.View()
+	for _, want := range []string{"MODEL", "SIZE", "TOOLS", "THINKING", "* qwen3:8b", "5.2 GB", "8.2B", "yes"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("/models output lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestModelCommandSwitchesAndRejectsUnknown(t *testing.T) {
+	h := newHarness(t, 120, 24,
+		ollamatest.Model{Name: "qwen3:8b"}, ollamatest.Model{Name: "llama3.2:3b"})
+	h.typeText("/model nope:1b")
+	h.m.Update(h.key(tea.KeyEnter)())
+	if !strings.Contains(h.m.View(), "ollama pull nope:1b") || h.sess.Model() != "qwen3:8b" {
+		t.Fatalf("unknown model should be refused with a hint:\n%s", h.m.View())
+	}
+	h.typeText("/model llama3.2:3b")
+	h.m.Update(h.key(tea.KeyEnter)())
+	h.send("hello")
+	if got := h.srv.Requests()[0].Model; got != "llama3.2:3b" {
+		t.Fatalf("request went to %q", got)
+	}
+}
+
+func TestTabCompletesCommands(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("/mo")
+	h.key(tea.KeyTab)
+	if got := h.m.input.value(); got != "/model" {
+		t.Fatalf("after tab: %q", got)
+	}
+	h.m.input.set("/cl")
+	h.key(tea.KeyTab)
+	if got := h.m.input.value(); got != "/clear " {
+		t.Fatalf("after tab: %q", got)
+	}
+}
+
+func TestUnreachableOllamaIsOneClearLine(t *testing.T) {
+	srv := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
+	client := srv.Client()
+	srv.Close()
+	sess := session.New(session.Options{Client: client, Host: "127.0.0.1:1", Model: "qwen3:8b"})
+	defer sess.Close()
+	m := New(Options{Backend: sess, Events: sess.Subscribe(), Styles: themes.Default(), FrameInterval: -1})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	m.Update(m.probe()())
+	if v := m.View(); !strings.Contains(v, "cannot reach Ollama at 127.0.0.1:1") || !strings.Contains(v, "ollama serve") {
+		t.Fatalf("no clear error:\n%s", v)
+	}
+}
