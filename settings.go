@@ -22,12 +22,7 @@ type settings struct {
 }
 
 func loadSettings(f flags, getenv func(string) string) (*settings, error) {
-	path, explicit := FindConfig(f.config, getenv)
-	if explicit && path != "" {
-		if _, err := statFile(path); err != nil {
-			return nil, fmt.Errorf("config %s: %v", path, err)
-		}
-	}
+	path, _ := FindConfig(f.config, getenv)
 	cfg, err := LoadConfig(path, getenv)
 	if err != nil {
 		return nil, err

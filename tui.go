@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -49,5 +48,3 @@ func runTUI(s *settings) error {
 	_, err = p.Run()
 	return err
 }
-
-func statFile(path string) (os.FileInfo, error) { return os.Stat(path) }
