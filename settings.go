@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"latch/session"
+	"latch/themes"
 )
 
 // settings are the flags, environment and config file merged, in the order
@@ -41,6 +42,12 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	}
 	s.allow = append(append([]string(nil), cfg.Permissions.Allow...), f.allow...)
 	s.theme = first(f.theme, cfg.Theme, "auto")
+	if _, err := themes.Lookup(s.theme, true); err != nil {
+		if f.theme != "" {
+			return nil, fmt.Errorf("--theme: %w", err)
+		}
+		return nil, fmt.Errorf("config %s: theme: %w", cfg.Path, err)
+	}
 	if d, ok := cfg.Ollama.KeepAliveDuration(); ok {
 		s.keepAlive = &d
 	}

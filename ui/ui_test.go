@@ -337,3 +337,47 @@ func TestUnreachableOllamaIsOneClearLine(t *testing.T) {
 		t.Fatalf("no clear error:\n%s", v)
 	}
 }
+
+func TestMouseWheelScrollsAndClearEmpties(t *testing.T) {
+	h := newHarness(t, 60, 12)
+	h.srv.Script(ollamatest.TextTurn(strings.Repeat("paragraph\n\n", 12) + "the end"))
+	h.send("first")
+	if !strings.Contains(h.m.View(), "the end") {
+		t.Fatalf("newest text not shown:\n%s", h.m.View())
+	}
+	h.m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	h.m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if strings.Contains(h.m.View(), "the end") || !h.m.chat.scrolledUp() {
+		t.Fatalf("wheel up did not scroll:\n%s", h.m.View())
+	}
+	h.m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	h.m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if !strings.Contains(h.m.View(), "the end") {
+		t.Fatalf("wheel down did not come back:\n%s", h.m.View())
+	}
+	h.typeText("/clear")
+	h.key(tea.KeyEnter)
+	if strings.Contains(h.m.View(), "paragraph") || len(h.sess.History()) != 0 {
+		t.Fatalf("/clear left the conversation:\n%s", h.m.View())
+	}
+	h.send("again")
+	if n := len(h.srv.Requests()[1].Messages); n != 1 {
+		t.Fatalf("after /clear the model got %d messages, want 1", n)
+	}
+}
+
+func TestResizeReflows(t *testing.T) {
+	h := newHarness(t, 100, 20)
+	long := strings.Repeat("reflow ", 30) + "END"
+	h.srv.Script(ollamatest.TextTurn(long))
+	h.send("go")
+	h.m.Update(tea.WindowSizeMsg{Width: 40, Height: 20})
+	for i, l := range strings.Split(h.m.View(), "\n") {
+		if w := lipgloss.Width(l); w > 40 {
+			t.Fatalf("line %d is %d cells wide after resizing to 40:\n%s", i, w, h.m.View())
+		}
+	}
+	if !strings.Contains(h.m.View(), "END") {
+		t.Fatalf("reflowed text lost its end:\n%s", h.m.View())
+	}
+}
