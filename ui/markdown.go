@@ -49,10 +49,18 @@ func (m *mdRenderer) render(md string, width int) []string {
 		return plainLines(md, width)
 	}
 	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+	fitted := lines[:0:0]
+	for _, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if ansi.StringWidth(l) > width {
+			// glamour does not wrap code blocks; a line wider than the
+			// screen would break the frame, so wrap it hard.
+			fitted = append(fitted, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+			continue
+		}
+		fitted = append(fitted, l)
 	}
-	return trimBlank(lines)
+	return trimBlank(fitted)
 }
 
 // trimBlank drops empty lines (ignoring styling) at both ends.

@@ -381,3 +381,15 @@ func TestResizeReflows(t *testing.T) {
 		t.Fatalf("reflowed text lost its end:\n%s", h.m.View())
 	}
 }
+
+func TestNoLineWiderThanTheScreen(t *testing.T) {
+	h := newHarness(t, 50, 30)
+	wide := "```\n" + strings.Repeat("x", 200) + "\n```\n\n| a | b |\n|---|---|\n| " + strings.Repeat("long ", 30) + " | y |\n\n" + strings.Repeat("ｗｉｄｅ", 40)
+	h.srv.Script(ollamatest.TextTurn(wide))
+	h.send(strings.Repeat("typed ", 30))
+	for i, l := range strings.Split(h.m.View(), "\n") {
+		if w := lipgloss.Width(l); w > 50 {
+			t.Fatalf("line %d is %d cells wide on a 50-cell screen:\n%s", i, w, h.m.View())
+		}
+	}
+}
