@@ -44,7 +44,7 @@ func runTUI(s *settings) error {
 	defer sess.Close()
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(30))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20))
 	_, err = p.Run()
 	return err
 }

@@ -34,7 +34,7 @@ type Options struct {
 	Styles  themes.Styles
 	Version string
 	// FrameInterval batches streamed events: after a batch the next one is
-	// taken no sooner than this (default 16 ms). Tests may set it to 0.
+	// taken no sooner than this (default 50 ms, the frame rate). Tests may set it to 0.
 	FrameInterval time.Duration
 }
 
@@ -71,7 +71,7 @@ func New(o Options) *Model {
 	}
 	batch := o.FrameInterval
 	if batch == 0 {
-		batch = 16 * time.Millisecond
+		batch = 50 * time.Millisecond
 	} else if batch < 0 {
 		batch = 0
 	}
