@@ -34,7 +34,7 @@ type Options struct {
 	Styles  themes.Styles
 	Version string
 	// FrameInterval batches streamed events: after a batch the next one is
-	// taken no sooner than this (default 50 ms, the frame rate). Tests may set it to 0.
+	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
 	FrameInterval time.Duration
 }
 
