@@ -37,7 +37,9 @@ func (s *Session) describe(err error, model string) string {
 		if msg == "" {
 			msg = strings.TrimSpace(se.Status)
 		}
-		if se.StatusCode == 404 && strings.Contains(msg, "not found") {
+		// Only Ollama's own "model 'x' not found" means a missing model: a
+		// router 404 ("404 page not found") is a wrong host or path.
+		if se.StatusCode == 404 && model != "" && strings.HasPrefix(msg, "model ") && strings.Contains(msg, "not found") {
 			return fmt.Sprintf("model %q not found on %s: pull it with `ollama pull %s`", model, s.host, model)
 		}
 		return fmt.Sprintf("Ollama error (%d): %s", se.StatusCode, msg)

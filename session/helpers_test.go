@@ -212,6 +212,14 @@ func send(t testing.TB, s *session.Session, text string) {
 	}
 }
 
+// bounded returns a context that ends after the timeout, so that a broken
+// session fails the test instead of hanging it.
+func bounded(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // containsAll fails the test unless msg contains every one of subs.

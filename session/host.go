@@ -13,7 +13,7 @@ import (
 // "ollama.com" means https://ollama.com:443.
 func ParseHost(s string) *url.URL {
 	defaultPort := "11434"
-	s = strings.Trim(strings.TrimSpace(s), "\"'")
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "\"'"))
 	scheme, hostport, ok := strings.Cut(s, "://")
 	switch {
 	case !ok:

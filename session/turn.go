@@ -29,7 +29,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}) {
 	})
 	// The client returns nil when the stream is cut or the context is
 	// cancelled after the headers arrived (API-BRIEF §3.3): check both.
-	cancelled := ctx.Err() != nil
+	cancelled := ctx.Err() != nil && !last.Done // a cancel after the last line changes nothing
 	if err == nil && !cancelled && !last.Done {
 		err = ErrCutOff
 	}
