@@ -1,0 +1,268 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// rename recomputes every model-facing tool name, servers in sorted order,
+// so that names (and collision fix-ups) do not depend on which server
+// connected first. It reports tools whose definition changed.
+func (m *Manager) rename() {
+	names := map[string]toolRef{}
+	taken := map[string]bool{}
+	for _, n := range m.order {
+		s := m.servers[n]
+		s.mu.Lock()
+		tools := s.tools
+		s.mu.Unlock()
+		originals := make([]string, len(tools))
+		for i, t := range tools {
+			originals[i] = t.Name
+		}
+		assigned := assignNames(n, originals, taken)
+		for _, t := range tools {
+			name := assigned[t.Name]
+			names[name] = toolRef{server: s, tool: convertTool(n, name, t)}
+		}
+	}
+	m.mu.Lock()
+	m.names = names
+	m.mu.Unlock()
+}
+
+// Tools lists every tool of every connected server, by model-facing name.
+func (m *Manager) Tools() []Tool {
+	m.mu.Lock()
+	out := make([]Tool, 0, len(m.names))
+	for _, r := range m.names {
+		out = append(out, r.tool)
+	}
+	m.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ServerTools lists one server's tools.
+func (m *Manager) ServerTools(name string) ([]Tool, error) {
+	if _, err := m.get(name); err != nil {
+		return nil, err
+	}
+	var out []Tool
+	for _, t := range m.Tools() {
+		if t.Server == name {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Lookup finds a tool by its model-facing name.
+func (m *Manager) Lookup(name string) (Tool, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.names[name]
+	return r.tool, ok
+}
+
+// Errors of Call, for callers that tell them apart.
+var (
+	ErrUnknownTool  = errors.New("no such tool")
+	ErrNotConnected = errors.New("server not connected")
+	ErrTimeout      = errors.New("tool call timed out")
+	ErrCancelled    = errors.New("tool call cancelled")
+)
+
+// Call runs a tool by its model-facing name with the server's timeout.
+// callID tags its progress events. The error, if any, is written for the
+// user and the model, with credentials redacted; an isError result is not
+// an error.
+func (m *Manager) Call(ctx context.Context, name string, args map[string]any, callID string) (*Result, error) {
+	m.mu.Lock()
+	ref, ok := m.names[name]
+	m.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	s := ref.server
+	s.mu.Lock()
+	c := s.conn
+	st := s.status
+	s.mu.Unlock()
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
+	}
+
+	timeout := s.cfg.timeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var req mcp.CallToolRequest
+	req.Params.Name = ref.tool.Original
+	if args == nil {
+		args = map[string]any{}
+	}
+	req.Params.Arguments = args
+	if callID != "" {
+		req.Params.Meta = &mcp.Meta{ProgressToken: callID}
+		m.mu.Lock()
+		m.calls[callID] = s.cfg.Name
+		m.mu.Unlock()
+		defer func() {
+			m.mu.Lock()
+			delete(m.calls, callID)
+			m.mu.Unlock()
+		}()
+	}
+	res, err := c.client.CallTool(cctx, req)
+	switch {
+	case err == nil:
+		return convertResult(res, m.opts.MaxResultBytes, c.red), nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
+	case isAuthError(err):
+		m.authExpired(s, c)
+		return nil, fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, s.cfg.Name, s.cfg.Name, s.cfg.Name)
+	case errors.Is(err, transport.ErrTransportClosed):
+		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
+	}
+	return nil, errors.New(c.red.apply(shortError(err)))
+}
+
+// authExpired marks a server whose credential was refused.
+func (m *Manager) authExpired(s *server, c *conn) {
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.conn = nil
+	s.tools = nil
+	gen := s.gen
+	s.mu.Unlock()
+	m.rename()
+	go c.close()
+	m.fail(s, gen, StateAuthExpired, "the server answered 401", "", nil)
+}
+
+// notification handles a server's notification. It runs on the
+// transport's read loop, so it never calls the server itself: a tool list
+// refresh happens in a goroutine (API-BRIEF §1.9).
+func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case mcp.MethodNotificationToolsListChanged:
+		go m.refresh(s, gen)
+	case string(mcp.MethodNotificationProgress):
+		p := n.Params.AdditionalFields
+		tok := fmt.Sprint(p["progressToken"])
+		m.mu.Lock()
+		_, ours := m.calls[tok]
+		m.mu.Unlock()
+		if !ours {
+			return
+		}
+		ev := Progress{Server: s.cfg.Name, CallID: tok, Progress: num(p["progress"]), Total: num(p["total"])}
+		if msg, ok := p["message"].(string); ok {
+			ev.Message = msg
+		}
+		m.opts.OnEvent(ev)
+	case string(mcp.MethodNotificationMessage):
+		p := n.Params.AdditionalFields
+		level := fmt.Sprint(p["level"])
+		text := fmt.Sprint(p["data"])
+		if lg, ok := p["logger"].(string); ok && lg != "" {
+			text = lg + ": " + text
+		}
+		s.mu.Lock()
+		red := redactor{}
+		if s.conn != nil {
+			red = s.conn.red
+		}
+		s.mu.Unlock()
+		text = red.apply(text)
+		s.log.add(level + ": " + text)
+		m.opts.OnEvent(LogLine{Server: s.cfg.Name, Source: level, Text: text})
+	}
+}
+
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return 0
+}
+
+// refresh lists a server's tools again after tools/list_changed.
+func (m *Manager) refresh(s *server, gen int) {
+	s.mu.Lock()
+	c := s.conn
+	cur := s.gen == gen
+	s.mu.Unlock()
+	if c == nil || !cur {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
+	defer cancel()
+	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		s.log.add("latch: refreshing the tool list failed: " + c.red.apply(shortError(err)))
+		return
+	}
+	before := map[string]Tool{}
+	for _, t := range m.Tools() {
+		if t.Server == s.cfg.Name {
+			before[t.Name] = t
+		}
+	}
+	s.mu.Lock()
+	if s.gen != gen || s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.tools = res.Tools
+	s.status.Tools = len(res.Tools)
+	st := s.status
+	s.mu.Unlock()
+	m.rename()
+	ev := ToolsChanged{Server: s.cfg.Name, Tools: len(res.Tools)}
+	after, _ := m.ServerTools(s.cfg.Name)
+	seen := map[string]bool{}
+	for _, t := range after {
+		seen[t.Name] = true
+		if old, ok := before[t.Name]; ok && old.Digest != t.Digest {
+			ev.Changed = append(ev.Changed, t.Name)
+		}
+	}
+	for name := range before {
+		if !seen[name] {
+			ev.Removed = append(ev.Removed, name)
+		}
+	}
+	sort.Strings(ev.Removed)
+	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
+	m.opts.OnEvent(ev)
+	m.opts.OnEvent(StatusChanged{Status: st})
+}
+
+// Describe is a server's one-line summary, for messages.
+func Describe(st Status) string {
+	var b strings.Builder
+	b.WriteString(st.Name + ": " + st.Summary())
+	if st.ExitStatus != "" && !strings.Contains(st.Reason, st.ExitStatus) {
+		b.WriteString(" (" + st.ExitStatus + ")")
+	}
+	return b.String()
+}
+

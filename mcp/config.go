@@ -1,0 +1,53 @@
+package mcp
+
+import "time"
+
+// Transports a server can use.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http" // streamable HTTP
+	TransportSSE   = "sse"  // legacy HTTP+SSE
+)
+
+// ServerConfig is what the manager needs to know of one server. It is built
+// from the config file by package main; credentials are only named here and
+// resolved each time the client is built.
+type ServerConfig struct {
+	Name      string
+	Transport string // TransportStdio, TransportHTTP or TransportSSE
+
+	Command string            // stdio
+	Args    []string          // stdio
+	Env     map[string]string // stdio: added to the environment
+	Cwd     string            // stdio
+
+	URL     string            // http, sse
+	Headers map[string]string // http, sse: sent as given; a token's Authorization wins
+
+	Token        string   // a literal token
+	TokenEnv     string   // a variable holding the token
+	TokenFile    string   // a file holding the token
+	TokenCommand []string // a command printing the token
+
+	Timeout        time.Duration // per request (default 60 s), on every transport
+	ConnectTimeout time.Duration // connect + handshake + first tool list (default 15 s)
+	Disabled       bool          // not connected at start-up
+}
+
+func (c ServerConfig) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return 60 * time.Second
+}
+
+func (c ServerConfig) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 {
+		return c.ConnectTimeout
+	}
+	return 15 * time.Second
+}
+
+func (c ServerConfig) hasCredential() bool {
+	return c.Token != "" || c.TokenEnv != "" || c.TokenFile != "" || len(c.TokenCommand) > 0
+}

@@ -1,0 +1,240 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// stderrTailLines is how many of a stdio server's last stderr lines a
+// failure report carries.
+const stderrTailLines = 12
+
+// conn is one live client of a server: built once per connect and used by
+// every call until it is closed.
+type conn struct {
+	client *client.Client
+	proc   *process // stdio only
+	red    redactor
+	cancel context.CancelFunc // ends the client's long-lived context
+	lost   chan error         // an SSE connection reports loss here
+	closed chan struct{}      // closed by close
+	once   sync.Once
+
+	mu   sync.Mutex
+	tail []string // last stderr lines (stdio)
+	errs sync.WaitGroup
+}
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// dial builds the client for cfg with the given token and connects it: the
+// process or HTTP session, the handshake and the first tool list, all within
+// the connect timeout. On failure everything it started is stopped.
+func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+	c := &conn{red: newRedactor(token), lost: make(chan error, 1), closed: make(chan struct{})}
+	var tr transport.Interface
+	switch cfg.Transport {
+	case TransportStdio, "":
+		p, err := startProcess(cfg)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		c.proc = p
+		c.errs.Add(1)
+		go c.drainStderr(p.stderr, onLog)
+		tr = transport.NewIO(p.stdout, p.stdin, nil)
+	case TransportHTTP:
+		opts := []transport.StreamableHTTPCOption{
+			transport.WithHTTPBasicClient(&http.Client{}),
+			transport.WithHTTPHeaders(staticHeaders(cfg, token)),
+			transport.WithHTTPLogger(quietLogger),
+			// Without a listening GET stream, a legacy streamable-HTTP
+			// connection hears tools/list_changed only with the next
+			// request's reply (API-BRIEF §1.9).
+			transport.WithContinuousListening(),
+		}
+		if token != "" {
+			opts = append(opts, transport.WithHTTPHeaderFunc(bearer(token)))
+		}
+		t, err := transport.NewStreamableHTTP(cfg.URL, opts...)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("bad url: %v", err)
+		}
+		tr = t
+	case TransportSSE:
+		opts := []transport.ClientOption{
+			transport.WithHeaders(staticHeaders(cfg, token)),
+			transport.WithSSELogger(quietLogger),
+			// mcp-go's SSE default of 60 s would override our timeout.
+			transport.WithResponseTimeout(cfg.timeout()),
+			transport.WithEndpointTimeout(cfg.connectTimeout()),
+		}
+		if token != "" {
+			opts = append(opts, transport.WithHeaderFunc(bearer(token)))
+		}
+		t, err := transport.NewSSE(cfg.URL, opts...)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("bad url: %v", err)
+		}
+		t.SetConnectionLostHandler(func(err error) {
+			select {
+			case c.lost <- err:
+			default:
+			}
+		})
+		tr = t
+	default:
+		return nil, nil, nil, fmt.Errorf("unknown transport %q", cfg.Transport)
+	}
+
+	// Pin the last handshake-era protocol: a third-party server that
+	// ignores mcp-go's server/discover probe would otherwise stall every
+	// connect for 5 s (API-BRIEF §1.1).
+	c.client = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	c.client.OnNotification(onNote)
+
+	life, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	ctx, stop := context.WithTimeout(life, cfg.connectTimeout())
+	defer stop()
+	if err := c.client.Start(life); err != nil {
+		c.close()
+		return nil, nil, nil, c.describe(ctx, err, cfg)
+	}
+	var ir mcp.InitializeRequest
+	ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	ir.Params.ClientInfo = mcp.Implementation{Name: "latch", Version: "0.1"}
+	res, err := c.client.Initialize(ctx, ir)
+	if err != nil {
+		c.close()
+		return nil, nil, nil, c.describe(ctx, err, cfg)
+	}
+	tools, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		c.close()
+		return nil, nil, nil, c.describe(ctx, err, cfg)
+	}
+	return c, res, tools.Tools, nil
+}
+
+// staticHeaders are the configured headers; a token's Authorization wins
+// over one given here, so that one is dropped when there is a token.
+func staticHeaders(cfg ServerConfig, token string) map[string]string {
+	h := make(map[string]string, len(cfg.Headers))
+	for k, v := range cfg.Headers {
+		if token != "" && strings.EqualFold(k, "Authorization") {
+			continue
+		}
+		h[k] = v
+	}
+	return h
+}
+
+func bearer(token string) transport.HTTPHeaderFunc {
+	return func(context.Context) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + token}
+	}
+}
+
+// errAuth marks an HTTP 401.
+var errAuth = errors.New("unauthorized")
+
+// describe turns a connect error into a reason for the user, redacted.
+func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error {
+	switch {
+	case isAuthError(err):
+		return fmt.Errorf("%w: the server answered 401", errAuth)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
+	case c.proc != nil && c.proc.wait(300*time.Millisecond):
+		return fmt.Errorf("the server exited during the handshake (%s)", c.proc.exitStatus())
+	}
+	return errors.New(c.red.apply(shortError(err)))
+}
+
+func isAuthError(err error) bool {
+	return errors.Is(err, transport.ErrUnauthorized) || client.IsAuthorizationRequiredError(err) ||
+		client.IsOAuthAuthorizationRequiredError(err) || strings.Contains(err.Error(), "401")
+}
+
+// shortError drops mcp-go's repeated wrapping prefixes.
+func shortError(err error) string {
+	s := err.Error()
+	for _, p := range []string{"transport error: ", "failed to send request: ", "failed to initialize: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}
+
+// drainStderr keeps the server's stderr flowing into its log, redacted,
+// and remembers the last lines for failure reports.
+func (c *conn) drainStderr(r io.Reader, onLog func(string)) {
+	defer c.errs.Done()
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			line = c.red.apply(strings.TrimRight(line, "\r\n"))
+			if len(line) > 2000 {
+				line = line[:2000] + "…"
+			}
+			c.mu.Lock()
+			c.tail = append(c.tail, line)
+			if len(c.tail) > stderrTailLines {
+				c.tail = c.tail[len(c.tail)-stderrTailLines:]
+			}
+			c.mu.Unlock()
+			onLog(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stderrTail returns the last stderr lines, waiting briefly for the pipe
+// to drain after the process ended.
+func (c *conn) stderrTail() []string {
+	if c.proc != nil {
+		done := make(chan struct{})
+		go func() { c.errs.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.tail...)
+}
+
+// close tears the client down: the transport, then the process group.
+func (c *conn) close() {
+	c.once.Do(func() { close(c.closed) })
+	if c.client != nil {
+		done := make(chan struct{})
+		go func() { _ = c.client.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second): // an HTTP DELETE that hangs
+		}
+	}
+	if c.cancel != nil {
+		c.cancel()
+	}
+	if c.proc != nil {
+		c.proc.stop()
+	}
+}

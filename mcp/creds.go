@@ -1,0 +1,94 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// tokenCommandTimeout bounds a token_command.
+const tokenCommandTimeout = 10 * time.Second
+
+// resolveToken reads the server's credential now, from wherever the config
+// says it lives. It is called each time a client is built, never earlier,
+// and the value is never cached past a close. Errors name the source (the
+// variable, file or command), never the value or a command's output.
+func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) string) (string, error) {
+	switch {
+	case c.Token != "":
+		return trimToken(c.Token), nil
+	case c.TokenEnv != "":
+		v := getenv(c.TokenEnv)
+		if v == "" {
+			return "", fmt.Errorf("token_env: variable %s is not set", c.TokenEnv)
+		}
+		return trimToken(v), nil
+	case c.TokenFile != "":
+		b, err := os.ReadFile(c.TokenFile)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return "", fmt.Errorf("token_file: %s not found", c.TokenFile)
+			}
+			return "", fmt.Errorf("token_file: cannot read %s", c.TokenFile)
+		}
+		t := trimToken(string(b))
+		if t == "" {
+			return "", fmt.Errorf("token_file: %s is empty", c.TokenFile)
+		}
+		return t, nil
+	case len(c.TokenCommand) > 0:
+		ctx, cancel := context.WithTimeout(ctx, tokenCommandTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, c.TokenCommand[0], c.TokenCommand[1:]...)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		name := c.TokenCommand[0]
+		switch {
+		case ctx.Err() != nil:
+			return "", fmt.Errorf("token_command: %s did not finish within %s", name, tokenCommandTimeout)
+		case err != nil:
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return "", fmt.Errorf("token_command: %s failed (%s)", name, ee.ProcessState)
+			}
+			return "", fmt.Errorf("token_command: cannot run %s", name)
+		}
+		t := trimToken(out.String())
+		if t == "" {
+			return "", fmt.Errorf("token_command: %s printed nothing", name)
+		}
+		return t, nil
+	}
+	return "", nil
+}
+
+func trimToken(s string) string { return strings.TrimRight(s, "\r\n") }
+
+// redactor replaces known secrets in text. Each connection has one, holding
+// the credential it was built with (and the token's "Bearer" form).
+type redactor struct{ secrets []string }
+
+const redacted = "[redacted]"
+
+func newRedactor(secret string) redactor {
+	if secret == "" {
+		return redactor{}
+	}
+	return redactor{secrets: []string{secret}}
+}
+
+// apply returns s with every secret replaced.
+func (r redactor) apply(s string) string {
+	for _, x := range r.secrets {
+		if x != "" && strings.Contains(s, x) {
+			s = strings.ReplaceAll(s, x, redacted)
+		}
+	}
+	return s
+}

@@ -1,0 +1,352 @@
+// Package mcp holds latch's live MCP server connections: it builds one
+// client per server (stdio, streamable HTTP or legacy SSE, via mcp-go),
+// keeps it for the whole chat, reports every change of state, names the
+// tools for the model, and runs tool calls with the server's timeout.
+// Credentials are resolved when a client is built and never leave it.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Options configure a Manager.
+type Options struct {
+	// OnEvent receives every event. It is called from the manager's
+	// goroutines and must return quickly.
+	OnEvent func(Event)
+	// Getenv reads token_env variables (default os.Getenv).
+	Getenv func(string) string
+	// MaxResultBytes caps a tool result's text (default DefaultMaxResultBytes).
+	MaxResultBytes int
+}
+
+// Manager holds every configured server. Its methods are safe for
+// concurrent use.
+type Manager struct {
+	opts    Options
+	order   []string // server names, sorted
+	servers map[string]*server
+
+	mu    sync.Mutex
+	names map[string]toolRef // model-facing name → tool
+	calls map[string]string  // progress token (call id) → server
+}
+
+type toolRef struct {
+	server *server
+	tool   Tool
+}
+
+// server is one configured server and its connection, if any.
+type server struct {
+	cfg ServerConfig
+	log logBuf
+
+	mu       sync.Mutex
+	status   Status
+	conn     *conn
+	gen      int // bumped per connect; events of older connections are dropped
+	tools    []mcp.Tool
+	override string // a token given with /token: memory only
+}
+
+// New makes a manager for the servers. Nothing connects until Start.
+func New(cfgs []ServerConfig, o Options) *Manager {
+	if o.OnEvent == nil {
+		o.OnEvent = func(Event) {}
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]string{}}
+	for _, c := range cfgs {
+		s := &server{cfg: c}
+		s.status = Status{Name: c.Name, Transport: transportName(c.Transport), State: StateClosed, Since: time.Now()}
+		if c.Disabled {
+			s.status.State = StateDisabled
+		}
+		m.servers[c.Name] = s
+		m.order = append(m.order, c.Name)
+	}
+	sort.Strings(m.order)
+	return m
+}
+
+func transportName(t string) string {
+	if t == "" {
+		return TransportStdio
+	}
+	return t
+}
+
+// Start connects every enabled server in the background, in parallel. It
+// returns at once; each server reports its progress as events.
+func (m *Manager) Start() {
+	for _, name := range m.order {
+		if s := m.servers[name]; !s.cfg.Disabled {
+			go m.connect(s)
+		}
+	}
+}
+
+// Names lists the configured servers, sorted.
+func (m *Manager) Names() []string { return append([]string(nil), m.order...) }
+
+// ErrUnknownServer is returned for a name that is not configured.
+var ErrUnknownServer = errors.New("no such server")
+
+func (m *Manager) get(name string) (*server, error) {
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (servers: %v)", ErrUnknownServer, name, m.order)
+	}
+	return s, nil
+}
+
+// Connect connects a server (or "all"). On a server that is connected it
+// reconnects: the old client is closed and a new one built, with the
+// credential read again. It returns when the connection is up or failed.
+func (m *Manager) Connect(name string) error {
+	if name == "all" {
+		var wg sync.WaitGroup
+		for _, n := range m.order {
+			wg.Add(1)
+			go func(s *server) { defer wg.Done(); m.closeServer(s, false); m.connect(s) }(m.servers[n])
+		}
+		wg.Wait()
+		return nil
+	}
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	m.closeServer(s, false)
+	m.connect(s)
+	st := s.snapshot()
+	if st.State != StateConnected {
+		return errors.New(st.Summary())
+	}
+	return nil
+}
+
+// SetToken replaces a server's credential for this session (memory only,
+// never written anywhere) and reconnects it.
+func (m *Manager) SetToken(name, token string) error {
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.override = trimToken(token)
+	s.mu.Unlock()
+	return m.Connect(name)
+}
+
+// Close ends a server's connection (or "all"): a stdio server and its
+// children are stopped, an HTTP session closed.
+func (m *Manager) Close(name string) error {
+	if name == "all" {
+		m.CloseAll()
+		return nil
+	}
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	m.closeServer(s, true)
+	return nil
+}
+
+// CloseAll closes every server in parallel; stubborn stdio servers are
+// killed, so this takes at most a few seconds.
+func (m *Manager) CloseAll() {
+	var wg sync.WaitGroup
+	for _, n := range m.order {
+		wg.Add(1)
+		go func(s *server) { defer wg.Done(); m.closeServer(s, true) }(m.servers[n])
+	}
+	wg.Wait()
+}
+
+// closeServer drops the server's connection. report says whether to move it
+// to "closed" (a user's /close) or leave the state to what comes next.
+func (m *Manager) closeServer(s *server, report bool) {
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	s.gen++
+	s.tools = nil
+	s.mu.Unlock()
+	m.rename()
+	if c != nil {
+		c.close()
+	}
+	if report {
+		s.mu.Lock()
+		wasDisabled := s.status.State == StateDisabled && c == nil
+		if !wasDisabled {
+			s.setLocked(StateClosed, "")
+		}
+		st := s.status
+		s.mu.Unlock()
+		if !wasDisabled {
+			m.opts.OnEvent(StatusChanged{Status: st})
+		}
+	}
+}
+
+// connect builds a client and connects it, reporting each step.
+func (m *Manager) connect(s *server) {
+	s.mu.Lock()
+	s.gen++
+	gen := s.gen
+	override := s.override
+	s.setLocked(StateConnecting, "")
+	st := s.status
+	s.mu.Unlock()
+	m.opts.OnEvent(StatusChanged{Status: st})
+
+	token := override
+	if token == "" && s.cfg.hasCredential() {
+		var err error
+		if token, err = resolveToken(context.Background(), s.cfg, m.opts.Getenv); err != nil {
+			m.fail(s, gen, StateFailed, err.Error(), "", nil)
+			return
+		}
+	}
+	onNote := func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) }
+	red := newRedactor(token)
+	onLog := func(line string) { s.log.add("stderr: " + line) }
+	c, res, tools, err := dial(s.cfg, token, onNote, onLog)
+	if err != nil {
+		state := StateFailed
+		if errors.Is(err, errAuth) {
+			state = StateAuthExpired
+		}
+		m.fail(s, gen, state, red.apply(err.Error()), "", nil)
+		return
+	}
+
+	s.mu.Lock()
+	if s.gen != gen { // closed or reconnected meanwhile
+		s.mu.Unlock()
+		c.close()
+		return
+	}
+	s.conn = c
+	s.tools = tools
+	s.status.ProtocolVersion = res.ProtocolVersion
+	s.status.ServerName = red.apply(res.ServerInfo.Name)
+	s.status.Tools = len(tools)
+	s.status.ExitStatus, s.status.StderrTail = "", nil
+	s.setLocked(StateConnected, "")
+	st = s.status
+	s.mu.Unlock()
+	m.rename()
+	m.opts.OnEvent(StatusChanged{Status: st})
+	go m.watch(s, gen, c)
+}
+
+// fail records a failed connect or a lost connection and reports it with
+// the exit status and stderr tail, loudly.
+func (m *Manager) fail(s *server, gen int, state State, reason, exit string, tail []string) {
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.setLocked(state, reason)
+	s.status.LastError = reason
+	s.status.ExitStatus, s.status.StderrTail = exit, tail
+	s.status.Tools = 0
+	st := s.status
+	s.mu.Unlock()
+	if reason != "" {
+		s.log.add("latch: " + st.Summary())
+	}
+	m.opts.OnEvent(StatusChanged{Status: st})
+}
+
+// watch waits for a live connection to end on its own: a stdio server
+// exiting, or an SSE stream lost.
+func (m *Manager) watch(s *server, gen int, c *conn) {
+	var reason, exit string
+	if c.proc != nil {
+		<-c.proc.exited
+		exit = c.proc.exitStatus()
+		reason = "the server exited (" + exit + ")"
+	} else {
+		select {
+		case <-c.closed:
+			return
+		case err := <-c.lost:
+			reason = "connection lost: " + c.red.apply(shortError(err))
+		}
+	}
+	tail := c.stderrTail()
+	s.mu.Lock()
+	current := s.gen == gen && s.conn == c
+	if current {
+		s.conn = nil
+		s.tools = nil
+	}
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	m.rename()
+	go c.close()
+	m.fail(s, gen, StateDisconnected, reason, exit, tail)
+}
+
+func (s *server) setLocked(state State, reason string) {
+	s.status.State = state
+	s.status.Reason = reason
+	s.status.Since = time.Now()
+}
+
+func (s *server) snapshot() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.status
+	st.StderrTail = append([]string(nil), st.StderrTail...)
+	return st
+}
+
+// Status returns one server's status.
+func (m *Manager) Status(name string) (Status, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Status{}, err
+	}
+	return s.snapshot(), nil
+}
+
+// Statuses returns every server's status, sorted by name.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, 0, len(m.order))
+	for _, n := range m.order {
+		out = append(out, m.servers[n].snapshot())
+	}
+	return out
+}
+
+// Logs returns a server's log: stderr lines and log notifications, redacted.
+func (m *Manager) Logs(name string) ([]string, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.log.tail(0), nil
+}

@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Shutdown timing of a stdio server: after its stdin closes it has
+// stopGrace to exit by itself, then it and its process group get SIGTERM,
+// then after termGrace SIGKILL. Whatever of the group outlives the leader
+// is killed too, so wrappers like npx leave no orphans.
+var (
+	stopGrace = 500 * time.Millisecond
+	termGrace = 1 * time.Second
+)
+
+// process is a running stdio server.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File
+	stderr *os.File
+	exited chan struct{} // closed when the leader has exited and been reaped
+	mu     sync.Mutex
+	err    error // the leader's exit error, once exited
+}
+
+// startProcess starts c's command in its own process group, with pipes we
+// own (so exec.Cmd.Wait never closes what the MCP transport still reads).
+func startProcess(c ServerConfig) (*process, error) {
+	cmd := exec.Command(c.Command, c.Args...)
+	cmd.Env = os.Environ()
+	for k, v := range c.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Dir = c.Cwd
+	setProcessGroup(cmd)
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("cannot start %s: %w", c.Command, unwrapExec(err))
+	}
+	// The child has its ends; close ours so EOF arrives when it exits.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, exited: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func unwrapExec(err error) error {
+	if ee, ok := err.(*exec.Error); ok {
+		return ee.Err
+	}
+	return err
+}
+
+// exitStatus describes how the leader ended: "exit status 3", "signal: killed".
+func (p *process) exitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		return "exit status 0"
+	}
+	return p.err.Error()
+}
+
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the server and its process group: stdin closed, a grace to
+// exit, SIGTERM, then SIGKILL. It returns once the leader is reaped (at
+// most stopGrace+termGrace plus a moment).
+func (p *process) stop() {
+	p.stdin.Close()
+	if !p.wait(stopGrace) {
+		signalGroup(p.cmd, false)
+		if !p.wait(termGrace) {
+			signalGroup(p.cmd, true)
+			p.wait(2 * time.Second)
+		}
+	}
+	// Anything of the group still alive is an orphan now.
+	killGroup(p.cmd)
+	p.stdout.Close()
+	p.stderr.Close()
+}
+
+func (p *process) wait(d time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}

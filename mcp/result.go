@@ -1,0 +1,70 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// DefaultMaxResultBytes caps the text of one tool result kept and passed on.
+const DefaultMaxResultBytes = 1 << 20
+
+// Result is what a tool call returned, in our own terms.
+type Result struct {
+	Text       string // every text part, joined by newlines; notes for other parts
+	Structured any    // structured content, if the server sent some
+	IsError    bool   // the tool reported failure (the call itself worked)
+	Images     int    // image parts (noted in Text, not passed on)
+	Truncated  bool   // Text was cut to the cap
+	Size       int    // bytes of text before any cut
+}
+
+// convertResult turns mcp-go's result into ours, capped at max bytes of
+// text, with secrets redacted.
+func convertResult(res *mcp.CallToolResult, max int, red redactor) *Result {
+	out := &Result{IsError: res.IsError, Structured: res.StructuredContent}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		switch c := c.(type) {
+		case mcp.TextContent:
+			b.WriteString(c.Text)
+		case mcp.ImageContent:
+			out.Images++
+			fmt.Fprintf(&b, "[image: %s, %d bytes base64]", c.MIMEType, len(c.Data))
+		case mcp.AudioContent:
+			fmt.Fprintf(&b, "[audio: %s, %d bytes base64]", c.MIMEType, len(c.Data))
+		case mcp.EmbeddedResource:
+			if t, ok := c.Resource.(mcp.TextResourceContents); ok {
+				b.WriteString(t.Text)
+			} else {
+				b.WriteString("[embedded resource]")
+			}
+		case mcp.ResourceLink:
+			fmt.Fprintf(&b, "[resource link: %s]", c.URI)
+		default:
+			raw, _ := json.Marshal(c)
+			b.Write(raw)
+		}
+	}
+	if b.Len() == 0 && res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		b.Write(raw)
+	}
+	text := b.String()
+	out.Size = len(text)
+	if max > 0 && len(text) > max {
+		cut := max
+		for cut > 0 && cut < len(text) && text[cut]&0xC0 == 0x80 { // keep UTF-8 whole
+			cut--
+		}
+		text = text[:cut] + fmt.Sprintf("\n[result truncated: %d of %d bytes shown]", cut, out.Size)
+		out.Truncated = true
+	}
+	out.Text = red.apply(text)
+	return out
+}

@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Tool is one tool as the model sees it.
+type Tool struct {
+	Name        string         // model-facing: <server>__<tool>, fixed up if needed
+	Server      string         // the server's name in the config
+	Original    string         // the tool's name on the server
+	Title       string         // a display title, if the server gave one
+	Description string         // as the server gave it (sanitize before drawing)
+	InputSchema map[string]any // the JSON schema of the arguments
+	ReadOnly    bool           // the server says it does not modify anything
+	Destructive bool           // the server says it may destroy (mcp-go's default when unsaid)
+	Digest      string         // changes when the definition (schema, description, hints) changes
+}
+
+// convertTool turns a listed tool into ours.
+func convertTool(server, name string, t mcp.Tool) Tool {
+	schema := map[string]any{}
+	if raw, err := json.Marshal(t.InputSchema); err == nil {
+		_ = json.Unmarshal(raw, &schema)
+	}
+	out := Tool{
+		Name: name, Server: server, Original: t.Name, Title: t.Title,
+		Description: t.Description, InputSchema: schema,
+	}
+	if h := t.Annotations.ReadOnlyHint; h != nil {
+		out.ReadOnly = *h
+	}
+	// The spec's default for destructiveHint is true unless read-only.
+	out.Destructive = !out.ReadOnly
+	if h := t.Annotations.DestructiveHint; h != nil && !out.ReadOnly {
+		out.Destructive = *h
+	}
+	out.Digest = digest(t)
+	return out
+}
+
+// digest fingerprints a tool definition: what the server says the tool is
+// and takes. A change means earlier grants for it no longer apply.
+func digest(t mcp.Tool) string {
+	raw, _ := json.Marshal(struct {
+		Name        string              `json:"name"`
+		Description string              `json:"description"`
+		Input       mcp.ToolInputSchema `json:"input"`
+		Annotations mcp.ToolAnnotation  `json:"annotations"`
+	}{t.Name, t.Description, t.InputSchema, t.Annotations})
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:12])
+}
