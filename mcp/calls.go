@@ -265,4 +265,3 @@ func Describe(st Status) string {
 	}
 	return b.String()
 }
-
