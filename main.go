@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 )
 
@@ -21,6 +22,9 @@ const (
 )
 
 func main() {
+	// Libraries (mcp-go) log through slog; on a full-screen terminal that
+	// would tear the screen. What matters reaches the user as events.
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 

@@ -24,6 +24,19 @@ func ollamaClient(s *settings) *api.Client {
 	return api.NewClient(s.host, &http.Client{Transport: tr})
 }
 
+// serverConfigs hands the config file's servers to the connection manager.
+func serverConfigs(cs []ServerConfig) []session.ServerConfig {
+	out := make([]session.ServerConfig, len(cs))
+	for i, c := range cs {
+		out[i] = session.ServerConfig{
+			Name: c.Name, Transport: c.Transport, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd,
+			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
+			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
+		}
+	}
+	return out
+}
+
 // runTUI runs the interactive program until the user quits.
 func runTUI(s *settings) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin.
@@ -38,9 +51,12 @@ func runTUI(s *settings) error {
 	sess := session.New(session.Options{
 		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
 		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
+		Servers: serverConfigs(s.cfg.Servers),
 	})
 	sub := sess.Subscribe()
 	sess.Start()
+	// Servers connect in the background; the screen is up at once.
+	sess.StartServers()
 	defer sess.Close()
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version})

@@ -19,6 +19,8 @@ var (
 	ErrNoModel = errors.New("no model selected: choose one with /model NAME (/models lists them)")
 	// ErrCutOff means the stream ended without Ollama's final line.
 	ErrCutOff = errors.New("the reply was cut off: the connection to Ollama closed before the end")
+	// errNoServers is returned by server commands when none is configured.
+	errNoServers = errors.New("no MCP servers are configured (add them under mcpServers in the config file)")
 )
 
 // describe turns an error from the Ollama client into the one line the user

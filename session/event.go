@@ -117,3 +117,45 @@ type Error struct {
 	Turn    int    `json:"turn,omitempty"`
 	Message string `json:"message"`
 }
+
+// Event types of MCP servers.
+const (
+	TypeServerStatus = "server_status"
+	TypeToolsChanged = "tools_changed"
+	TypeToolProgress = "tool_progress"
+)
+
+// ServerStatusEvent reports that an MCP server changed state. Failures carry
+// the reason, a stdio server's exit status and the tail of its stderr.
+type ServerStatusEvent struct {
+	Header
+	Server          string   `json:"server"`
+	State           string   `json:"state"`
+	Summary         string   `json:"summary"`
+	Reason          string   `json:"reason,omitempty"`
+	Transport       string   `json:"transport"`
+	Tools           int      `json:"tools"`
+	ProtocolVersion string   `json:"protocol_version,omitempty"`
+	ExitStatus      string   `json:"exit_status,omitempty"`
+	StderrTail      []string `json:"stderr_tail,omitempty"`
+}
+
+// ToolsChangedEvent reports a refreshed tool list. Changed names tools
+// whose definition changed; Removed, tools that are gone.
+type ToolsChangedEvent struct {
+	Header
+	Server  string   `json:"server"`
+	Tools   int      `json:"tools"`
+	Changed []string `json:"changed,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// ToolProgress is a progress notification of a running tool call.
+type ToolProgress struct {
+	Header
+	Server   string  `json:"server"`
+	CallID   string  `json:"call_id"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}

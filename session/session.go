@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"latch/mcp"
 )
 
 // Options configure a Session.
@@ -23,6 +25,11 @@ type Options struct {
 	KeepAlive *time.Duration // nil: Ollama's default
 	Options   map[string]any // model options, passed through
 	ID        string         // session id; a new one when empty
+	// Servers are the MCP servers to hold for the session (StartServers
+	// connects them).
+	Servers []ServerConfig
+	// Getenv reads credentials' variables (default os.Getenv).
+	Getenv func(string) string
 }
 
 // Session is one conversation. Its methods are safe for concurrent use.
@@ -34,6 +41,7 @@ type Session struct {
 	keepAlive *time.Duration
 	options   map[string]any
 	events    Broker
+	servers   *mcp.Manager // nil without servers
 
 	mu      sync.Mutex
 	model   string
@@ -54,6 +62,9 @@ func New(o Options) *Session {
 		client: o.Client, host: o.Host, id: id, think: o.Think,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{},
+	}
+	if len(o.Servers) > 0 {
+		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv})
 	}
 	return s
 }
@@ -144,10 +155,14 @@ func (s *Session) Clear() {
 	s.mu.Unlock()
 }
 
-// Close cancels a running turn and ends every subscription.
+// Close cancels a running turn, closes every MCP server (a stubborn one is
+// killed; this takes at most a few seconds) and ends every subscription.
 func (s *Session) Close() {
 	s.Cancel()
 	s.Wait()
+	if s.servers != nil {
+		s.servers.CloseAll()
+	}
 	s.events.Close()
 }
 

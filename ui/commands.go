@@ -24,6 +24,12 @@ func init() {
 		{"help", "", "show keys and commands", (*Model).cmdHelp},
 		{"model", "[NAME]", "switch model (no name: pick from a list)", (*Model).cmdModel},
 		{"models", "", "list installed models with size and capabilities", (*Model).cmdModels},
+		{"servers", "", "MCP servers: state, transport, protocol, tools", (*Model).cmdServers},
+		{"tools", "[NAME]", "tools as the model sees them, with read-only/destructive hints", (*Model).cmdTools},
+		{"connect", "NAME|all", "connect a server; reconnect one that is up (re-reads its token)", (*Model).cmdConnect},
+		{"close", "NAME|all", "close a server's connection", (*Model).cmdClose},
+		{"token", "NAME", "give a server a new token (masked, memory only) and reconnect", (*Model).cmdToken},
+		{"logs", "NAME", "a server's stderr and log messages", (*Model).cmdLogs},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"quit", "", "leave latch", (*Model).cmdQuit},
 	}

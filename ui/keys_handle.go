@@ -16,6 +16,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
+	if m.token != nil {
+		return m.handleTokenKey(msg)
+	}
 	if m.picker != nil {
 		return m.handlePickerKey(msg)
 	}
@@ -81,16 +84,36 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// complete finishes a slash command name on Tab.
+// serverCommands take a server name as their argument.
+var serverCommands = map[string]bool{"connect": true, "close": true, "token": true, "tools": true, "logs": true}
+
+// complete finishes a slash command name, or a server name after a
+// command that takes one, on Tab.
 func (m *Model) complete() {
 	v := m.input.value()
-	if strings.ContainsAny(v, " \n") {
+	if strings.Contains(v, "\n") {
 		return
 	}
 	var hits []string
-	for _, c := range commands {
-		if strings.HasPrefix("/"+c.name, v) {
-			hits = append(hits, "/"+c.name)
+	if cmd, arg, ok := strings.Cut(v, " "); ok {
+		name := strings.TrimPrefix(cmd, "/")
+		if !serverCommands[name] || strings.Contains(arg, " ") {
+			return
+		}
+		names := m.b.ServerNames()
+		if name == "connect" || name == "close" {
+			names = append(names, "all")
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, arg) {
+				hits = append(hits, cmd+" "+n)
+			}
+		}
+	} else {
+		for _, c := range commands {
+			if strings.HasPrefix("/"+c.name, v) {
+				hits = append(hits, "/"+c.name)
+			}
 		}
 	}
 	switch len(hits) {

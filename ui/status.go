@@ -16,7 +16,14 @@ func (m *Model) statusLine() string {
 	if model == "" {
 		model = "no model"
 	}
-	left := " " + st.Brand.Render("latch") + st.Item.Render(" │ "+model+" │ "+sanitize.Line(m.b.Host())+" │ "+m.b.ID())
+	left := " " + st.Brand.Render("latch") + st.Item.Render(" │ "+model+" │ "+sanitize.Line(m.b.Host()))
+	if conn, total, failed := m.serverCounts(); total > 0 {
+		left += st.Item.Render(fmt.Sprintf(" │ servers %d/%d", conn, total))
+		if failed > 0 {
+			left += st.Failure.Render(fmt.Sprintf(" ✗%d", failed))
+		}
+	}
+	left += st.Item.Render(" │ " + m.b.ID())
 	var right string
 	switch {
 	case m.running:

@@ -5,6 +5,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -12,7 +13,15 @@ import (
 
 	"latch/session"
 	"latch/themes"
+	"latch/ui/sanitize"
 )
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return sanitize.Line(strings.Join(xs, ", "))
+}
 
 // Backend is what the UI needs of a session. *session.Session implements it.
 type Backend interface {
@@ -25,6 +34,14 @@ type Backend interface {
 	Models(ctx context.Context) ([]session.ModelInfo, error)
 	SetModel(ctx context.Context, name string) (session.ModelInfo, error)
 	Probe(ctx context.Context) (session.ModelInfo, error)
+
+	ServerNames() []string
+	Servers() []session.ServerStatus
+	ConnectServer(name string) error
+	CloseServer(name string) error
+	SetToken(name, token string) error
+	Tools(server string) ([]session.Tool, error)
+	ServerLogs(name string) ([]string, error)
 }
 
 // Options configure the UI model.
@@ -52,6 +69,8 @@ type Model struct {
 	md            *mdRenderer
 	input         inputBox
 	picker        *picker
+	token         *tokenPrompt           // the masked /token input, when open
+	servers       map[string]serverState // by name, from server_status events
 
 	running  bool
 	turn     int
@@ -150,6 +169,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modelSetMsg:
 		m.handleModelSet(msg)
 		return m, nil
+	case serverDoneMsg:
+		m.handleServerDone(msg)
+		m.dirty = true
+		return m, nil
 	case probeMsg:
 		if msg.err != nil {
 			m.addError(msg.err.Error())
@@ -209,6 +232,13 @@ func (m *Model) handleEvent(e session.Event) {
 			m.reply = nil
 			m.chat.dirty = true
 		}
+	case *session.ServerStatusEvent:
+		m.handleServerStatus(e)
+	case *session.ToolsChangedEvent:
+		if len(e.Changed) > 0 || len(e.Removed) > 0 {
+			m.addNotice(fmt.Sprintf("%s: tool list changed (%d tools; changed: %s; removed: %s)",
+				sanitize.Line(e.Server), e.Tools, listOrNone(e.Changed), listOrNone(e.Removed)))
+		}
 	case *session.ModelChanged:
 	}
 	m.dirty = true
@@ -267,7 +297,7 @@ func (m *Model) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -282,7 +312,11 @@ func (m *Model) View() string {
 	sb.WriteByte('\n')
 	sb.WriteString(m.hintLine())
 	sb.WriteByte('\n')
-	sb.WriteString(m.input.render())
+	if m.token != nil {
+		sb.WriteString(m.token.in.View())
+	} else {
+		sb.WriteString(m.input.render())
+	}
 	m.frame = sb.String()
 	return m.frame
 }

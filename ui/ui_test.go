@@ -317,7 +317,7 @@ func TestTabCompletesCommands(t *testing.T) {
 	if got := h.m.input.value(); got != "/model" {
 		t.Fatalf("after tab: %q", got)
 	}
-	h.m.input.set("/cl")
+	h.m.input.set("/cle")
 	h.key(tea.KeyTab)
 	if got := h.m.input.value(); got != "/clear " {
 		t.Fatalf("after tab: %q", got)

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"latch/mcp"
+)
+
+// ServerStatus is a snapshot of one MCP server (see mcp.Status).
+type ServerStatus = mcp.Status
+
+// Tool is one MCP tool as the model sees it (see mcp.Tool).
+type Tool = mcp.Tool
+
+// ServerConfig configures one MCP server (see mcp.ServerConfig).
+type ServerConfig = mcp.ServerConfig
+
+// Server states, re-exported for the UI.
+const (
+	StateDisabled     = mcp.StateDisabled
+	StateConnecting   = mcp.StateConnecting
+	StateConnected    = mcp.StateConnected
+	StateFailed       = mcp.StateFailed
+	StateDisconnected = mcp.StateDisconnected
+	StateAuthExpired  = mcp.StateAuthExpired
+	StateClosed       = mcp.StateClosed
+)
+
+// mcpEvent turns the manager's events into session events.
+func (s *Session) mcpEvent(e mcp.Event) {
+	switch e := e.(type) {
+	case mcp.StatusChanged:
+		st := e.Status
+		s.publish(&ServerStatusEvent{
+			Header: s.header(TypeServerStatus), Server: st.Name, State: st.State.String(),
+			Summary: st.Summary(), Reason: st.Reason, Transport: st.Transport, Tools: st.Tools,
+			ProtocolVersion: st.ProtocolVersion, ExitStatus: st.ExitStatus, StderrTail: st.StderrTail,
+		})
+	case mcp.ToolsChanged:
+		s.publish(&ToolsChangedEvent{Header: s.header(TypeToolsChanged), Server: e.Server, Tools: e.Tools,
+			Changed: e.Changed, Removed: e.Removed})
+	case mcp.Progress:
+		s.publish(&ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
+			Progress: e.Progress, Total: e.Total, Message: e.Message})
+	}
+}
+
+// StartServers connects every enabled MCP server in the background.
+func (s *Session) StartServers() {
+	if s.servers != nil {
+		s.servers.Start()
+	}
+}
+
+// Servers returns every configured server's status, sorted by name.
+func (s *Session) Servers() []ServerStatus {
+	if s.servers == nil {
+		return nil
+	}
+	return s.servers.Statuses()
+}
+
+// ServerNames lists the configured servers.
+func (s *Session) ServerNames() []string {
+	if s.servers == nil {
+		return nil
+	}
+	return s.servers.Names()
+}
+
+// ConnectServer connects (or reconnects, re-reading the credential) a
+// server or "all". It blocks until done.
+func (s *Session) ConnectServer(name string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	return s.servers.Connect(name)
+}
+
+// CloseServer closes a server or "all".
+func (s *Session) CloseServer(name string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	return s.servers.Close(name)
+}
+
+// SetToken gives a server a new token for this session (memory only) and
+// reconnects it.
+func (s *Session) SetToken(name, token string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	return s.servers.SetToken(name, token)
+}
+
+// Tools lists the tools of one server, or of all when name is "".
+func (s *Session) Tools(name string) ([]Tool, error) {
+	if s.servers == nil {
+		if name == "" {
+			return nil, nil
+		}
+		return nil, errNoServers
+	}
+	if name == "" {
+		return s.servers.Tools(), nil
+	}
+	return s.servers.ServerTools(name)
+}
+
+// ServerLogs returns a server's stderr and log notifications, redacted.
+func (s *Session) ServerLogs(name string) ([]string, error) {
+	if s.servers == nil {
+		return nil, errNoServers
+	}
+	return s.servers.Logs(name)
+}

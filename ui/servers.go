@@ -1,0 +1,259 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/session"
+	"latch/ui/sanitize"
+)
+
+// serverState is what the UI knows of one server, from its events.
+type serverState struct {
+	state   string
+	summary string
+}
+
+// handleServerStatus shows a server's change of state: failures loudly (a
+// line in the chat with the reason, exit status and stderr tail), the rest
+// as a short notice; the status line counts them.
+func (m *Model) handleServerStatus(e *session.ServerStatusEvent) {
+	if m.servers == nil {
+		m.servers = map[string]serverState{}
+	}
+	prev := m.servers[e.Server]
+	m.servers[e.Server] = serverState{state: e.State, summary: e.Summary}
+	name := sanitize.Line(e.Server)
+	switch e.State {
+	case session.StateConnected.String():
+		if prev.summary != e.Summary {
+			m.addNotice(fmt.Sprintf("⚡ %s %s", name, sanitize.Line(e.Summary)))
+		}
+	case session.StateFailed.String(), session.StateDisconnected.String():
+		var b strings.Builder
+		fmt.Fprintf(&b, "MCP server %s %s", name, e.Summary)
+		if e.ExitStatus != "" && !strings.Contains(e.Summary, e.ExitStatus) {
+			fmt.Fprintf(&b, " (%s)", e.ExitStatus)
+		}
+		if len(e.StderrTail) > 0 {
+			b.WriteString("\nlast stderr lines:")
+			for _, l := range e.StderrTail {
+				b.WriteString("\n  " + l)
+			}
+		}
+		fmt.Fprintf(&b, "\n/connect %s retries · /logs %s shows its log", name, name)
+		m.addError(b.String())
+	case session.StateAuthExpired.String():
+		m.addError(fmt.Sprintf("MCP server %s: authorization expired (401): /token %s sets a new token, /connect %s re-reads the configured one", name, name, name))
+	case session.StateClosed.String():
+		if prev.state != "" && prev.state != e.State {
+			m.addNotice(name + " closed")
+		}
+	}
+	m.dirty = true
+}
+
+// serverCounts returns connected and total servers, and how many failed.
+func (m *Model) serverCounts() (connected, total, failed int) {
+	for _, s := range m.servers {
+		switch s.state {
+		case session.StateConnected.String():
+			connected++
+		case session.StateFailed.String(), session.StateDisconnected.String(), session.StateAuthExpired.String():
+			failed++
+		}
+	}
+	return connected, len(m.b.ServerNames()), failed
+}
+
+// serverDoneMsg reports the end of /connect, /close or /token.
+type serverDoneMsg struct {
+	verb, name string
+	err        error
+}
+
+func (m *Model) serverCmd(verb, name string, f func(string) error) tea.Cmd {
+	return func() tea.Msg { return serverDoneMsg{verb: verb, name: name, err: f(name)} }
+}
+
+func (m *Model) handleServerDone(msg serverDoneMsg) {
+	if msg.err != nil && msg.verb != "connect" && msg.verb != "token" {
+		// connect failures are reported by the status event already.
+		m.addError(fmt.Sprintf("/%s %s: %s", msg.verb, sanitize.Line(msg.name), sanitizeText(msg.err.Error())))
+	}
+}
+
+// serverArg checks a server-name argument; all is allowed where said.
+func (m *Model) serverArg(cmd string, args []string, allowAll bool) (string, bool) {
+	if len(args) != 1 {
+		m.badArgs(cmd)
+		return "", false
+	}
+	if allowAll && args[0] == "all" {
+		return "all", true
+	}
+	for _, n := range m.b.ServerNames() {
+		if n == args[0] {
+			return n, true
+		}
+	}
+	names := m.b.ServerNames()
+	if len(names) == 0 {
+		m.addError("no MCP servers are configured (add them under mcpServers in the config file)")
+	} else {
+		m.addError(fmt.Sprintf("/%s: no server %q (servers: %s)", cmd, sanitize.Line(args[0]), strings.Join(names, ", ")))
+	}
+	return "", false
+}
+
+func (m *Model) cmdConnect(args []string) tea.Cmd {
+	name, ok := m.serverArg("connect", args, true)
+	if !ok {
+		return nil
+	}
+	return m.serverCmd("connect", name, m.b.ConnectServer)
+}
+
+func (m *Model) cmdClose(args []string) tea.Cmd {
+	name, ok := m.serverArg("close", args, true)
+	if !ok {
+		return nil
+	}
+	return m.serverCmd("close", name, m.b.CloseServer)
+}
+
+func (m *Model) cmdServers(args []string) tea.Cmd {
+	if len(args) > 0 {
+		m.badArgs("servers")
+		return nil
+	}
+	sts := m.b.Servers()
+	if len(sts) == 0 {
+		m.addNotice("no MCP servers are configured (add them under mcpServers in the config file)")
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-16s %-9s %-10s %5s  %s\n", "SERVER", "TRANSPORT", "PROTOCOL", "TOOLS", "STATE")
+	for _, st := range sts {
+		fmt.Fprintf(&b, "  %-16s %-9s %-10s %5d  %s\n", st.Name, st.Transport, st.ProtocolVersion, st.Tools,
+			sanitize.Line(st.Summary()))
+		if st.LastError != "" && st.State == session.StateConnected {
+			fmt.Fprintf(&b, "  %-16s last error: %s\n", "", sanitize.Line(st.LastError))
+		}
+	}
+	m.addNotice(strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *Model) cmdTools(args []string) tea.Cmd {
+	name := ""
+	if len(args) > 0 {
+		n, ok := m.serverArg("tools", args, false)
+		if !ok {
+			return nil
+		}
+		name = n
+	}
+	tools, err := m.b.Tools(name)
+	if err != nil {
+		m.addError(sanitizeText(err.Error()))
+		return nil
+	}
+	if len(tools) == 0 {
+		m.addNotice("no tools: no server is connected, or they offer none (/servers)")
+		return nil
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	var b strings.Builder
+	for _, t := range tools {
+		hint := ""
+		switch {
+		case t.ReadOnly:
+			hint = " [read-only]"
+		case t.Destructive:
+			hint = " [destructive]"
+		}
+		fmt.Fprintf(&b, "%s%s\n", sanitize.Line(t.Name), hint)
+		if d := strings.TrimSpace(t.Description); d != "" {
+			if len(d) > 300 {
+				d = d[:300] + "…"
+			}
+			b.WriteString("    " + sanitize.Line(d) + "\n")
+		}
+	}
+	m.addNotice(strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *Model) cmdLogs(args []string) tea.Cmd {
+	name, ok := m.serverArg("logs", args, false)
+	if !ok {
+		return nil
+	}
+	lines, err := m.b.ServerLogs(name)
+	if err != nil {
+		m.addError(sanitizeText(err.Error()))
+		return nil
+	}
+	if len(lines) == 0 {
+		m.addNotice(name + ": the log is empty")
+		return nil
+	}
+	const show = 200
+	if len(lines) > show {
+		lines = append([]string{fmt.Sprintf("… %d earlier lines", len(lines)-show)}, lines[len(lines)-show:]...)
+	}
+	m.addNotice("log of " + name + ":\n" + sanitizeText(strings.Join(lines, "\n")))
+	return nil
+}
+
+// tokenPrompt is the masked input of /token: the token is kept in memory
+// only, never echoed, logged or shown.
+type tokenPrompt struct {
+	server string
+	in     textinput.Model
+}
+
+func (m *Model) cmdToken(args []string) tea.Cmd {
+	name, ok := m.serverArg("token", args, false)
+	if !ok {
+		return nil
+	}
+	in := textinput.New()
+	in.Prompt = "token for " + name + ": "
+	in.EchoMode = textinput.EchoPassword
+	in.EchoCharacter = '•'
+	in.Placeholder = "paste the token, enter to use it, esc to cancel"
+	in.Focus()
+	m.token = &tokenPrompt{server: name, in: in}
+	m.input.dirty = true
+	return nil
+}
+
+func (m *Model) handleTokenKey(msg tea.KeyMsg) tea.Cmd {
+	p := m.token
+	m.dirty = true
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.token = nil
+		m.addNotice("/token cancelled")
+		return nil
+	case tea.KeyEnter:
+		tok := strings.TrimSpace(p.in.Value())
+		m.token = nil
+		if tok == "" {
+			m.addNotice("/token cancelled: no token given")
+			return nil
+		}
+		name := p.server
+		b := m.b
+		return func() tea.Msg { return serverDoneMsg{verb: "token", name: name, err: b.SetToken(name, tok)} }
+	}
+	var cmd tea.Cmd
+	p.in, cmd = p.in.Update(msg)
+	return cmd
+}
