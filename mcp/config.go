@@ -1,12 +1,19 @@
 package mcp
 
-import "time"
+import (
+	"time"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
 
 // Transports a server can use.
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http" // streamable HTTP
 	TransportSSE   = "sse"  // legacy HTTP+SSE
+	// TransportInProcess runs an mcp-go server in this process (built-in
+	// tools, tests, benchmarks); set ServerConfig.InProcess.
+	TransportInProcess = "inprocess"
 )
 
 // ServerConfig is what the manager needs to know of one server. It is built
@@ -28,6 +35,8 @@ type ServerConfig struct {
 	TokenEnv     string   // a variable holding the token
 	TokenFile    string   // a file holding the token
 	TokenCommand []string // a command printing the token
+
+	InProcess *mcpserver.MCPServer // inprocess
 
 	Timeout        time.Duration // per request (default 60 s), on every transport
 	ConnectTimeout time.Duration // connect + handshake + first tool list (default 15 s)

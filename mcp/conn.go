@@ -95,6 +95,11 @@ func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), 
 			}
 		})
 		tr = t
+	case TransportInProcess:
+		if cfg.InProcess == nil {
+			return nil, nil, nil, errors.New("inprocess transport without a server")
+		}
+		tr = transport.NewInProcessTransport(cfg.InProcess)
 	default:
 		return nil, nil, nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 	}
@@ -109,22 +114,24 @@ func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), 
 	c.cancel = cancel
 	ctx, stop := context.WithTimeout(life, cfg.connectTimeout())
 	defer stop()
-	if err := c.client.Start(life); err != nil {
+	fail := func(err error) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+		err = c.describe(ctx, err, cfg)
 		c.close()
-		return nil, nil, nil, c.describe(ctx, err, cfg)
+		return nil, nil, nil, err
+	}
+	if err := c.client.Start(life); err != nil {
+		return fail(err)
 	}
 	var ir mcp.InitializeRequest
 	ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	ir.Params.ClientInfo = mcp.Implementation{Name: "latch", Version: "0.1"}
 	res, err := c.client.Initialize(ctx, ir)
 	if err != nil {
-		c.close()
-		return nil, nil, nil, c.describe(ctx, err, cfg)
+		return fail(err)
 	}
 	tools, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		c.close()
-		return nil, nil, nil, c.describe(ctx, err, cfg)
+		return fail(err)
 	}
 	return c, res, tools.Tools, nil
 }
@@ -148,20 +155,37 @@ func bearer(token string) transport.HTTPHeaderFunc {
 	}
 }
 
-// errAuth marks an HTTP 401.
-var errAuth = errors.New("unauthorized")
+// connectError is a failed connect: the reason, and for a stdio server
+// that ended, its exit status and last stderr lines.
+type connectError struct {
+	reason string
+	exit   string
+	tail   []string
+	auth   bool
+}
 
-// describe turns a connect error into a reason for the user, redacted.
+func (e *connectError) Error() string { return e.reason }
+
+// describe turns a connect error into a reason for the user, redacted. It
+// is called before the connection is closed, so a stdio server's end can
+// still be read.
 func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error {
+	ce := &connectError{}
 	switch {
 	case isAuthError(err):
-		return fmt.Errorf("%w: the server answered 401", errAuth)
+		ce.reason, ce.auth = "the server answered 401", true
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
+		ce.reason = fmt.Sprintf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
 	case c.proc != nil && c.proc.wait(300*time.Millisecond):
-		return fmt.Errorf("the server exited during the handshake (%s)", c.proc.exitStatus())
+		ce.exit = c.proc.exitStatus()
+		ce.reason = "the server exited during the handshake (" + ce.exit + ")"
+	default:
+		ce.reason = c.red.apply(shortError(err))
 	}
-	return errors.New(c.red.apply(shortError(err)))
+	if c.proc != nil {
+		ce.tail = c.stderrTail()
+	}
+	return ce
 }
 
 func isAuthError(err error) bool {

@@ -230,11 +230,15 @@ func (m *Manager) connect(s *server) {
 	onLog := func(line string) { s.log.add("stderr: " + line) }
 	c, res, tools, err := dial(s.cfg, token, onNote, onLog)
 	if err != nil {
-		state := StateFailed
-		if errors.Is(err, errAuth) {
-			state = StateAuthExpired
+		state, exit, tail := StateFailed, "", []string(nil)
+		var ce *connectError
+		if errors.As(err, &ce) {
+			exit, tail = ce.exit, ce.tail
+			if ce.auth {
+				state = StateAuthExpired
+			}
 		}
-		m.fail(s, gen, state, red.apply(err.Error()), "", nil)
+		m.fail(s, gen, state, red.apply(err.Error()), exit, tail)
 		return
 	}
 

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -81,8 +83,13 @@ func startProcess(c ServerConfig) (*process, error) {
 }
 
 func unwrapExec(err error) error {
-	if ee, ok := err.(*exec.Error); ok {
+	var ee *exec.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ee):
 		return ee.Err
+	case errors.As(err, &pe):
+		return pe.Err
 	}
 	return err
 }
