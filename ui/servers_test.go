@@ -106,8 +106,7 @@ func TestCloseConnectAndCompletion(t *testing.T) {
 	if got := h.m.input.value(); got != "/close notes " {
 		t.Fatalf("tab completion: %q", got)
 	}
-	h.key(tea.KeyEnter)
-	// The command runs in the background; run it and take its events.
+	h.m.Update(h.key(tea.KeyEnter)())
 	h.until(func() bool { c, _, _ := h.m.serverCounts(); return c == 0 })
 	if !strings.Contains(h.m.View(), "notes closed") || !strings.Contains(h.m.View(), "servers 0/2") {
 		t.Fatalf("after /close:\n%s", h.m.View())
