@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/themes"
 )
@@ -17,7 +18,8 @@ type settings struct {
 	model     string
 	host      *url.URL
 	mode      string
-	allow     []string
+	allow     []string // permissions.allow and --allow together
+	flagAllow []string // --allow alone
 	theme     string
 	keepAlive *time.Duration
 }
@@ -41,6 +43,7 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 		}
 	}
 	s.allow = append(append([]string(nil), cfg.Permissions.Allow...), f.allow...)
+	s.flagAllow = f.allow
 	s.theme = first(f.theme, cfg.Theme, "auto")
 	if _, err := themes.Lookup(s.theme, true); err != nil {
 		if f.theme != "" {
@@ -71,4 +74,24 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// policy is the permission policy of the config file and flags.
+func (s *settings) policy() permissions.Policy {
+	mode, _ := permissions.ParseMode(s.mode) // validated at load
+	p := permissions.Policy{
+		Mode: mode, ServerModes: map[string]permissions.Mode{}, ServerAllow: map[string][]string{},
+		Allow: s.cfg.Permissions.Allow, FlagAllow: s.flagAllow,
+	}
+	for _, sv := range s.cfg.Servers {
+		if sv.Mode != "" {
+			if m, err := permissions.ParseMode(sv.Mode); err == nil {
+				p.ServerModes[sv.Name] = m
+			}
+		}
+		if len(sv.Allow) > 0 {
+			p.ServerAllow[sv.Name] = sv.Allow
+		}
+	}
+	return p
 }

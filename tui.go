@@ -51,7 +51,7 @@ func runTUI(s *settings) error {
 	sess := session.New(session.Options{
 		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
 		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
-		Servers: serverConfigs(s.cfg.Servers),
+		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(),
 	})
 	sub := sess.Subscribe()
 	sess.Start()

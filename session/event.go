@@ -45,24 +45,29 @@ type UserMessage struct {
 	Text string `json:"text"`
 }
 
-// AssistantDelta is a piece of the reply's content as it streams.
+// AssistantDelta is a piece of the reply's content as it streams. Round
+// counts the model's replies within a turn: each round of tool calls
+// starts a new one.
 type AssistantDelta struct {
 	Header
-	Turn int    `json:"turn"`
-	Text string `json:"text"`
+	Turn  int    `json:"turn"`
+	Round int    `json:"round"`
+	Text  string `json:"text"`
 }
 
 // ThinkingDelta is a piece of the model's thinking trace as it streams.
 type ThinkingDelta struct {
 	Header
-	Turn int    `json:"turn"`
-	Text string `json:"text"`
+	Turn  int    `json:"turn"`
+	Round int    `json:"round"`
+	Text  string `json:"text"`
 }
 
 // AssistantMessage is the finished (or interrupted) reply of a turn.
 type AssistantMessage struct {
 	Header
 	Turn     int    `json:"turn"`
+	Round    int    `json:"round"`
 	Content  string `json:"content"`
 	Thinking string `json:"thinking,omitempty"`
 	// Partial is set when the reply did not finish: it was cancelled, cut
@@ -72,11 +77,12 @@ type AssistantMessage struct {
 
 // Turn end reasons, in TurnDone.Reason.
 const (
-	ReasonStop      = "stop"      // the model finished
-	ReasonLength    = "length"    // the model hit num_predict
-	ReasonCancelled = "cancelled" // the user cancelled
-	ReasonCutOff    = "cut_off"   // the stream ended without its final line
-	ReasonError     = "error"     // Ollama or the connection failed
+	ReasonStop      = "stop"       // the model finished
+	ReasonLength    = "length"     // the model hit num_predict
+	ReasonCancelled = "cancelled"  // the user cancelled
+	ReasonCutOff    = "cut_off"    // the stream ended without its final line
+	ReasonError     = "error"      // Ollama or the connection failed
+	ReasonToolLimit = "tool_limit" // the per-turn limit of tool rounds stopped it
 )
 
 // TurnDone ends a turn.
@@ -158,4 +164,82 @@ type ToolProgress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`
 	Message  string  `json:"message,omitempty"`
+}
+
+// Event types of tool calls.
+const (
+	TypeToolCall         = "tool_call"
+	TypePermission       = "permission"
+	TypeApprovalParked   = "approval_parked"
+	TypeApprovalResolved = "approval_resolved"
+	TypeToolResult       = "tool_result"
+	TypeNotice           = "notice"
+)
+
+// ToolCallEvent is published before a tool call is decided on and run.
+type ToolCallEvent struct {
+	Header
+	Turn      int            `json:"turn"`
+	CallID    string         `json:"call_id"`
+	Server    string         `json:"server"`
+	Tool      string         `json:"tool"` // the name the model used
+	Arguments map[string]any `json:"arguments"`
+	// ReadOnly and Destructive are the tool's hints, for the card and modal.
+	ReadOnly    bool `json:"read_only,omitempty"`
+	Destructive bool `json:"destructive,omitempty"`
+}
+
+// PermissionEvent is the gate's (or the user's) decision on a call:
+// allowed, denied, asked or parked; By is "policy" or "user".
+type PermissionEvent struct {
+	Header
+	Turn     int    `json:"turn"`
+	CallID   string `json:"call_id"`
+	Tool     string `json:"tool"`
+	Decision string `json:"decision"`
+	By       string `json:"by"`
+	Reason   string `json:"reason,omitempty"`
+	Mode     string `json:"mode"`
+}
+
+// ApprovalParkedEvent says a call waits for a person's decision.
+type ApprovalParkedEvent struct {
+	Header
+	Turn       int            `json:"turn"`
+	ApprovalID string         `json:"approval_id"`
+	CallID     string         `json:"call_id"`
+	Server     string         `json:"server"`
+	Tool       string         `json:"tool"`
+	Arguments  map[string]any `json:"arguments"`
+}
+
+// ApprovalResolvedEvent says a parked call was approved or rejected.
+type ApprovalResolvedEvent struct {
+	Header
+	ApprovalID string `json:"approval_id"`
+	CallID     string `json:"call_id"`
+	Decision   string `json:"decision"` // "approved" or "rejected"
+	By         string `json:"by"`
+}
+
+// ToolResultEvent is published after a call: ok or the error, how long it
+// took, and a size-capped preview of the result.
+type ToolResultEvent struct {
+	Header
+	Turn       int    `json:"turn"`
+	CallID     string `json:"call_id"`
+	Tool       string `json:"tool"`
+	OK         bool   `json:"ok"`
+	IsError    bool   `json:"is_error,omitempty"` // the tool reported failure
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Preview    string `json:"preview,omitempty"`
+	Size       int    `json:"size"`
+	Cancelled  bool   `json:"cancelled,omitempty"`
+}
+
+// Notice is something the user should know that is not an error.
+type Notice struct {
+	Header
+	Text string `json:"text"`
 }

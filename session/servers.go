@@ -35,6 +35,7 @@ func (s *Session) mcpEvent(e mcp.Event) {
 			ProtocolVersion: st.ProtocolVersion, ExitStatus: st.ExitStatus, StderrTail: st.StderrTail,
 		})
 	case mcp.ToolsChanged:
+		s.toolsChanged(e.Changed)
 		s.publish(&ToolsChangedEvent{Header: s.header(TypeToolsChanged), Server: e.Server, Tools: e.Tools,
 			Changed: e.Changed, Removed: e.Removed})
 	case mcp.Progress:

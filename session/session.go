@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"latch/mcp"
+	"latch/permissions"
 )
 
 // Options configure a Session.
@@ -30,6 +31,12 @@ type Options struct {
 	Servers []ServerConfig
 	// Getenv reads credentials' variables (default os.Getenv).
 	Getenv func(string) string
+	// Policy is the permission policy from the config and flags.
+	Policy permissions.Policy
+	// NonInteractive means no one can answer: ask mode denies (-p).
+	NonInteractive bool
+	// MaxToolRounds limits rounds of tool calls per turn (default 25).
+	MaxToolRounds int
 }
 
 // Session is one conversation. Its methods are safe for concurrent use.
@@ -42,14 +49,21 @@ type Session struct {
 	options   map[string]any
 	events    Broker
 	servers   *mcp.Manager // nil without servers
+	gate      *permissions.Gate
+	approvals *permissions.Approvals
+	maxRounds int
 
 	mu      sync.Mutex
 	model   string
 	caps    map[string][]string // capabilities by model name, from /api/show
 	history []api.Message
 	turn    int
-	cancel  context.CancelFunc // of the running turn, nil when idle
-	done    chan struct{}      // closed when the running turn ends
+	cancel  context.CancelFunc            // of the running turn, nil when idle
+	done    chan struct{}                 // closed when the running turn ends
+	asks    map[string]chan Answer        // asked calls waiting for the user, by call id
+	parked  map[string]chan bool          // parked calls waiting, by approval id
+	running map[string]context.CancelFunc // tool calls running, by call id
+	noTools map[string]bool               // models that refused tools
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -61,8 +75,14 @@ func New(o Options) *Session {
 	s := &Session{
 		client: o.Client, host: o.Host, id: id, think: o.Think,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
-		caps: map[string][]string{},
+		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
+		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
+		running: map[string]context.CancelFunc{}, noTools: map[string]bool{},
 	}
+	if s.maxRounds <= 0 {
+		s.maxRounds = DefaultMaxToolRounds
+	}
+	s.gate.SetInteractive(!o.NonInteractive)
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv})
 	}
@@ -211,6 +231,10 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	}
 	if s.think != nil && hasCap(s.caps[s.model], "thinking") {
 		req.Think = &api.ThinkValue{Value: *s.think}
+	}
+	caps, known := s.caps[s.model]
+	if s.servers != nil && !s.noTools[s.model] && (!known || hasCap(caps, "tools")) {
+		req.Tools = s.ollamaTools()
 	}
 	return req
 }

@@ -30,6 +30,11 @@ func init() {
 		{"close", "NAME|all", "close a server's connection", (*Model).cmdClose},
 		{"token", "NAME", "give a server a new token (masked, memory only) and reconnect", (*Model).cmdToken},
 		{"logs", "NAME", "a server's stderr and log messages", (*Model).cmdLogs},
+		{"mode", "[MODE | SERVER MODE]", "show or set the permission mode: read_only, ask, approve, auto", (*Model).cmdMode},
+		{"allow", "[NAME]", "list the allow-list and its sources, or allow a tool for this session", (*Model).cmdAllow},
+		{"approvals", "", "calls waiting for approval", (*Model).cmdApprovals},
+		{"approve", "ID", "run a waiting call once", (*Model).cmdApprove},
+		{"reject", "ID", "deny a waiting call", (*Model).cmdReject},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"quit", "", "leave latch", (*Model).cmdQuit},
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -21,6 +22,7 @@ const (
 	assistantEntry
 	noticeEntry
 	errorEntry
+	toolEntry
 )
 
 // entry is one block of the chat: a user message, a reply, a notice or an
@@ -34,6 +36,9 @@ type entry struct {
 	footer   string // "cancelled", metrics, ...
 	partial  bool
 	done     bool // a reply that has finished streaming
+
+	round int   // the model's reply within the turn (tool rounds)
+	card  *card // a tool call
 
 	stream *mdStream // the reply's markdown, while it streams
 	think  *mdStream // the thinking trace, while it streams
@@ -82,6 +87,8 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int) []string {
 		for _, l := range plainLines(sanitizeText(e.text), width) {
 			lines = append(lines, st.Chat.Notice.Render(l))
 		}
+	case toolEntry:
+		return e.card.layout(st, width, time.Now())
 	case errorEntry:
 		for i, l := range plainLines(sanitizeText(e.text), width-2) {
 			l = strings.TrimPrefix(l, margin)

@@ -19,11 +19,19 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.token != nil {
 		return m.handleTokenKey(msg)
 	}
+	if m.modal != nil {
+		return m.handleModalKey(msg)
+	}
 	if m.picker != nil {
 		return m.handlePickerKey(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Cancel):
+		// Esc stops the innermost thing: a running tool call (the model
+		// is told and goes on), else the streaming reply.
+		if m.b.CancelTools() {
+			return nil
+		}
 		if m.running {
 			m.b.Cancel()
 		}

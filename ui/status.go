@@ -23,6 +23,15 @@ func (m *Model) statusLine() string {
 			left += st.Failure.Render(fmt.Sprintf(" ✗%d", failed))
 		}
 	}
+	mode := m.b.Mode()
+	modeStyle := st.Item
+	if mode.String() == "auto" {
+		modeStyle = st.Failure
+	}
+	left += st.Item.Render(" │ ") + modeStyle.Render(mode.String())
+	if m.pending > 0 {
+		left += st.Busy.Render(fmt.Sprintf(" │ %d awaiting approval", m.pending))
+	}
 	left += st.Item.Render(" │ " + m.b.ID())
 	var right string
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -42,6 +43,17 @@ type Backend interface {
 	SetToken(name, token string) error
 	Tools(server string) ([]session.Tool, error)
 	ServerLogs(name string) ([]string, error)
+
+	AnswerAsk(callID string, a session.Answer) bool
+	Decide(approvalID string, approve bool) error
+	Approvals() []permissions.Approval
+	CancelTools() bool
+	Mode() permissions.Mode
+	ServerMode(server string) (permissions.Mode, bool)
+	SetMode(m permissions.Mode)
+	SetServerMode(server string, m permissions.Mode) error
+	AllowList() []permissions.Entry
+	Grant(name string) error
 }
 
 // Options configure the UI model.
@@ -71,6 +83,11 @@ type Model struct {
 	picker        *picker
 	token         *tokenPrompt           // the masked /token input, when open
 	servers       map[string]serverState // by name, from server_status events
+	cards         map[string]*entry      // tool-call cards by call id
+	modal         *modal                 // the permission question, when open
+	pending       int                    // parked approvals
+	ticking       bool                   // the running-card animation is on
+	spin          int                    // its frame
 
 	running  bool
 	turn     int
@@ -97,7 +114,7 @@ func New(o Options) *Model {
 	md := newMDRenderer(st.Palette.Glamour)
 	m := &Model{
 		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(), ver: o.Version,
-		batch: batch, md: md, dirty: true,
+		batch: batch, md: md, dirty: true, cards: map[string]*entry{},
 	}
 	m.chat = newChatPane(m.st, md)
 	m.input = newInputBox(m.st)
@@ -155,7 +172,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, e := range msg.events {
 			m.handleEvent(e)
 		}
-		return m, m.waitEvents(msg.at)
+		return m, tea.Batch(m.waitEvents(msg.at), m.maybeTick())
+	case tickMsg:
+		return m, m.handleTick()
+	case approvalDoneMsg:
+		if msg.err != nil {
+			m.addError(fmt.Sprintf("approval %s: %s", sanitize.Line(msg.id), sanitizeText(msg.err.Error())))
+		}
+		m.dirty = true
+		return m, nil
 	case eventsClosedMsg:
 		return m, nil
 	case tea.KeyMsg:
@@ -208,14 +233,19 @@ func (m *Model) handleEvent(e session.Event) {
 		m.reply = nil
 		m.chat.add(&entry{kind: userEntry, turn: e.Turn, text: e.Text})
 	case *session.ThinkingDelta:
-		m.replyFor(e.Turn).addThinking(m.st, m.md, e.Text, m.chat.width)
+		m.replyFor(e.Turn, e.Round).addThinking(m.st, m.md, e.Text, m.chat.width)
 		m.chat.dirty = true
 	case *session.AssistantDelta:
-		m.replyFor(e.Turn).addContent(m.md, e.Text, m.chat.width)
+		m.replyFor(e.Turn, e.Round).addContent(m.md, e.Text, m.chat.width)
 		m.chat.dirty = true
 	case *session.AssistantMessage:
-		m.replyFor(e.Turn).finish(e.Content, e.Thinking, e.Partial)
+		m.replyFor(e.Turn, e.Round).finish(e.Content, e.Thinking, e.Partial)
 		m.chat.dirty = true
+	case *session.ToolCallEvent, *session.PermissionEvent, *session.ApprovalParkedEvent,
+		*session.ApprovalResolvedEvent, *session.ToolProgress, *session.ToolResultEvent:
+		m.handleToolEvent(e)
+	case *session.Notice:
+		m.addNotice(e.Text)
 	case *session.Error:
 		m.addError(e.Message)
 	case *session.TurnDone:
@@ -230,6 +260,7 @@ func (m *Model) handleEvent(e session.Event) {
 				r.invalidate()
 			}
 			m.reply = nil
+			m.modal = nil
 			m.chat.dirty = true
 		}
 	case *session.ServerStatusEvent:
@@ -244,10 +275,11 @@ func (m *Model) handleEvent(e session.Event) {
 	m.dirty = true
 }
 
-// replyFor returns the streaming reply of turn, making it on first use.
-func (m *Model) replyFor(turn int) *entry {
-	if m.reply == nil || m.reply.turn != turn {
-		m.reply = m.chat.add(&entry{kind: assistantEntry, turn: turn})
+// replyFor returns the streaming reply of a turn's round, making it on
+// first use.
+func (m *Model) replyFor(turn, round int) *entry {
+	if m.reply == nil || m.reply.turn != turn || m.reply.round != round {
+		m.reply = m.chat.add(&entry{kind: assistantEntry, turn: turn, round: round})
 	}
 	return m.reply
 }
@@ -297,7 +329,7 @@ func (m *Model) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -307,6 +339,9 @@ func (m *Model) View() string {
 	body := m.chat.render()
 	if m.picker != nil {
 		body = overlay(body, m.picker.render(m.st, m.width, m.chat.height), m.width)
+	}
+	if m.modal != nil {
+		body = overlay(body, m.modal.render(m, m.width, m.chat.height), m.width)
 	}
 	sb.WriteString(body)
 	sb.WriteByte('\n')

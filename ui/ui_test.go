@@ -314,7 +314,7 @@ func TestTabCompletesCommands(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.typeText("/mo")
 	h.key(tea.KeyTab)
-	if got := h.m.input.value(); got != "/model" {
+	if got := h.m.input.value(); got != "/mode" {
 		t.Fatalf("after tab: %q", got)
 	}
 	h.m.input.set("/cle")

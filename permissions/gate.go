@@ -1,0 +1,200 @@
+package permissions
+
+import (
+	"maps"
+	"sync"
+)
+
+// Gate decides tool calls. It holds a copy of the Policy plus what the person
+// at the keyboard changed during the session: modes, session grants, recorded
+// decisions and whether anyone is there to ask. It is safe for concurrent use.
+//
+// The zero Gate is usable and fails closed: read_only, nothing allowed, and
+// non-interactive. NewGate starts interactive.
+type Gate struct {
+	mu sync.RWMutex // guards every field below; Decide only reads
+
+	mode        Mode                           // global mode (policy, then /mode)
+	serverModes map[string]Mode                // per-server overrides (policy, then /mode SERVER)
+	serverAllow map[string]map[string]struct{} // server → its original tool names
+	allow       map[string]struct{}            // permissions.allow
+	flagAllow   map[string]struct{}            // --allow
+	grants      map[string]string              // session grants: namespaced name → digest
+	decisions   map[string]bool                // call id → the user's decision
+	interactive bool                           // someone can answer an AskUser
+}
+
+// NewGate returns an interactive gate for p. It copies p, so later changes to
+// p's maps and slices do not reach the gate. An unknown mode in p counts as
+// read_only; empty names in the allow-lists are ignored.
+func NewGate(p Policy) *Gate {
+	g := &Gate{
+		mode:        p.Mode.orReadOnly(),
+		serverModes: make(map[string]Mode, len(p.ServerModes)),
+		serverAllow: make(map[string]map[string]struct{}, len(p.ServerAllow)),
+		allow:       nameSet(p.Allow),
+		flagAllow:   nameSet(p.FlagAllow),
+		interactive: true,
+	}
+	for server, m := range p.ServerModes {
+		g.serverModes[server] = m.orReadOnly()
+	}
+	for server, tools := range p.ServerAllow {
+		if set := nameSet(tools); len(set) > 0 {
+			g.serverAllow[server] = set
+		}
+	}
+	return g
+}
+
+// nameSet returns the non-empty names of list as a set.
+func nameSet(list []string) map[string]struct{} {
+	set := make(map[string]struct{}, len(list))
+	for _, name := range list {
+		if name != "" {
+			set[name] = struct{}{}
+		}
+	}
+	return set
+}
+
+// Decide returns the verdict for c. It never changes the gate, and it never
+// allows a call that is neither allow-listed nor in an auto-mode server.
+func (g *Gate) Decide(c Call) Verdict {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	v := g.decide(c)
+	// The one non-interactive policy: with no one to ask, ask means deny.
+	if v.Decision == AskUser && !g.interactive {
+		return Verdict{Decision: Deny, Reason: noOneToAsk(c), By: ByPolicy, Mode: v.Mode}
+	}
+	return v
+}
+
+// decide applies the DESIGN §4 table. The caller holds g.mu.
+func (g *Gate) decide(c Call) Verdict {
+	mode, overridden := g.effectiveMode(c.Server)
+	if src, ok := g.listed(c); ok {
+		by := ByPolicy
+		if src == FromSession {
+			by = ByUser
+		}
+		return Verdict{Decision: Allow, Reason: allowedBy(c, src), By: by, Source: src, Mode: mode}
+	}
+	switch mode {
+	case Auto:
+		return Verdict{Decision: Allow, Reason: "auto mode", By: ByPolicy, Mode: mode}
+	case Ask:
+		return Verdict{Decision: AskUser, Reason: notListed(c, mode) + "; asking the user", By: ByPolicy, Mode: mode}
+	case Approve:
+		return Verdict{Decision: Park, Reason: notListed(c, mode) + "; waiting for approval", By: ByPolicy, Mode: mode}
+	default: // ReadOnly; effectiveMode never returns an unknown mode
+		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden), By: ByPolicy, Mode: ReadOnly}
+	}
+}
+
+// listed reports whether c is allow-listed and by which source, trying the
+// most durable source first. Matching is exact; an empty name never matches.
+// The caller holds g.mu.
+func (g *Gate) listed(c Call) (Source, bool) {
+	if c.Tool != "" {
+		if _, ok := g.serverAllow[c.Server][c.Tool]; ok {
+			return FromServer, true
+		}
+	}
+	if c.Name == "" {
+		return "", false
+	}
+	if _, ok := g.allow[c.Name]; ok {
+		return FromConfig, true
+	}
+	if _, ok := g.flagAllow[c.Name]; ok {
+		return FromFlag, true
+	}
+	if digest, ok := g.grants[c.Name]; ok && (digest == "" || digest == c.Digest) {
+		return FromSession, true
+	}
+	return "", false
+}
+
+// effectiveMode returns the mode for server (its override, else the global
+// mode) and whether it was overridden. The caller holds g.mu.
+func (g *Gate) effectiveMode(server string) (Mode, bool) {
+	if m, ok := g.serverModes[server]; ok {
+		return m.orReadOnly(), true
+	}
+	return g.mode.orReadOnly(), false
+}
+
+// SetInteractive says whether someone can answer a y/n modal. With false (the
+// non-interactive -p mode) a call that would be asked is denied instead.
+func (g *Gate) SetInteractive(interactive bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.interactive = interactive
+}
+
+// Interactive reports whether the gate may answer AskUser.
+func (g *Gate) Interactive() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.interactive
+}
+
+// SetMode sets the global mode (/mode MODE). An unknown mode sets read_only.
+// Per-server overrides still win over it.
+func (g *Gate) SetMode(m Mode) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.mode = m.orReadOnly()
+}
+
+// SetServerMode overrides the mode of one server (/mode SERVER MODE). An
+// unknown mode sets read_only.
+func (g *Gate) SetServerMode(server string, m Mode) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.serverModes == nil {
+		g.serverModes = make(map[string]Mode)
+	}
+	g.serverModes[server] = m.orReadOnly()
+}
+
+// ClearServerMode removes the override of one server, config or runtime, so
+// the server follows the global mode again. It reports whether there was one.
+func (g *Gate) ClearServerMode(server string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.serverModes[server]
+	delete(g.serverModes, server)
+	return ok
+}
+
+// Mode returns the global mode.
+func (g *Gate) Mode() Mode {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.mode.orReadOnly()
+}
+
+// ServerMode returns the effective mode of server and whether it comes from
+// an override of that server (false: it is the global mode).
+func (g *Gate) ServerMode(server string) (Mode, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.effectiveMode(server)
+}
+
+// ServerModes returns a copy of every per-server override.
+func (g *Gate) ServerModes() map[string]Mode {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return maps.Clone(g.serverModes)
+}
+
+// EffectiveMode returns the mode that decides calls to server's tools: its
+// override, else the global mode.
+func (g *Gate) EffectiveMode(server string) Mode {
+	m, _ := g.ServerMode(server)
+	return m
+}

@@ -1,0 +1,302 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"latch/mcp"
+	"latch/permissions"
+)
+
+// previewBytes caps the result preview in a tool_result event.
+const previewBytes = 2000
+
+// Answer is the user's reply to an asked call.
+type Answer int
+
+// Answers to the y/n modal.
+const (
+	AnswerNo     Answer = iota // deny this call
+	AnswerYes                  // run it once
+	AnswerAlways               // run it, and allow the tool for the rest of the session
+)
+
+// ollamaTools converts the connected servers' tools for the chat request.
+func (s *Session) ollamaTools() api.Tools {
+	if s.servers == nil {
+		return nil
+	}
+	var out api.Tools
+	for _, t := range s.servers.Tools() {
+		var params api.ToolFunctionParameters
+		raw, err := json.Marshal(t.InputSchema)
+		if err == nil {
+			_ = json.Unmarshal(raw, &params)
+		}
+		if params.Type == "" {
+			params.Type = "object"
+		}
+		desc := t.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{
+			Name: t.Name, Description: desc, Parameters: params,
+		}})
+	}
+	return out
+}
+
+var callSeq atomic.Int64
+
+// runToolCall takes one call of the model through the gate, runs it if
+// allowed, publishes what happens, and returns the tool message for the
+// model. Nothing here raises into the loop: every failure becomes a result
+// the model reads.
+func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) api.Message {
+	name := call.Function.Name
+	callID := call.ID
+	if callID == "" {
+		callID = fmt.Sprintf("call_%d", callSeq.Add(1))
+	}
+	args := call.Function.Arguments.ToMap()
+	if args == nil {
+		args = map[string]any{}
+	}
+	reply := func(content string) api.Message {
+		return api.Message{Role: "tool", ToolName: name, ToolCallID: call.ID, Content: content}
+	}
+	fail := func(msg string) api.Message {
+		s.publish(&ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: name, Error: msg})
+		return reply(errorJSON(msg))
+	}
+
+	var tool mcp.Tool
+	known := false
+	if s.servers != nil {
+		tool, known = s.servers.Lookup(name)
+	}
+	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: callID, Server: tool.Server,
+		Tool: name, Arguments: args, ReadOnly: tool.ReadOnly, Destructive: tool.Destructive})
+	if !known {
+		return fail(s.unknownTool(name))
+	}
+
+	pc := permissions.Call{Server: tool.Server, Tool: tool.Original, Name: tool.Name, Digest: tool.Digest}
+	v := s.gate.Decide(pc)
+	perm := func(decision, by, reason string) {
+		s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: name,
+			Decision: decision, By: by, Reason: reason, Mode: v.Mode.String()})
+	}
+	switch v.Decision {
+	case permissions.Deny:
+		perm("denied", v.By, v.Reason)
+		return fail("denied: " + v.Reason)
+	case permissions.AskUser:
+		perm("asked", "policy", v.Reason)
+		ans, err := s.waitAnswer(ctx, callID)
+		if err != nil {
+			perm("denied", "user", "the turn was cancelled before an answer")
+			return fail("cancelled: the user cancelled the turn before deciding")
+		}
+		s.gate.RecordDecision(callID, ans != AnswerNo)
+		if ans == AnswerNo {
+			perm("denied", "user", "the user said no")
+			return fail("denied: the user declined this call")
+		}
+		if ans == AnswerAlways {
+			s.gate.Grant(tool.Name, tool.Digest)
+		}
+		perm("allowed", "user", "")
+	case permissions.Park:
+		ap := s.approvals.Park(permissions.Approval{CallID: callID, Server: tool.Server, Tool: tool.Original,
+			Name: tool.Name, Arguments: args, Turn: turn, Created: time.Now().UTC()})
+		perm("parked", "policy", v.Reason)
+		s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: turn, ApprovalID: ap.ID,
+			CallID: callID, Server: tool.Server, Tool: name, Arguments: args})
+		ok, err := s.waitApproval(ctx, ap.ID)
+		if err != nil {
+			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
+		}
+		s.gate.RecordDecision(callID, ok)
+		decision := "rejected"
+		if ok {
+			decision = "approved"
+		}
+		s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: ap.ID, CallID: callID,
+			Decision: decision, By: "user"})
+		if !ok {
+			perm("denied", "user", "rejected with /reject "+ap.ID)
+			return fail("denied: the user rejected this call")
+		}
+		perm("allowed", "user", "approved")
+	default:
+		perm("allowed", v.By, v.Reason)
+	}
+	return s.execute(ctx, turn, callID, tool, args, reply, fail)
+}
+
+// execute runs an allowed call. Esc (CancelTools) cancels just this call:
+// the model is told, and the turn goes on.
+func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp.Tool, args map[string]any,
+	reply func(string) api.Message, fail func(string) api.Message) api.Message {
+	cctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.running[callID] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, callID)
+		s.mu.Unlock()
+		cancel()
+	}()
+	start := time.Now()
+	res, err := s.servers.Call(cctx, tool.Name, args, callID)
+	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: tool.Name,
+		DurationMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, mcp.ErrCancelled) {
+			ev.Cancelled = true
+			msg = "cancelled: the user stopped this call"
+		}
+		ev.Error = msg
+		s.publish(ev)
+		return reply(errorJSON(msg))
+	}
+	ev.OK = !res.IsError
+	ev.IsError = res.IsError
+	ev.Size = res.Size
+	ev.Preview = preview(res.Text)
+	s.publish(ev)
+	return reply(res.Text)
+}
+
+func preview(s string) string {
+	if len(s) <= previewBytes {
+		return s
+	}
+	cut := previewBytes
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func errorJSON(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+func (s *Session) unknownTool(name string) string {
+	var names []string
+	if s.servers != nil {
+		for _, t := range s.servers.Tools() {
+			names = append(names, t.Name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 20 {
+		names = append(names[:20], "…")
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("unknown tool %q: no tools are available", name)
+	}
+	return fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
+}
+
+// waitAnswer blocks until the user answers the asked call, or ctx ends.
+func (s *Session) waitAnswer(ctx context.Context, callID string) (Answer, error) {
+	ch := make(chan Answer, 1)
+	s.mu.Lock()
+	s.asks[callID] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.asks, callID)
+		s.mu.Unlock()
+	}()
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-ctx.Done():
+		return AnswerNo, ctx.Err()
+	}
+}
+
+// AnswerAsk delivers the user's answer to an asked call. The first answer
+// wins; later ones do nothing.
+func (s *Session) AnswerAsk(callID string, a Answer) bool {
+	s.mu.Lock()
+	ch, ok := s.asks[callID]
+	delete(s.asks, callID)
+	s.mu.Unlock()
+	if ok {
+		ch <- a
+	}
+	return ok
+}
+
+// waitApproval blocks until the parked call is approved or rejected.
+func (s *Session) waitApproval(ctx context.Context, id string) (bool, error) {
+	ch := make(chan bool, 1)
+	s.mu.Lock()
+	s.parked[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.parked, id)
+		s.mu.Unlock()
+	}()
+	select {
+	case ok := <-ch:
+		return ok, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// Decide approves or rejects a parked call by its approval id. A decision
+// applies exactly once.
+func (s *Session) Decide(id string, approve bool) error {
+	s.mu.Lock()
+	ch, ok := s.parked[id]
+	if ok {
+		if _, err := s.approvals.Resolve(id); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		delete(s.parked, id)
+	}
+	s.mu.Unlock()
+	if !ok {
+		if _, known := s.approvals.Get(id); !known {
+			return fmt.Errorf("no pending approval %q (/approvals lists them)", id)
+		}
+		return fmt.Errorf("approval %s has no waiting call", id)
+	}
+	ch <- approve
+	return nil
+}
+
+// Approvals lists the parked calls, oldest first.
+func (s *Session) Approvals() []permissions.Approval { return s.approvals.Pending() }
+
+// CancelTools cancels the running tool calls (Esc while a tool runs); the
+// model is told and the turn goes on. It reports whether any was running.
+func (s *Session) CancelTools() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.running {
+		c()
+	}
+	return len(s.running) > 0
+}

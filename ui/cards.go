@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"latch/session"
+	"latch/themes"
+	"latch/ui/sanitize"
+)
+
+// cardState is where a tool call stands, as its card shows it.
+type cardState int
+
+const (
+	cardRequested cardState = iota
+	cardAsking              // the y/n modal is open
+	cardParked              // waiting for /approve
+	cardRunning
+	cardDone
+	cardDenied
+	cardError
+)
+
+// card is a tool call in the chat. It changes state in place as events
+// arrive; its layout is cached until then.
+type card struct {
+	callID    string
+	server    string
+	tool      string
+	args      map[string]any
+	readOnly  bool
+	destroys  bool
+	state     cardState
+	approval  string // the approval id while parked
+	reason    string // why it was denied, or the error
+	by        string // "policy" or "user"
+	started   time.Time
+	duration  time.Duration
+	progress  float64
+	total     float64
+	progMsg   string
+	preview   string
+	size      int
+	isError   bool
+	cancelled bool
+	frame     int // the spinner's frame while running
+}
+
+// prettyArgs renders arguments as indented JSON, sanitized.
+func prettyArgs(args map[string]any) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		return fmt.Sprint(args)
+	}
+	return sanitizeText(string(b))
+}
+
+// spinnerFrames animate a running call.
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// cardPreviewLines is how much of a result a card shows.
+const cardPreviewLines = 6
+
+// layout draws the card at width; now animates a running call.
+func (c *card) layout(st *themes.Styles, width int, now time.Time) []string {
+	lines := []string{""}
+	var icon, state string
+	switch c.state {
+	case cardRequested:
+		icon, state = "○", "requested"
+	case cardAsking:
+		icon, state = "?", "waiting for your answer (y/n/a)"
+	case cardParked:
+		icon, state = "⏸", fmt.Sprintf("waiting for approval %s: /approve %s or /reject %s", c.approval, c.approval, c.approval)
+	case cardRunning:
+		icon = spinnerFrames[c.frame%len(spinnerFrames)]
+		state = "running " + now.Sub(c.started).Truncate(100*time.Millisecond).String()
+	case cardDone:
+		icon, state = "✓", "done in "+c.duration.Truncate(time.Millisecond).String()
+		if c.isError {
+			icon, state = "✗", "the tool reported an error ("+c.duration.Truncate(time.Millisecond).String()+")"
+		}
+	case cardDenied:
+		icon, state = "⛔", "denied by "+c.by
+	case cardError:
+		icon, state = "✗", "failed"
+		if c.cancelled {
+			icon, state = "⏹", "cancelled"
+		}
+	}
+	hint := ""
+	switch {
+	case c.readOnly:
+		hint = " · read-only"
+	case c.destroys:
+		hint = " · destructive"
+	}
+	head := fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
+	style := st.Chat.Notice
+	switch c.state {
+	case cardDenied, cardError:
+		style = st.Chat.Error
+	case cardAsking, cardParked:
+		style = st.Status.Busy.UnsetBackground()
+	}
+	for _, l := range plainLines(head, width) {
+		lines = append(lines, style.Render(l))
+	}
+	inner := width - 4
+	add := func(text string, s func(...string) string) {
+		for _, l := range plainLines(text, inner) {
+			lines = append(lines, "  │ "+s(strings.TrimPrefix(l, margin)))
+		}
+	}
+	add(prettyArgs(c.args), st.Chat.Notice.Render)
+	if c.state == cardRunning && c.total > 0 {
+		add(progressBar(c.progress, c.total, min(inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
+	}
+	if c.reason != "" && (c.state == cardDenied || c.state == cardError) {
+		add(c.reason, st.Chat.Error.Render)
+	}
+	if c.state == cardDone && c.preview != "" {
+		pl := strings.Split(sanitizeText(c.preview), "\n")
+		more := ""
+		if len(pl) > cardPreviewLines {
+			more = fmt.Sprintf("… %d more lines", len(pl)-cardPreviewLines)
+			pl = pl[:cardPreviewLines]
+		} else if c.size > len(c.preview) {
+			more = fmt.Sprintf("… %d bytes in all", c.size)
+		}
+		add(strings.Join(pl, "\n"), st.Chat.Assistant.Render)
+		if more != "" {
+			add(more, st.Chat.Footer.Render)
+		}
+	}
+	return lines
+}
+
+// progressBar draws progress out of total in width cells.
+func progressBar(p, total float64, width int) string {
+	if width < 5 {
+		width = 5
+	}
+	frac := p / total
+	frac = max(0, min(frac, 1))
+	full := int(frac * float64(width))
+	return "[" + strings.Repeat("█", full) + strings.Repeat("░", width-full) + fmt.Sprintf("] %3.0f%%", frac*100)
+}
+
+// cardFor finds the card of a call.
+func (m *Model) cardFor(callID string) *entry {
+	return m.cards[callID]
+}
+
+// handleToolEvent applies tool-call events to their card.
+func (m *Model) handleToolEvent(ev session.Event) {
+	switch e := ev.(type) {
+	case *session.ToolCallEvent:
+		c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
+			readOnly: e.ReadOnly, destroys: e.Destructive}
+		m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
+		m.reply = nil // text after the call is a new reply
+	case *session.PermissionEvent:
+		en := m.cardFor(e.CallID)
+		if en == nil {
+			return
+		}
+		c := en.card
+		switch e.Decision {
+		case "asked":
+			c.state = cardAsking
+			m.openModal(c, "")
+		case "parked":
+			c.state = cardParked
+		case "denied":
+			c.state, c.reason, c.by = cardDenied, e.Reason, e.By
+			m.closeModal(c.callID)
+		case "allowed":
+			c.state, c.started = cardRunning, time.Now()
+			m.closeModal(c.callID)
+		}
+		en.invalidate()
+	case *session.ApprovalParkedEvent:
+		if en := m.cardFor(e.CallID); en != nil {
+			en.card.approval = e.ApprovalID
+			en.card.state = cardParked
+			en.invalidate()
+			m.openModal(en.card, e.ApprovalID)
+		}
+		m.pending++
+	case *session.ApprovalResolvedEvent:
+		m.pending = max(m.pending-1, 0)
+		m.closeModal(e.CallID)
+	case *session.ToolProgress:
+		if en := m.cardFor(e.CallID); en != nil {
+			en.card.progress, en.card.total, en.card.progMsg = e.Progress, e.Total, e.Message
+			en.invalidate()
+		}
+	case *session.ToolResultEvent:
+		en := m.cardFor(e.CallID)
+		if en == nil {
+			return
+		}
+		c := en.card
+		c.duration = time.Duration(e.DurationMS) * time.Millisecond
+		switch {
+		case e.Error != "" && c.state != cardDenied:
+			c.state, c.reason, c.cancelled = cardError, e.Error, e.Cancelled
+		case e.Error == "":
+			c.state, c.preview, c.size, c.isError = cardDone, e.Preview, e.Size, e.IsError
+		}
+		m.closeModal(c.callID)
+		en.invalidate()
+	}
+	m.chat.dirty = true
+	m.dirty = true
+}
+
+// anyRunning reports whether a card shows a running call.
+func (m *Model) anyRunning() bool {
+	for _, en := range m.cards {
+		if en.card.state == cardRunning {
+			return true
+		}
+	}
+	return false
+}

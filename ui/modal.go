@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"latch/session"
+	"latch/ui/sanitize"
+)
+
+// modal is the permission question over the chat: an asked call (y, n, a,
+// Esc) or a parked one (y, n, Esc = decide later).
+type modal struct {
+	card     *card
+	approval string // set for a parked call
+	scroll   int    // first argument line shown
+}
+
+func (m *Model) openModal(c *card, approval string) {
+	m.modal = &modal{card: c, approval: approval}
+	m.dirty = true
+}
+
+func (m *Model) closeModal(callID string) {
+	if m.modal != nil && m.modal.card.callID == callID {
+		m.modal = nil
+		m.dirty = true
+	}
+}
+
+// handleModalKey answers the modal. Only keys typed here decide anything.
+func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
+	md := m.modal
+	m.dirty = true
+	switch msg.String() {
+	case "y", "Y":
+		return m.answer(md, session.AnswerYes)
+	case "n", "N":
+		return m.answer(md, session.AnswerNo)
+	case "a", "A":
+		if md.approval == "" {
+			return m.answer(md, session.AnswerAlways)
+		}
+	case "esc":
+		m.modal = nil
+		if md.approval != "" {
+			m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
+			return nil
+		}
+		// Esc on an asked call denies it and cancels the turn.
+		m.b.AnswerAsk(md.card.callID, session.AnswerNo)
+		m.b.Cancel()
+	case "up", "k":
+		md.scroll = max(md.scroll-1, 0)
+	case "down", "j":
+		md.scroll++
+	case "pgup":
+		md.scroll = max(md.scroll-10, 0)
+	case "pgdown":
+		md.scroll += 10
+	}
+	return nil
+}
+
+func (m *Model) answer(md *modal, a session.Answer) tea.Cmd {
+	m.modal = nil
+	if md.approval == "" {
+		m.b.AnswerAsk(md.card.callID, a)
+		return nil
+	}
+	id, ok := md.approval, a != session.AnswerNo
+	b := m.b
+	return func() tea.Msg { return approvalDoneMsg{id: id, approve: ok, err: b.Decide(id, ok)} }
+}
+
+// approvalDoneMsg reports a decision on a parked call.
+type approvalDoneMsg struct {
+	id      string
+	approve bool
+	err     error
+}
+
+// render draws the modal box for a screen of width × height.
+func (md *modal) render(m *Model, width, height int) string {
+	st := m.st.Dialog
+	c := md.card
+	w := min(width-4, 90)
+	var b strings.Builder
+	title := "Allow this tool call?"
+	if md.approval != "" {
+		title = "Approve this tool call? (" + md.approval + ")"
+	}
+	b.WriteString(st.Title.Render(title) + "\n\n")
+	fmt.Fprintf(&b, "server  %s\ntool    %s\n", sanitize.Line(c.server), sanitize.Line(c.tool))
+	switch {
+	case c.readOnly:
+		b.WriteString("hints   read-only\n")
+	case c.destroys:
+		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
+	}
+	b.WriteString("\narguments\n")
+	args := strings.Split(prettyArgs(c.args), "\n")
+	var wrapped []string
+	for _, a := range args {
+		wrapped = append(wrapped, wrapLine(a, w-6, "  ")...)
+	}
+	rows := max(height-14, 3)
+	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
+	end := min(md.scroll+rows, len(wrapped))
+	for _, l := range wrapped[md.scroll:end] {
+		b.WriteString(ansi.Truncate(l, w-4, "…") + "\n")
+	}
+	if len(wrapped) > rows {
+		fmt.Fprintf(&b, st.Hint.Render("  lines %d–%d of %d (↑/↓ scroll)")+"\n", md.scroll+1, end, len(wrapped))
+	}
+	b.WriteString("\n")
+	if md.approval != "" {
+		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
+	} else {
+		b.WriteString(st.Hint.Render("y run once · n deny · a allow this tool for the session · esc deny and stop"))
+	}
+	return st.Box.Width(w).Render(b.String())
+}
+
+// tickMsg animates running tool cards.
+type tickMsg struct{}
+
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// maybeTick starts the animation when a call runs; it stops by itself.
+func (m *Model) maybeTick() tea.Cmd {
+	if m.ticking || !m.anyRunning() {
+		return nil
+	}
+	m.ticking = true
+	return m.tick()
+}
+
+func (m *Model) handleTick() tea.Cmd {
+	m.spin++
+	if !m.anyRunning() {
+		m.ticking = false
+		return nil
+	}
+	for _, en := range m.cards {
+		if en.card.state == cardRunning {
+			en.card.frame = m.spin
+			en.invalidate()
+		}
+	}
+	m.chat.dirty = true
+	m.dirty = true
+	return m.tick()
+}

@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/permissions"
+	"latch/ui/sanitize"
+)
+
+// cmdMode shows or changes a permission mode: /mode, /mode MODE,
+// /mode SERVER MODE. Only the person at the keyboard gets here.
+func (m *Model) cmdMode(args []string) tea.Cmd {
+	switch len(args) {
+	case 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "mode: %s", m.b.Mode())
+		for _, n := range m.b.ServerNames() {
+			if md, ok := m.b.ServerMode(n); ok {
+				fmt.Fprintf(&b, "\n  %s: %s", n, md)
+			}
+		}
+		b.WriteString("\nmodes: read_only (only allow-listed tools), ask (y/n for others), approve (others wait for /approve), auto (everything runs)")
+		m.addNotice(b.String())
+	case 1:
+		md, err := permissions.ParseMode(args[0])
+		if err != nil {
+			m.addError("/mode: " + err.Error())
+			return nil
+		}
+		m.b.SetMode(md)
+		m.addNotice("mode: " + md.String())
+	case 2:
+		md, err := permissions.ParseMode(args[1])
+		if err != nil {
+			m.addError("/mode: " + err.Error())
+			return nil
+		}
+		if err := m.b.SetServerMode(args[0], md); err != nil {
+			m.addError(fmt.Sprintf("/mode: %s (servers: %s)", sanitizeText(err.Error()), strings.Join(m.b.ServerNames(), ", ")))
+			return nil
+		}
+		m.addNotice(fmt.Sprintf("mode of %s: %s", args[0], md))
+	default:
+		m.badArgs("mode")
+	}
+	m.dirty = true
+	return nil
+}
+
+// cmdAllow lists the allow-list with where each entry came from, or grants
+// a tool for the rest of the session.
+func (m *Model) cmdAllow(args []string) tea.Cmd {
+	switch len(args) {
+	case 0:
+		entries := m.b.AllowList()
+		if len(entries) == 0 {
+			m.addNotice("the allow-list is empty: in read_only mode every tool call is denied (/allow NAME grants one; /tools lists them)")
+			return nil
+		}
+		var b strings.Builder
+		b.WriteString("allow-list:")
+		for _, e := range entries {
+			fmt.Fprintf(&b, "\n  %-40s %s", sanitize.Line(e.Name), e.Source)
+		}
+		m.addNotice(b.String())
+	case 1:
+		if strings.ContainsAny(args[0], "*?[") {
+			m.addError("/allow: matching is exact; list each tool")
+			return nil
+		}
+		if err := m.b.Grant(args[0]); err != nil {
+			m.addError("/allow: " + sanitizeText(err.Error()))
+			return nil
+		}
+		m.addNotice(fmt.Sprintf("%s is allowed for the rest of this session", sanitize.Line(args[0])))
+	default:
+		m.badArgs("allow")
+	}
+	return nil
+}
+
+func (m *Model) cmdApprovals(args []string) tea.Cmd {
+	if len(args) > 0 {
+		m.badArgs("approvals")
+		return nil
+	}
+	aps := m.b.Approvals()
+	if len(aps) == 0 {
+		m.addNotice("no calls are waiting for approval")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("waiting for approval:")
+	for _, ap := range aps {
+		raw, _ := json.Marshal(ap.Arguments)
+		args := string(raw)
+		if len(args) > 120 {
+			args = args[:120] + "…"
+		}
+		fmt.Fprintf(&b, "\n  %s  %s  %s  (since %s)", ap.ID, sanitize.Line(ap.Name), sanitize.Line(args), ap.Created.Local().Format("15:04:05"))
+	}
+	b.WriteString("\n/approve ID runs it once · /reject ID denies it")
+	m.addNotice(b.String())
+	return nil
+}
+
+func (m *Model) decideCmd(name string, args []string, approve bool) tea.Cmd {
+	if len(args) != 1 {
+		m.badArgs(name)
+		return nil
+	}
+	id := args[0]
+	m.modal = nil
+	b := m.b
+	return func() tea.Msg { return approvalDoneMsg{id: id, approve: approve, err: b.Decide(id, approve)} }
+}
+
+func (m *Model) cmdApprove(args []string) tea.Cmd { return m.decideCmd("approve", args, true) }
+func (m *Model) cmdReject(args []string) tea.Cmd  { return m.decideCmd("reject", args, false) }
