@@ -138,8 +138,15 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			return fail("denied: the user rejected this call")
 		}
 		perm("allowed", "user", "approved")
-	default:
+	case permissions.Allow:
+		if !v.Allowed() {
+			perm("denied", "policy", "the gate gave no valid verdict")
+			return fail("denied: the gate gave no valid verdict")
+		}
 		perm("allowed", v.By, v.Reason)
+	default: // fail closed on anything unknown
+		perm("denied", "policy", "the gate gave no valid verdict")
+		return fail("denied: the gate gave no valid verdict")
 	}
 	return s.execute(ctx, turn, callID, tool, args, reply, fail)
 }
