@@ -47,6 +47,7 @@ type card struct {
 	isError   bool
 	cancelled bool
 	frame     int // the spinner's frame while running
+	clock     func() time.Time
 }
 
 // prettyArgs renders arguments as indented JSON, sanitized.
@@ -67,8 +68,9 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 // cardPreviewLines is how much of a result a card shows.
 const cardPreviewLines = 6
 
-// layout draws the card at width; now animates a running call.
-func (c *card) layout(st *themes.Styles, width int, now time.Time) []string {
+// layout draws the card at width.
+func (c *card) layout(st *themes.Styles, width int) []string {
+	now := c.clock()
 	lines := []string{""}
 	var icon, state string
 	switch c.state {
@@ -163,7 +165,7 @@ func (m *Model) handleToolEvent(ev session.Event) {
 	switch e := ev.(type) {
 	case *session.ToolCallEvent:
 		c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
-			readOnly: e.ReadOnly, destroys: e.Destructive}
+			readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now}
 		m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 		m.reply = nil // text after the call is a new reply
 	case *session.PermissionEvent:
@@ -182,7 +184,7 @@ func (m *Model) handleToolEvent(ev session.Event) {
 			c.state, c.reason, c.by = cardDenied, e.Reason, e.By
 			m.closeModal(c.callID)
 		case "allowed":
-			c.state, c.started = cardRunning, time.Now()
+			c.state, c.started = cardRunning, m.now()
 			m.closeModal(c.callID)
 		}
 		en.invalidate()

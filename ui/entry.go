@@ -2,7 +2,6 @@ package ui
 
 import (
 	"strings"
-	"time"
 
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -88,7 +87,7 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int) []string {
 			lines = append(lines, st.Chat.Notice.Render(l))
 		}
 	case toolEntry:
-		return e.card.layout(st, width, time.Now())
+		return e.card.layout(st, width)
 	case errorEntry:
 		for i, l := range plainLines(sanitizeText(e.text), width-2) {
 			l = strings.TrimPrefix(l, margin)

@@ -30,13 +30,17 @@ func (m *Model) statusLine() string {
 	}
 	left += st.Item.Render(" │ ") + modeStyle.Render(mode.String())
 	if m.pending > 0 {
-		left += st.Busy.Render(fmt.Sprintf(" │ %d awaiting approval", m.pending))
+		left += st.Busy.Render(fmt.Sprintf(" │ ⏸ %d pending", m.pending))
 	}
 	left += st.Item.Render(" │ " + m.b.ID())
 	var right string
 	switch {
+	case m.running && (m.modal != nil || m.pending > 0):
+		right = st.Busy.Render("waiting for you ")
+	case m.running && m.anyRunning():
+		right = st.Busy.Render("running a tool… ")
 	case m.running:
-		right = st.Busy.Render("streaming… (esc cancels) ")
+		right = st.Busy.Render("streaming… ")
 	case m.lastTPS > 0:
 		right = st.Item.Render(fmt.Sprintf("%.1f tok/s ", m.lastTPS))
 	}

@@ -62,6 +62,8 @@ type Options struct {
 	Events  *session.Sub // the session's events, subscribed before Start
 	Styles  themes.Styles
 	Version string
+	// Now is the clock of elapsed times on tool cards (default time.Now).
+	Now func() time.Time
 	// FrameInterval batches streamed events: after a batch the next one is
 	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
 	FrameInterval time.Duration
@@ -88,6 +90,7 @@ type Model struct {
 	pending       int                    // parked approvals
 	ticking       bool                   // the running-card animation is on
 	spin          int                    // its frame
+	now           func() time.Time
 
 	running  bool
 	turn     int
@@ -114,7 +117,10 @@ func New(o Options) *Model {
 	md := newMDRenderer(st.Palette.Glamour)
 	m := &Model{
 		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(), ver: o.Version,
-		batch: batch, md: md, dirty: true, cards: map[string]*entry{},
+		batch: batch, md: md, dirty: true, cards: map[string]*entry{}, now: o.Now,
+	}
+	if m.now == nil {
+		m.now = time.Now
 	}
 	m.chat = newChatPane(m.st, md)
 	m.input = newInputBox(m.st)
