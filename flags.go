@@ -20,6 +20,15 @@ type flags struct {
 	allow   listFlag
 	theme   string
 	version bool
+
+	prompt    string // -p: run one turn without the screen
+	promptSet bool
+	json      bool   // --json: events as NDJSON on stdout
+	cont      bool   // --continue: resume the latest session
+	resume    string // --resume ID
+	approve   string // --approve APPROVAL_ID (with --resume)
+	reject    string // --reject APPROVAL_ID (with --resume)
+	command   string // a subcommand: "sessions"
 }
 
 // listFlag collects a repeatable flag.
@@ -31,7 +40,10 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 const usageHead = `latch — chat with a local Ollama model, with MCP tools behind a permission gate.
 
 Usage:
-  latch [flags]
+  latch [flags]                 the chat
+  latch -p PROMPT [--json]      one turn, no screen (exit 0 done, 1 error, 2 usage, 3 parked)
+  latch --resume ID --approve APPROVAL_ID -p ""   finish a parked run
+  latch sessions                saved sessions
 
 Flags:
 `
@@ -58,6 +70,15 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool); repeatable")
 	fs.StringVar(&f.theme, "theme", "", "colour `theme`: auto, dark or light")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.Func("p", "run one turn with this `prompt` and print the answer (no screen); \"-\" reads it from stdin", func(v string) error {
+		f.prompt, f.promptSet = v, true
+		return nil
+	})
+	fs.BoolVar(&f.json, "json", false, "with -p: print the events as NDJSON on stdout instead of the answer")
+	fs.BoolVar(&f.cont, "continue", false, "resume the latest session")
+	fs.StringVar(&f.resume, "resume", "", "resume the session with this `id` (see latch sessions)")
+	fs.StringVar(&f.approve, "approve", "", "with --resume: approve the parked call with this approval `id`")
+	fs.StringVar(&f.reject, "reject", "", "with --resume: reject the parked call with this approval `id`")
 	fs.Usage = func() {
 		fmt.Fprint(out, usageHead)
 		fs.PrintDefaults()
@@ -69,8 +90,22 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 		}
 		return f, err
 	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected argument %q (see latch --help)", fs.Arg(0))
+	rest := fs.Args()
+	if len(rest) > 0 && rest[0] == "sessions" {
+		f.command, rest = "sessions", rest[1:]
+	}
+	if len(rest) > 0 {
+		return f, fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
+	}
+	switch {
+	case f.cont && f.resume != "":
+		return f, errors.New("--continue and --resume ID are exclusive")
+	case (f.approve != "" || f.reject != "") && f.resume == "" && !f.cont:
+		return f, errors.New("--approve and --reject need --resume ID (or --continue)")
+	case f.approve != "" && f.reject != "":
+		return f, errors.New("--approve and --reject are exclusive")
+	case f.json && !f.promptSet:
+		return f, errors.New("--json goes with -p")
 	}
 	return f, nil
 }

@@ -25,11 +25,11 @@ func main() {
 	// Libraries (mcp-go) log through slog; on a full-screen terminal that
 	// would tear the screen. What matters reaches the user as events.
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
 // run is main without the process: flags, config, wiring, the program.
-func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	f, err := parseFlags(args, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -50,7 +50,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	for _, w := range s.cfg.Warnings {
 		fmt.Fprintln(stderr, "latch: warning:", w)
 	}
-	if err := runTUI(s); err != nil {
+	switch {
+	case f.command == "sessions":
+		return runSessions(s, stdout, stderr)
+	case f.promptSet:
+		return runPrompt(s, f, stdin, stdout, stderr)
+	}
+	if err := runTUI(s, f); err != nil {
 		fmt.Fprintln(stderr, "latch:", err)
 		return exitError
 	}

@@ -22,6 +22,8 @@ type settings struct {
 	flagAllow []string // --allow alone
 	theme     string
 	keepAlive *time.Duration
+	stateDir  string // where session logs live
+	getenv    func(string) string
 }
 
 func loadSettings(f flags, getenv func(string) string) (*settings, error) {
@@ -30,7 +32,7 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{cfg: cfg}
+	s := &settings{cfg: cfg, stateDir: session.StateDir(getenv), getenv: getenv}
 	s.model = first(f.model, getenv("LATCH_MODEL"), cfg.Model)
 	s.host = session.ParseHost(first(f.host, getenv("OLLAMA_HOST"), cfg.Ollama.Host))
 	s.mode = first(f.mode, cfg.Permissions.Mode, "read_only")

@@ -81,7 +81,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb strings.Builder
-			code := run(tc.args, &out, &errb, envOf(map[string]string{"HOME": dir}))
+			code := run(tc.args, strings.NewReader(""), &out, &errb, envOf(map[string]string{"HOME": dir}))
 			if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errb.String(), tc.want)
 			}
@@ -91,11 +91,11 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 
 func TestVersionAndHelp(t *testing.T) {
 	var out, errb strings.Builder
-	if code := run([]string{"--version"}, &out, &errb, envOf(nil)); code != 0 || !strings.HasPrefix(out.String(), "latch ") {
+	if code := run([]string{"--version"}, nil, &out, &errb, envOf(nil)); code != 0 || !strings.HasPrefix(out.String(), "latch ") {
 		t.Fatalf("--version: %d %q", code, out.String())
 	}
 	out.Reset()
-	if code := run([]string{"--help"}, &out, &errb, envOf(nil)); code != 0 || !strings.Contains(out.String()+errb.String(), "--model") && !strings.Contains(out.String()+errb.String(), "-model") {
+	if code := run([]string{"--help"}, nil, &out, &errb, envOf(nil)); code != 0 || !strings.Contains(out.String()+errb.String(), "--model") && !strings.Contains(out.String()+errb.String(), "-model") {
 		t.Fatalf("--help: %d %q", code, out.String())
 	}
 }

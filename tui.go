@@ -38,7 +38,7 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 }
 
 // runTUI runs the interactive program until the user quits.
-func runTUI(s *settings) error {
+func runTUI(s *settings, f flags) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if s.theme == "auto" || s.theme == "" {
@@ -48,18 +48,17 @@ func runTUI(s *settings) error {
 	if err != nil {
 		return fmt.Errorf("--theme: %w", err)
 	}
-	sess := session.New(session.Options{
-		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
-		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
-		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(),
-	})
+	sess, resumed, err := openSession(s, f, false)
+	if err != nil {
+		return err
+	}
 	sub := sess.Subscribe()
 	sess.Start()
 	// Servers connect in the background; the screen is up at once.
 	sess.StartServers()
 	defer sess.Close()
 
-	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version})
+	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version, Resumed: resumed})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20))
 	_, err = p.Run()
 	return err

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type Options struct {
 	KeepAlive *time.Duration // nil: Ollama's default
 	Options   map[string]any // model options, passed through
 	ID        string         // session id; a new one when empty
+	// LogDir, when set, is where the session log is written
+	// (<LogDir>/<id>.jsonl); see StateDir.
+	LogDir string
 	// Servers are the MCP servers to hold for the session (StartServers
 	// connects them).
 	Servers []ServerConfig
@@ -49,6 +53,7 @@ type Session struct {
 	options   map[string]any
 	events    Broker
 	servers   *mcp.Manager // nil without servers
+	log       *sessionLog  // nil when not logging
 	gate      *permissions.Gate
 	approvals *permissions.Approvals
 	maxRounds int
@@ -64,6 +69,15 @@ type Session struct {
 	parked  map[string]chan bool          // parked calls waiting, by approval id
 	running map[string]context.CancelFunc // tool calls running, by call id
 	noTools map[string]bool               // models that refused tools
+
+	// A resumed session: the calls its last turn still owes, decisions
+	// made before the restart, and calls in doubt.
+	resumed   bool
+	owed      []api.ToolCall
+	decided   map[string]bool // call id → approved (or allowed by the user)
+	inDoubt   []InDoubt
+	dismissed map[string]bool
+	logErr    error
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -78,6 +92,10 @@ func New(o Options) *Session {
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
 		running: map[string]context.CancelFunc{}, noTools: map[string]bool{},
+		decided: map[string]bool{}, dismissed: map[string]bool{},
+	}
+	if o.LogDir != "" {
+		s.log, s.logErr = openLog(o.LogDir, id)
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = DefaultMaxToolRounds
@@ -98,7 +116,12 @@ func NewID() string {
 
 // Start publishes session_started. Call it once subscribers are in place.
 func (s *Session) Start() {
-	s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
+	if s.logErr != nil {
+		s.publish(&Error{Header: s.header(TypeError), Message: s.logErr.Error() + " (the chat goes on, but is not saved)"})
+	}
+	if !s.resumed {
+		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
+	}
 }
 
 // Subscribe returns a queue of every event published from now on.
@@ -136,14 +159,25 @@ func (s *Session) Send(text string) error {
 	if s.model == "" {
 		return ErrNoModel
 	}
+	if len(s.owed) > 0 {
+		s.mu.Unlock()
+		why := s.Blocked()
+		s.mu.Lock()
+		if why != "" {
+			return &UserError{Msg: "the last turn is not finished: " + why}
+		}
+	}
 	s.turn++
 	turn := s.turn
-	s.history = append(s.history, api.Message{Role: "user", Content: text})
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.done = make(chan struct{})
+	done := s.done
+	s.mu.Unlock()
 	s.publish(&UserMessage{Header: s.header(TypeUserMessage), Turn: turn, Text: text})
-	go s.runTurn(ctx, turn, s.done)
+	s.appendHistory(turn, api.Message{Role: "user", Content: text})
+	go s.runTurn(ctx, turn, done, nil)
+	s.mu.Lock()
 	return nil
 }
 
@@ -182,6 +216,9 @@ func (s *Session) Close() {
 	s.Wait()
 	if s.servers != nil {
 		s.servers.CloseAll()
+	}
+	if s.log != nil {
+		_ = s.log.close()
 	}
 	s.events.Close()
 }
@@ -243,7 +280,29 @@ func (s *Session) header(typ string) Header {
 	return Header{Type: typ, Time: time.Now().UTC(), SessionID: s.id}
 }
 
-func (s *Session) publish(e Event) { s.events.Publish(e) }
+// publish logs an event (synced where the session must not go on before
+// it is on disk) and hands it to every subscriber.
+func (s *Session) publish(e Event) {
+	if s.log != nil {
+		if write, sync := logged(e); write {
+			if err, first := s.log.write(e, sync); first {
+				s.events.Publish(&Error{Header: s.header(TypeError), Message: fmt.Sprintf(
+					"cannot write the session log %s: %v (the chat goes on, but is not saved)", s.log.path, err)})
+			}
+		}
+	}
+	s.events.Publish(e)
+}
+
+// appendHistory adds a message to the conversation and logs it. Callers
+// must not hold mu.
+func (s *Session) appendHistory(turn int, m api.Message) {
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+	s.publish(&MessageEvent{Header: s.header(TypeMessage), Turn: turn, Role: m.Role, Content: m.Content,
+		Thinking: m.Thinking, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
+}
 
 func hasCap(caps []string, c string) bool {
 	for _, x := range caps {

@@ -86,12 +86,28 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 	}
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: callID, Server: tool.Server,
 		Tool: name, Arguments: args, ReadOnly: tool.ReadOnly, Destructive: tool.Destructive})
+	s.mu.Lock()
+	dismissed := s.dismissed[callID]
+	prior, hasPrior := s.decided[callID]
+	s.mu.Unlock()
+	if dismissed {
+		return fail("outcome unknown: latch stopped while this call was running, and the user chose not to run it again")
+	}
 	if !known {
 		return fail(s.unknownTool(name))
 	}
 
 	pc := permissions.Call{Server: tool.Server, Tool: tool.Original, Name: tool.Name, Digest: tool.Digest}
 	v := s.gate.Decide(pc)
+	if hasPrior && (v.Decision == permissions.AskUser || v.Decision == permissions.Park) {
+		// Decided before a restart: the decision stands, and is not asked again.
+		if !prior {
+			s.publishPermission(turn, callID, name, "denied", "user", "decided before the restart", v.Mode)
+			return fail("denied: the user declined this call")
+		}
+		s.publishPermission(turn, callID, name, "allowed", "user", "decided before the restart", v.Mode)
+		return s.execute(ctx, turn, callID, tool, args, reply, fail)
+	}
 	perm := func(decision, by, reason string) {
 		s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: name,
 			Decision: decision, By: by, Reason: reason, Mode: v.Mode.String()})
@@ -101,8 +117,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		perm("denied", v.By, v.Reason)
 		return fail("denied: " + v.Reason)
 	case permissions.AskUser:
-		perm("asked", "policy", v.Reason)
-		ans, err := s.waitAnswer(ctx, callID)
+		ans, err := s.waitAnswer(ctx, callID, func() { perm("asked", "policy", v.Reason) })
 		if err != nil {
 			perm("denied", "user", "the turn was cancelled before an answer")
 			return fail("cancelled: the user cancelled the turn before deciding")
@@ -117,12 +132,18 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		}
 		perm("allowed", "user", "")
 	case permissions.Park:
+		// Park and register the waiting call at once, under mu as Decide
+		// is: a Decide as soon as the approval is listed finds the call.
+		wait := make(chan bool, 1)
+		s.mu.Lock()
 		ap := s.approvals.Park(permissions.Approval{CallID: callID, Server: tool.Server, Tool: tool.Original,
 			Name: tool.Name, Arguments: args, Turn: turn, Created: time.Now().UTC()})
+		s.parked[ap.ID] = wait
+		s.mu.Unlock()
 		perm("parked", "policy", v.Reason)
 		s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: turn, ApprovalID: ap.ID,
 			CallID: callID, Server: tool.Server, Tool: name, Arguments: args})
-		ok, err := s.waitApproval(ctx, ap.ID)
+		ok, err := s.waitApproval(ctx, ap.ID, wait)
 		if err != nil {
 			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
 		}
@@ -149,6 +170,11 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		return fail("denied: the gate gave no valid verdict")
 	}
 	return s.execute(ctx, turn, callID, tool, args, reply, fail)
+}
+
+func (s *Session) publishPermission(turn int, callID, tool, decision, by, reason string, mode permissions.Mode) {
+	s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: tool,
+		Decision: decision, By: by, Reason: reason, Mode: mode.String()})
 }
 
 // execute runs an allowed call. Esc (CancelTools) cancels just this call:
@@ -221,7 +247,10 @@ func (s *Session) unknownTool(name string) string {
 }
 
 // waitAnswer blocks until the user answers the asked call, or ctx ends.
-func (s *Session) waitAnswer(ctx context.Context, callID string) (Answer, error) {
+// It calls announce (which publishes the "asked" event) once the call is
+// registered, so that an answer given as soon as the event is seen is not
+// lost.
+func (s *Session) waitAnswer(ctx context.Context, callID string, announce func()) (Answer, error) {
 	ch := make(chan Answer, 1)
 	s.mu.Lock()
 	s.asks[callID] = ch
@@ -231,6 +260,7 @@ func (s *Session) waitAnswer(ctx context.Context, callID string) (Answer, error)
 		delete(s.asks, callID)
 		s.mu.Unlock()
 	}()
+	announce()
 	select {
 	case a := <-ch:
 		return a, nil
@@ -252,12 +282,9 @@ func (s *Session) AnswerAsk(callID string, a Answer) bool {
 	return ok
 }
 
-// waitApproval blocks until the parked call is approved or rejected.
-func (s *Session) waitApproval(ctx context.Context, id string) (bool, error) {
-	ch := make(chan bool, 1)
-	s.mu.Lock()
-	s.parked[id] = ch
-	s.mu.Unlock()
+// waitApproval blocks until the parked call, registered in s.parked with
+// ch, is approved or rejected.
+func (s *Session) waitApproval(ctx context.Context, id string, ch chan bool) (bool, error) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.parked, id)
@@ -285,10 +312,23 @@ func (s *Session) Decide(id string, approve bool) error {
 	}
 	s.mu.Unlock()
 	if !ok {
-		if _, known := s.approvals.Get(id); !known {
-			return fmt.Errorf("no pending approval %q (/approvals lists them)", id)
+		// A call parked before a restart: record the decision, and let
+		// the turn go on once nothing else blocks it.
+		ap, err := s.approvals.Resolve(id)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("approval %s has no waiting call", id)
+		s.mu.Lock()
+		s.decided[ap.CallID] = approve
+		s.mu.Unlock()
+		decision := "rejected"
+		if approve {
+			decision = "approved"
+		}
+		s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: id, CallID: ap.CallID,
+			Decision: decision, By: "user"})
+		s.Continue()
+		return nil
 	}
 	ch <- approve
 	return nil

@@ -24,14 +24,23 @@ type round struct {
 // runTurn streams the model's reply; while the model asks for tools, it
 // runs them through the gate and streams again. It always ends with a
 // TurnDone event, whatever happens; a failure is also an Error event.
-func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}) {
+// pending are tool calls of the last reply still to answer (a resumed
+// turn); they are taken first.
+func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pending []api.ToolCall) {
 	defer close(done)
 	var (
 		reason  = ReasonStop
 		metrics Metrics
 		model   = s.Model()
 	)
+	for _, call := range pending {
+		s.appendHistory(turn, s.runToolCall(ctx, turn, call))
+	}
 	for n := 0; ; n++ {
+		if ctx.Err() != nil {
+			reason = ReasonCancelled
+			break
+		}
 		r := s.stream(ctx, turn, n)
 		metrics = metricsOf(r.last)
 		switch {
@@ -50,17 +59,14 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}) {
 		if r.cancelled || r.err != nil || len(r.calls) == 0 {
 			break
 		}
-		if n+1 >= s.maxRounds {
+		if n >= s.maxRounds {
 			reason = ReasonToolLimit
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
 				"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
 			break
 		}
 		for _, call := range r.calls {
-			msg := s.runToolCall(ctx, turn, call)
-			s.mu.Lock()
-			s.history = append(s.history, msg)
-			s.mu.Unlock()
+			s.appendHistory(turn, s.runToolCall(ctx, turn, call))
 		}
 		if ctx.Err() != nil {
 			reason = ReasonCancelled
@@ -96,11 +102,9 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		req.Tools = nil
 		r = s.chat(ctx, turn, n, req)
 	}
-	s.mu.Lock()
 	if r.content != "" || r.thinking != "" || len(r.calls) > 0 {
-		s.history = append(s.history, api.Message{Role: "assistant", Content: r.content, Thinking: r.thinking, ToolCalls: r.calls})
+		s.appendHistory(turn, api.Message{Role: "assistant", Content: r.content, Thinking: r.thinking, ToolCalls: r.calls})
 	}
-	s.mu.Unlock()
 	if r.content != "" || r.thinking != "" {
 		partial := r.cancelled || r.err != nil
 		s.publish(&AssistantMessage{Header: s.header(TypeAssistantMessage), Turn: turn, Round: n,

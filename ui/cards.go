@@ -177,7 +177,9 @@ func (m *Model) handleToolEvent(ev session.Event) {
 		switch e.Decision {
 		case "asked":
 			c.state = cardAsking
-			m.openModal(c, "")
+			if !m.replaying {
+				m.openModal(c, "")
+			}
 		case "parked":
 			c.state = cardParked
 		case "denied":
@@ -193,7 +195,9 @@ func (m *Model) handleToolEvent(ev session.Event) {
 			en.card.approval = e.ApprovalID
 			en.card.state = cardParked
 			en.invalidate()
-			m.openModal(en.card, e.ApprovalID)
+			if !m.replaying {
+				m.openModal(en.card, e.ApprovalID)
+			}
 		}
 		m.pending++
 	case *session.ApprovalResolvedEvent:

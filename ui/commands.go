@@ -35,6 +35,8 @@ func init() {
 		{"approvals", "", "calls waiting for approval", (*Model).cmdApprovals},
 		{"approve", "ID", "run a waiting call once", (*Model).cmdApprove},
 		{"reject", "ID", "deny a waiting call", (*Model).cmdReject},
+		{"retry", "CALL_ID", "run a call in doubt (after a crash) again, through the gate", (*Model).cmdRetry},
+		{"dismiss", "CALL_ID", "tell the model a call in doubt has an unknown outcome", (*Model).cmdDismiss},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"quit", "", "leave latch", (*Model).cmdQuit},
 	}

@@ -121,3 +121,38 @@ func (m *Model) decideCmd(name string, args []string, approve bool) tea.Cmd {
 
 func (m *Model) cmdApprove(args []string) tea.Cmd { return m.decideCmd("approve", args, true) }
 func (m *Model) cmdReject(args []string) tea.Cmd  { return m.decideCmd("reject", args, false) }
+
+func (m *Model) cmdRetry(args []string) tea.Cmd {
+	if len(args) != 1 {
+		m.badArgs("retry")
+		return nil
+	}
+	if err := m.b.Retry(args[0]); err != nil {
+		m.addError("/retry: " + sanitizeText(err.Error()))
+		return nil
+	}
+	m.afterResolve()
+	return nil
+}
+
+func (m *Model) cmdDismiss(args []string) tea.Cmd {
+	if len(args) != 1 {
+		m.badArgs("dismiss")
+		return nil
+	}
+	if err := m.b.Dismiss(args[0]); err != nil {
+		m.addError("/dismiss: " + sanitizeText(err.Error()))
+		return nil
+	}
+	m.afterResolve()
+	return nil
+}
+
+// afterResolve says what still blocks a resumed turn, if anything.
+func (m *Model) afterResolve() {
+	if why := m.b.Blocked(); why != "" {
+		m.addNotice(sanitizeText(why))
+	} else {
+		m.running = true
+	}
+}

@@ -54,6 +54,12 @@ type Backend interface {
 	SetServerMode(server string, m permissions.Mode) error
 	AllowList() []permissions.Entry
 	Grant(name string) error
+
+	WaitServers(ctx context.Context)
+	Continue() bool
+	Blocked() string
+	Retry(callID string) error
+	Dismiss(callID string) error
 }
 
 // Options configure the UI model.
@@ -62,6 +68,9 @@ type Options struct {
 	Events  *session.Sub // the session's events, subscribed before Start
 	Styles  themes.Styles
 	Version string
+	// Resumed, when set, is a session brought back from its log: its
+	// history is shown, and its unfinished turn offered to finish.
+	Resumed *session.Resumed
 	// Now is the clock of elapsed times on tool cards (default time.Now).
 	Now func() time.Time
 	// FrameInterval batches streamed events: after a batch the next one is
@@ -88,8 +97,10 @@ type Model struct {
 	cards         map[string]*entry      // tool-call cards by call id
 	modal         *modal                 // the permission question, when open
 	pending       int                    // parked approvals
-	ticking       bool                   // the running-card animation is on
-	spin          int                    // its frame
+	replaying     bool                   // showing a resumed session's history
+	resumed       bool
+	ticking       bool // the running-card animation is on
+	spin          int  // its frame
 	now           func() time.Time
 
 	running  bool
@@ -124,13 +135,61 @@ func New(o Options) *Model {
 	}
 	m.chat = newChatPane(m.st, md)
 	m.input = newInputBox(m.st)
+	if o.Resumed != nil {
+		m.replay(o.Resumed)
+	}
+	m.resumed = o.Resumed != nil
 	return m
+}
+
+// replay shows a resumed session's history, then what it still owes.
+func (m *Model) replay(r *session.Resumed) {
+	m.replaying = true
+	for _, e := range r.Events {
+		switch e.(type) {
+		case *session.ServerStatusEvent, *session.Error, *session.SessionStarted:
+			continue // old news: the servers reconnect now
+		}
+		m.handleEvent(e)
+	}
+	m.replaying = false
+	m.running, m.reply, m.modal = false, nil, nil
+	m.addNotice("── resumed ──")
+	for _, w := range r.Warnings {
+		m.addNotice("warning: " + w)
+	}
+	for _, d := range r.InDoubt {
+		m.addError(fmt.Sprintf("call %s (%s) was running when latch stopped: its outcome is unknown, and it is not run again on its own. /retry %s runs it again through the gate; /dismiss %s tells the model",
+			d.CallID, sanitize.Line(d.Tool), d.CallID, d.CallID))
+	}
+	for _, ap := range r.Pending {
+		m.addNotice(fmt.Sprintf("approval %s waits: %s — /approve %s or /reject %s", ap.ID, sanitize.Line(ap.Name), ap.ID, ap.ID))
+	}
+	m.pending = len(r.Pending)
+}
+
+// continuedMsg says whether a resumed turn went on once servers were up.
+type continuedMsg struct{ started bool }
+
+// continueResumed waits for the servers, then lets a resumed turn that
+// owes tool calls go on when nothing blocks it.
+func (m *Model) continueResumed() tea.Cmd {
+	b := m.b
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		b.WaitServers(ctx)
+		return continuedMsg{started: b.Continue()}
+	}
 }
 
 // Init starts reading events and, when no model is set, asks Ollama which
 // models there are so the user can pick one.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.waitEvents(time.Time{})}
+	if m.resumed {
+		cmds = append(cmds, m.continueResumed())
+	}
 	if m.b.Model() == "" {
 		cmds = append(cmds, m.listModels(true))
 	} else {
@@ -181,6 +240,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.waitEvents(msg.at), m.maybeTick())
 	case tickMsg:
 		return m, m.handleTick()
+	case continuedMsg:
+		if msg.started {
+			m.running = true
+		}
+		m.dirty = true
+		return m, nil
 	case approvalDoneMsg:
 		if msg.err != nil {
 			m.addError(fmt.Sprintf("approval %s: %s", sanitize.Line(msg.id), sanitizeText(msg.err.Error())))
@@ -242,6 +307,7 @@ func (m *Model) handleEvent(e session.Event) {
 		m.replyFor(e.Turn, e.Round).addThinking(m.st, m.md, e.Text, m.chat.width)
 		m.chat.dirty = true
 	case *session.AssistantDelta:
+		m.running = !m.replaying
 		m.replyFor(e.Turn, e.Round).addContent(m.md, e.Text, m.chat.width)
 		m.chat.dirty = true
 	case *session.AssistantMessage:

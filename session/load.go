@@ -1,0 +1,175 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// decoders make an empty event of each logged type.
+var decoders = map[string]func() Event{
+	TypeSessionStarted:   func() Event { return &SessionStarted{} },
+	TypeUserMessage:      func() Event { return &UserMessage{} },
+	TypeAssistantMessage: func() Event { return &AssistantMessage{} },
+	TypeTurnDone:         func() Event { return &TurnDone{} },
+	TypeModelChanged:     func() Event { return &ModelChanged{} },
+	TypeError:            func() Event { return &Error{} },
+	TypeServerStatus:     func() Event { return &ServerStatusEvent{} },
+	TypeToolsChanged:     func() Event { return &ToolsChangedEvent{} },
+	TypeToolCall:         func() Event { return &ToolCallEvent{} },
+	TypePermission:       func() Event { return &PermissionEvent{} },
+	TypeApprovalParked:   func() Event { return &ApprovalParkedEvent{} },
+	TypeApprovalResolved: func() Event { return &ApprovalResolvedEvent{} },
+	TypeToolResult:       func() Event { return &ToolResultEvent{} },
+	TypeNotice:           func() Event { return &Notice{} },
+	TypeMessage:          func() Event { return &MessageEvent{} },
+}
+
+// ErrCorruptLog is returned for a log line that cannot be read and is not
+// the torn last line of a crash.
+var ErrCorruptLog = errors.New("corrupt session log")
+
+// LoadLog reads a session log. A torn last line (a crash in mid-write) is
+// skipped with a warning; any other unreadable line is an error naming its
+// line number. Unknown event types are skipped (a newer latch wrote them).
+func LoadLog(path string) (events []Event, warnings []string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	torn := len(data) > 0 && data[len(data)-1] != '\n'
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		last := i == len(lines)-1
+		var head Header
+		if err := json.Unmarshal(line, &head); err != nil {
+			if last && torn {
+				warnings = append(warnings, fmt.Sprintf("%s: line %d was cut off by a crash and is ignored", path, i+1))
+				continue
+			}
+			return nil, warnings, fmt.Errorf("%w %s: line %d: %v", ErrCorruptLog, path, i+1, err)
+		}
+		mk, ok := decoders[head.Type]
+		if !ok {
+			continue
+		}
+		e := mk()
+		if err := json.Unmarshal(line, e); err != nil {
+			return nil, warnings, fmt.Errorf("%w %s: line %d (%s): %v", ErrCorruptLog, path, i+1, head.Type, err)
+		}
+		events = append(events, e)
+	}
+	return events, warnings, nil
+}
+
+// Summary describes a saved session for `latch sessions`.
+type Summary struct {
+	ID          string
+	Path        string
+	Started     time.Time
+	Updated     time.Time // the last write
+	Model       string
+	FirstPrompt string
+	Pending     []string // approval ids still waiting
+}
+
+// List reads the summaries of every session in dir, newest first.
+func List(dir string) ([]Summary, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
+	for _, p := range paths {
+		sum, err := summarize(p)
+		if err != nil {
+			continue
+		}
+		out = append(out, sum)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+func summarize(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer f.Close()
+	sum := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path}
+	if fi, err := f.Stat(); err == nil {
+		sum.Started, sum.Updated = fi.ModTime(), fi.ModTime()
+	}
+	pending := map[string]bool{}
+	var order []string
+	br := bufio.NewReader(f)
+	first := true
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var e struct {
+				Type       string    `json:"type"`
+				Time       time.Time `json:"time"`
+				Model      string    `json:"model"`
+				Text       string    `json:"text"`
+				ApprovalID string    `json:"approval_id"`
+			}
+			if json.Unmarshal(line, &e) == nil {
+				switch e.Type {
+				case TypeSessionStarted:
+					if first {
+						sum.Started, sum.Model = e.Time, e.Model
+					}
+				case TypeModelChanged:
+					sum.Model = e.Model
+				case TypeUserMessage:
+					if sum.FirstPrompt == "" {
+						sum.FirstPrompt = e.Text
+					}
+				case TypeApprovalParked:
+					pending[e.ApprovalID] = true
+					order = append(order, e.ApprovalID)
+				case TypeApprovalResolved:
+					delete(pending, e.ApprovalID)
+				}
+				first = false
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+	}
+	for _, id := range order {
+		if pending[id] {
+			sum.Pending = append(sum.Pending, id)
+		}
+	}
+	return sum, nil
+}
+
+// Latest returns the id of the most recent session in dir.
+func Latest(dir string) (string, error) {
+	list, err := List(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("no saved sessions in %s", dir)
+	}
+	return list[0].ID, nil
+}

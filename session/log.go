@@ -1,0 +1,105 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+)
+
+// TypeMessage is a conversation entry as sent to the model, logged so that
+// a resumed session rebuilds exactly what the model saw.
+const TypeMessage = "message"
+
+// MessageEvent is one entry of the conversation history.
+type MessageEvent struct {
+	Header
+	Turn       int            `json:"turn"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Thinking   string         `json:"thinking,omitempty"`
+	ToolCalls  []api.ToolCall `json:"tool_calls,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+func (e *MessageEvent) message() api.Message {
+	return api.Message{Role: e.Role, Content: e.Content, Thinking: e.Thinking, ToolCalls: e.ToolCalls,
+		ToolName: e.ToolName, ToolCallID: e.ToolCallID}
+}
+
+// StateDir is where session logs live: $XDG_STATE_HOME/latch/sessions, or
+// ~/.local/state/latch/sessions.
+func StateDir(getenv func(string) string) string {
+	base := getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) {
+		base = filepath.Join(getenv("HOME"), ".local", "state")
+	}
+	return filepath.Join(base, "latch", "sessions")
+}
+
+// sessionLog is a session's append-only JSONL file. Deltas are not
+// written; finished messages are. Decisions, parked approvals and the
+// start and end of tool calls are synced before the session goes on.
+type sessionLog struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	failed bool // a write failed; reported once
+}
+
+func openLog(dir, id string) (*sessionLog, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session log folder %s: %w", dir, err)
+	}
+	_ = os.Chmod(dir, 0o700)
+	path := filepath.Join(dir, id+".jsonl")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session log %s: %w", path, err)
+	}
+	_ = f.Chmod(0o600)
+	return &sessionLog{f: f, path: path}, nil
+}
+
+// logged says whether an event goes to the log, and whether it is synced.
+func logged(e Event) (write, sync bool) {
+	switch e.(type) {
+	case *AssistantDelta, *ThinkingDelta, *ToolProgress:
+		return false, false
+	case *ToolCallEvent, *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent:
+		return true, true
+	}
+	return true, false
+}
+
+// write appends one event as a line. It reports whether this was the first
+// failure (to be shown once).
+func (l *sessionLog) write(e Event, sync bool) (error, bool) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err, false
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err = l.f.Write(b)
+	if err == nil && sync {
+		err = l.f.Sync()
+	}
+	if err != nil {
+		first := !l.failed
+		l.failed = true
+		return err, first
+	}
+	return nil, false
+}
+
+func (l *sessionLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}

@@ -1,0 +1,255 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"latch/permissions"
+)
+
+// InDoubt is a tool call that had started when latch stopped, with no
+// recorded result: it may or may not have run. It is never re-run on its
+// own; the user retries it (through the gate again) or dismisses it.
+type InDoubt struct {
+	CallID    string
+	Server    string
+	Tool      string
+	Arguments map[string]any
+	Turn      int
+}
+
+// Resumed is what a resumed session brought back.
+type Resumed struct {
+	Events   []Event // the logged events, for the screen to show the history
+	Warnings []string
+	InDoubt  []InDoubt
+	Pending  []permissions.Approval
+}
+
+// Resume reopens session id from its log in dir: the conversation, the
+// parked approvals and the calls in doubt. New events are appended to the
+// same log. o.Model, when set, overrides the logged model.
+func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
+	path := filepath.Join(dir, id+".jsonl")
+	events, warns, err := LoadLog(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume %s: %w", id, err)
+	}
+	res := &Resumed{Events: events, Warnings: warns}
+
+	var (
+		history  []api.Message
+		model    string
+		turn     int
+		calls    = map[string]*ToolCallEvent{}
+		started  = map[string]bool{}
+		answered = map[string]bool{}
+		decided  = map[string]bool{}
+		parked   = map[string]ApprovalParkedEvent{}
+		order    []string
+		resolved []string
+	)
+	for _, e := range events {
+		switch e := e.(type) {
+		case *SessionStarted:
+			if model == "" {
+				model = e.Model
+			}
+		case *ModelChanged:
+			model = e.Model
+		case *UserMessage:
+			turn = max(turn, e.Turn)
+		case *MessageEvent:
+			history = append(history, e.message())
+			if e.Role == "tool" && e.ToolCallID != "" {
+				answered[e.ToolCallID] = true
+			}
+			turn = max(turn, e.Turn)
+		case *ToolCallEvent:
+			calls[e.CallID] = e
+		case *PermissionEvent:
+			switch {
+			case e.Decision == "allowed":
+				started[e.CallID] = true
+			case e.Decision == "denied" && e.By == "user":
+				decided[e.CallID] = false
+			}
+		case *ApprovalParkedEvent:
+			parked[e.ApprovalID] = *e
+			order = append(order, e.ApprovalID)
+		case *ApprovalResolvedEvent:
+			if ap, ok := parked[e.ApprovalID]; ok {
+				decided[ap.CallID] = e.Decision == "approved"
+				delete(parked, e.ApprovalID)
+			}
+			resolved = append(resolved, e.ApprovalID)
+		case *ToolResultEvent:
+			answered[e.CallID] = true
+		}
+	}
+	if o.Model == "" {
+		o.Model = model
+	}
+	o.ID, o.LogDir = id, dir
+	s := New(o)
+	s.history = history
+	s.turn = turn
+	s.decided = decided
+	s.resumed = true
+
+	var pend []permissions.Approval
+	for _, id := range order {
+		if ap, ok := parked[id]; ok && !answered[ap.CallID] {
+			pend = append(pend, permissions.Approval{ID: id, CallID: ap.CallID, Server: ap.Server, Tool: ap.Tool,
+				Name: ap.Tool, Arguments: ap.Arguments, Turn: ap.Turn, Created: ap.Time})
+		}
+	}
+	s.approvals.RestoreResolved(resolved)
+	s.approvals.Restore(pend)
+	res.Pending = pend
+
+	// The unanswered calls of the last reply are what the turn still owes.
+	if n := len(history); n > 0 {
+		for i := n - 1; i >= 0; i-- {
+			m := history[i]
+			if m.Role == "tool" {
+				continue
+			}
+			if m.Role == "assistant" {
+				for _, c := range m.ToolCalls {
+					if !answered[c.ID] {
+						s.owed = append(s.owed, c)
+					}
+				}
+			}
+			break
+		}
+	}
+	for _, c := range s.owed {
+		if started[c.ID] {
+			ev := calls[c.ID]
+			d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: turn}
+			if ev != nil {
+				d.Server = ev.Server
+			}
+			s.inDoubt = append(s.inDoubt, d)
+		}
+	}
+	res.InDoubt = append([]InDoubt(nil), s.inDoubt...)
+	return s, res, nil
+}
+
+// InDoubtCalls lists the calls whose outcome is unknown.
+func (s *Session) InDoubtCalls() []InDoubt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]InDoubt(nil), s.inDoubt...)
+}
+
+// Retry lets a call in doubt run again — through the gate, like any call —
+// and continues the turn.
+func (s *Session) Retry(callID string) error {
+	if err := s.dropInDoubt(callID); err != nil {
+		return err
+	}
+	s.Continue()
+	return nil
+}
+
+// Dismiss tells the model a call in doubt has an unknown outcome, without
+// running it again, and continues the turn.
+func (s *Session) Dismiss(callID string) error {
+	if err := s.dropInDoubt(callID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.dismissed[callID] = true
+	s.mu.Unlock()
+	s.Continue()
+	return nil
+}
+
+func (s *Session) dropInDoubt(callID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, d := range s.inDoubt {
+		if d.CallID == callID {
+			s.inDoubt = append(s.inDoubt[:i], s.inDoubt[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("no call in doubt with id %q", callID)
+}
+
+// Blocked says why the owed calls of a resumed turn cannot go on yet, or
+// "" when they can (or there are none).
+func (s *Session) Blocked() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.inDoubt) > 0 {
+		d := s.inDoubt[0]
+		return fmt.Sprintf("call %s (%s) was running when latch stopped; its outcome is unknown: /retry %s runs it again through the gate, /dismiss %s tells the model", d.CallID, d.Tool, d.CallID, d.CallID)
+	}
+	for _, c := range s.owed {
+		if _, ok := s.decided[c.ID]; ok {
+			continue
+		}
+		for _, ap := range s.approvals.Pending() {
+			if ap.CallID == c.ID {
+				return fmt.Sprintf("call %s (%s) waits for approval: /approve %s or /reject %s", c.ID, ap.Name, ap.ID, ap.ID)
+			}
+		}
+	}
+	return ""
+}
+
+// Continue resumes a turn that owes tool calls, once nothing blocks it:
+// decided calls run (or are denied) exactly as decided, the rest go through
+// the gate, and the model is asked again. It reports whether a turn started.
+func (s *Session) Continue() bool {
+	if s.Blocked() != "" {
+		return false
+	}
+	s.mu.Lock()
+	if s.cancel != nil || len(s.owed) == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	owed := s.owed
+	s.owed = nil
+	turn := s.turn
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.done = make(chan struct{})
+	done := s.done
+	s.mu.Unlock()
+	go s.runTurn(ctx, turn, done, owed)
+	return true
+}
+
+// WaitServers waits until no server is still connecting (or ctx ends).
+func (s *Session) WaitServers(ctx context.Context) {
+	if s.servers == nil {
+		return
+	}
+	for {
+		busy := false
+		for _, st := range s.servers.Statuses() {
+			if st.State == StateConnecting {
+				busy = true
+			}
+		}
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
