@@ -48,6 +48,8 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 		calls    = map[string]*ToolCallEvent{}
 		started  = map[string]bool{}
 		answered = map[string]bool{}
+		results  = map[string]*ToolResultEvent{}
+		messaged = map[string]bool{}
 		decided  = map[string]bool{}
 		parked   = map[string]ApprovalParkedEvent{}
 		order    []string
@@ -67,6 +69,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 			history = append(history, e.message())
 			if e.Role == "tool" && e.ToolCallID != "" {
 				answered[e.ToolCallID] = true
+				messaged[e.ToolCallID] = true
 			}
 			turn = max(turn, e.Turn)
 		case *ToolCallEvent:
@@ -89,6 +92,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 			resolved = append(resolved, e.ApprovalID)
 		case *ToolResultEvent:
 			answered[e.CallID] = true
+			results[e.CallID] = e
 		}
 	}
 	if o.Model == "" {
@@ -121,8 +125,18 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 			}
 			if m.Role == "assistant" {
 				for _, c := range m.ToolCalls {
-					if !answered[c.ID] {
+					switch r := results[c.ID]; {
+					case !answered[c.ID]:
 						s.owed = append(s.owed, c)
+					case r != nil && !messaged[c.ID]:
+						// The result was logged but latch stopped before the
+						// model's copy was: give the model what the log has.
+						content := r.Preview
+						if r.Error != "" {
+							content = errorJSON(r.Error)
+						}
+						s.history = append(s.history, api.Message{Role: "tool", ToolName: c.Function.Name,
+							ToolCallID: c.ID, Content: content})
 					}
 				}
 			}

@@ -122,6 +122,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			perm("denied", "user", "the turn was cancelled before an answer")
 			return fail("cancelled: the user cancelled the turn before deciding")
 		}
+		crashAt("before-decision")
 		s.gate.RecordDecision(callID, ans != AnswerNo)
 		if ans == AnswerNo {
 			perm("denied", "user", "the user said no")
@@ -131,6 +132,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			s.gate.Grant(tool.Name, tool.Digest)
 		}
 		perm("allowed", "user", "")
+		crashAt("after-decision")
 	case permissions.Park:
 		// Park and register the waiting call at once, under mu as Decide
 		// is: a Decide as soon as the approval is listed finds the call.
@@ -147,6 +149,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		if err != nil {
 			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
 		}
+		crashAt("before-decision")
 		s.gate.RecordDecision(callID, ok)
 		decision := "rejected"
 		if ok {
@@ -159,6 +162,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			return fail("denied: the user rejected this call")
 		}
 		perm("allowed", "user", "approved")
+		crashAt("after-decision")
 	case permissions.Allow:
 		if !v.Allowed() {
 			perm("denied", "policy", "the gate gave no valid verdict")
@@ -192,6 +196,9 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 		cancel()
 	}()
 	start := time.Now()
+	if crashPoint == "during-call" {
+		go func() { time.Sleep(150 * time.Millisecond); crashAt("during-call") }()
+	}
 	res, err := s.servers.Call(cctx, tool.Name, args, callID)
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
@@ -210,6 +217,7 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 	ev.Size = res.Size
 	ev.Preview = preview(res.Text)
 	s.publish(ev)
+	crashAt("after-result")
 	return reply(res.Text)
 }
 
