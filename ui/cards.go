@@ -68,8 +68,11 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 // cardPreviewLines is how much of a result a card shows.
 const cardPreviewLines = 6
 
+// cardExpandedLines is how much an expanded card shows (ctrl+o).
+const cardExpandedLines = 200
+
 // layout draws the card at width.
-func (c *card) layout(st *themes.Styles, width int) []string {
+func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	now := c.clock()
 	lines := []string{""}
 	var icon, state string
@@ -130,9 +133,13 @@ func (c *card) layout(st *themes.Styles, width int) []string {
 	if c.state == cardDone && c.preview != "" {
 		pl := strings.Split(sanitizeText(c.preview), "\n")
 		more := ""
-		if len(pl) > cardPreviewLines {
-			more = fmt.Sprintf("… %d more lines", len(pl)-cardPreviewLines)
-			pl = pl[:cardPreviewLines]
+		limit := cardPreviewLines
+		if expand {
+			limit = cardExpandedLines
+		}
+		if len(pl) > limit {
+			more = fmt.Sprintf("… %d more lines (ctrl+o)", len(pl)-limit)
+			pl = pl[:limit]
 		} else if c.size > len(c.preview) {
 			more = fmt.Sprintf("… %d bytes in all", c.size)
 		}

@@ -12,6 +12,7 @@ import (
 // frame does not grow with the length of the chat.
 type chatPane struct {
 	st      *themes.Styles
+	opts    *viewOpts
 	md      *mdRenderer
 	entries []*entry
 	width   int
@@ -27,8 +28,17 @@ type chatPane struct {
 	dirty bool
 }
 
-func newChatPane(st *themes.Styles, md *mdRenderer) *chatPane {
-	return &chatPane{st: st, md: md, follow: true, dirty: true}
+func newChatPane(st *themes.Styles, md *mdRenderer, opts *viewOpts) *chatPane {
+	return &chatPane{st: st, md: md, opts: opts, follow: true, dirty: true}
+}
+
+// relayout drops every entry's cached layout (after a view option or the
+// theme changed); entries are laid out again lazily, as they are seen.
+func (p *chatPane) relayout() {
+	for _, e := range p.entries {
+		e.invalidate()
+	}
+	p.dirty = true
 }
 
 func (p *chatPane) setSize(w, h int) {
@@ -53,7 +63,7 @@ func (p *chatPane) clear() {
 // lines returns entry i's lines at the pane width, flattened only when the
 // entry is made of several segments.
 func (p *chatPane) lines(i int) [][]string {
-	return p.entries[i].segments(p.st, p.md, p.width)
+	return p.entries[i].segments(p.st, p.md, p.width, p.opts)
 }
 
 func count(segs [][]string) int {

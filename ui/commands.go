@@ -85,6 +85,11 @@ func (m *Model) cmdHelp(args []string) tea.Cmd {
 		m.badArgs("help")
 		return nil
 	}
+	if m.helpFits() {
+		m.helpOpen = true
+		m.dirty = true
+		return nil
+	}
 	var b strings.Builder
 	b.WriteString("Commands\n")
 	for _, c := range commands {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"latch/themes"
@@ -46,13 +47,19 @@ type entry struct {
 	lines []string // cached layout of a finished entry
 }
 
+// viewOpts are the user's view toggles that change how entries are laid out.
+type viewOpts struct {
+	showThinking bool // ctrl+t: finished replies show their whole thinking
+	expandCards  bool // ctrl+o: tool cards show their whole result preview
+}
+
 // segments returns the entry's lines at width as read-only slices.
-func (e *entry) segments(st *themes.Styles, r *mdRenderer, width int) [][]string {
+func (e *entry) segments(st *themes.Styles, r *mdRenderer, width int, o *viewOpts) [][]string {
 	if e.kind == assistantEntry && !e.done {
 		return e.streamSegments(r, width)
 	}
 	if e.lines == nil || e.width != width {
-		e.lines = e.layout(st, r, width)
+		e.lines = e.layout(st, r, width, o)
 		e.width = width
 	}
 	return [][]string{e.lines}
@@ -61,7 +68,7 @@ func (e *entry) segments(st *themes.Styles, r *mdRenderer, width int) [][]string
 // invalidate drops the cached layout (after the entry changed).
 func (e *entry) invalidate() { e.lines = nil }
 
-func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int) []string {
+func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int, o *viewOpts) []string {
 	lines := []string{""} // the gap above every entry
 	switch e.kind {
 	case userEntry:
@@ -75,7 +82,12 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int) []string {
 			}
 		}
 	case assistantEntry:
-		lines = append(lines, e.thinkingLines(st, width)...)
+		if o.showThinking {
+			lines = append(lines, e.thinkingLines(st, width)...)
+		} else if t := strings.TrimSpace(e.thinking); t != "" {
+			n := len(strings.Fields(t))
+			lines = append(lines, margin+st.Chat.Thinking.Render(fmt.Sprintf("┊ thought for %d words · ctrl+t shows", n)), "")
+		}
 		if strings.TrimSpace(e.text) != "" {
 			lines = append(lines, r.render(sanitizeText(e.text), width)...)
 		}
@@ -87,7 +99,7 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int) []string {
 			lines = append(lines, st.Chat.Notice.Render(l))
 		}
 	case toolEntry:
-		return e.card.layout(st, width)
+		return e.card.layout(st, width, o.expandCards)
 	case errorEntry:
 		for i, l := range plainLines(sanitizeText(e.text), width-2) {
 			l = strings.TrimPrefix(l, margin)

@@ -14,6 +14,10 @@ type keyMap struct {
 	LineDown key.Binding
 	Bottom   key.Binding
 	Complete key.Binding
+	Thinking key.Binding
+	Expand   key.Binding
+	Copy     key.Binding
+	Help     key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -27,20 +31,25 @@ func defaultKeys() keyMap {
 		LineUp:   key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑", "scroll a line up")),
 		LineDown: key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll a line down")),
 		Bottom:   key.NewBinding(key.WithKeys("ctrl+end"), key.WithHelp("ctrl+end", "jump to the newest")),
-		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete a command")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete a command or server name")),
+		Thinking: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "show/hide thinking")),
+		Expand:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool results")),
+		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys and commands (empty input)")),
 	}
 }
 
 // ShortHelp is the one-line key hint under the chat.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.Cancel, k.PageUp, k.Quit}
+	return []key.Binding{k.Send, k.Cancel, k.Help, k.Quit}
 }
 
 // FullHelp lists every binding, for /help.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.Complete},
-		{k.Cancel, k.Quit},
+		{k.Send, k.Newline, k.Complete, k.Help},
+		{k.Cancel, k.Quit, k.Copy},
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
+		{k.Thinking, k.Expand},
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -22,20 +23,45 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.modal != nil {
 		return m.handleModalKey(msg)
 	}
+	if m.helpOpen {
+		if msg.String() == "esc" || msg.String() == "?" || msg.String() == "q" {
+			m.helpOpen = false
+			m.dirty = true
+		}
+		return nil
+	}
 	if m.picker != nil {
 		return m.handlePickerKey(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Cancel):
-		// Esc stops the innermost thing: a running tool call (the model
-		// is told and goes on), else the streaming reply.
-		if m.b.CancelTools() {
-			return nil
-		}
-		if m.running {
+		// Esc stops the innermost thing: the queue of messages typed
+		// during a reply, then a running tool call (the model is told and
+		// goes on), else the streaming reply.
+		switch {
+		case len(m.queued) > 0:
+			last := m.queued[len(m.queued)-1]
+			m.queued = m.queued[:len(m.queued)-1]
+			if m.input.value() == "" {
+				m.input.set(last)
+			}
+			m.addNotice("taken back from the queue")
+		case m.b.CancelTools():
+		case m.running:
 			m.b.Cancel()
 		}
+		m.dirty = true
 		return nil
+	case key.Matches(msg, m.keys.Thinking):
+		m.view.showThinking = !m.view.showThinking
+		m.relayoutAll()
+	case key.Matches(msg, m.keys.Expand):
+		m.view.expandCards = !m.view.expandCards
+		m.relayoutAll()
+	case key.Matches(msg, m.keys.Copy):
+		return m.copyLast()
+	case key.Matches(msg, m.keys.Help) && m.input.value() == "":
+		return m.cmdHelp(nil)
 	case key.Matches(msg, m.keys.PageUp):
 		m.chat.scroll(-max(m.chat.height-1, 1))
 	case key.Matches(msg, m.keys.PageDown):
@@ -75,15 +101,37 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return m.runCommand(strings.TrimSpace(text))
 	}
+	if m.running {
+		// Sent while a turn runs: it waits, visibly, and goes when the
+		// turn ends (Esc takes it back).
+		m.queued = append(m.queued, text)
+		m.input.reset()
+		m.layout()
+		m.addNotice(fmt.Sprintf("queued (%d): sent when this reply ends · esc takes it back", len(m.queued)))
+		return nil
+	}
 	if err := m.b.Send(text); err != nil {
 		// Keep the text so nothing typed is lost.
-		m.addError(err.Error())
+		m.addError(userMessage(err))
 		return nil
 	}
 	m.input.reset()
 	m.layout()
 	m.chat.gotoBottom()
 	return nil
+}
+
+// sendQueued sends the oldest queued message once a turn has ended.
+func (m *Model) sendQueued() {
+	if len(m.queued) == 0 || m.running {
+		return
+	}
+	text := m.queued[0]
+	m.queued = m.queued[1:]
+	if err := m.b.Send(text); err != nil {
+		m.addError(userMessage(err))
+		m.input.set(text) // nothing typed is lost
+	}
 }
 
 func (m *Model) quit() tea.Cmd {

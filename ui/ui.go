@@ -98,6 +98,10 @@ type Model struct {
 	modal         *modal                 // the permission question, when open
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
+	queued        []string               // messages sent during a reply, sent after it
+	helpOpen      bool                   // the key and command overview is shown
+	title         string                 // the window title last set
+	view          viewOpts
 	resumed       bool
 	ticking       bool // the running-card animation is on
 	spin          int  // its frame
@@ -133,7 +137,7 @@ func New(o Options) *Model {
 	if m.now == nil {
 		m.now = time.Now
 	}
-	m.chat = newChatPane(m.st, md)
+	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
 	if o.Resumed != nil {
 		m.replay(o.Resumed)
@@ -227,8 +231,29 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 	}
 }
 
-// Update handles one message.
+// Update handles one message, then keeps the window title in step with
+// what latch is doing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if t := m.windowTitle(); t != m.title && !m.quitting {
+		m.title = t
+		cmd = tea.Batch(cmd, tea.SetWindowTitle(t))
+	}
+	return m, cmd
+}
+
+// windowTitle says the state: streaming, waiting for you, idle.
+func (m *Model) windowTitle() string {
+	switch {
+	case m.modal != nil || m.pending > 0:
+		return "latch · waiting for you"
+	case m.running:
+		return "latch · working"
+	}
+	return "latch"
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -240,6 +265,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.waitEvents(msg.at), m.maybeTick())
 	case tickMsg:
 		return m, m.handleTick()
+	case copiedMsg:
+		m.addNotice(fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n))
+		return m, nil
 	case continuedMsg:
 		if msg.started {
 			m.running = true
@@ -334,6 +362,9 @@ func (m *Model) handleEvent(e session.Event) {
 			m.reply = nil
 			m.modal = nil
 			m.chat.dirty = true
+			if !m.replaying {
+				m.sendQueued()
+			}
 		}
 	case *session.ServerStatusEvent:
 		m.handleServerStatus(e)
@@ -401,7 +432,7 @@ func (m *Model) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -414,6 +445,9 @@ func (m *Model) View() string {
 	}
 	if m.modal != nil {
 		body = overlay(body, m.modal.render(m, m.width, m.chat.height), m.width)
+	}
+	if m.helpOpen {
+		body = overlay(body, m.helpBox(), m.width)
 	}
 	sb.WriteString(body)
 	sb.WriteByte('\n')

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// relayoutAll lays every entry out again after a view toggle.
+func (m *Model) relayoutAll() {
+	m.chat.relayout()
+	m.dirty = true
+}
+
+// copiedMsg reports a copy to the clipboard.
+type copiedMsg struct{ n int }
+
+// copyLast puts the last answer on the clipboard through the terminal
+// (OSC 52). latch writes this sequence itself; text from a model or
+// server never can, since the sanitizer neutralises every escape.
+func (m *Model) copyLast() tea.Cmd {
+	var text string
+	for i := len(m.chat.entries) - 1; i >= 0; i-- {
+		if e := m.chat.entries[i]; e.kind == assistantEntry && e.done && strings.TrimSpace(e.text) != "" {
+			text = e.text
+			break
+		}
+	}
+	if text == "" {
+		m.addNotice("nothing to copy yet")
+		return nil
+	}
+	return func() tea.Msg {
+		termenv.NewOutput(os.Stdout).Copy(text)
+		return copiedMsg{n: len([]rune(text))}
+	}
+}
+
+// helpFits says whether the overview fits over the chat; on a short
+// screen it goes into the chat instead, where it scrolls.
+func (m *Model) helpFits() bool {
+	n := 5 + len(commands)
+	for _, g := range m.keys.FullHelp() {
+		n += len(g)
+	}
+	return n+2 <= m.chat.height
+}
+
+// helpBox is the key and command overview (? or /help).
+func (m *Model) helpBox() string {
+	st := m.st.Dialog
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Keys") + "\n")
+	for _, group := range m.keys.FullHelp() {
+		for _, k := range group {
+			h := k.Help()
+			fmt.Fprintf(&b, "  %-18s %s\n", h.Key, h.Desc)
+		}
+	}
+	b.WriteString("\n" + st.Title.Render("Commands") + "\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-24s %s\n", c.usage(), c.help)
+	}
+	b.WriteString("\n" + st.Hint.Render("esc or ? closes"))
+	lines := strings.Split(b.String(), "\n")
+	w := min(m.width-4, 100)
+	maxRows := max(m.chat.height-2, 5)
+	if len(lines) > maxRows {
+		lines = append(lines[:maxRows-1], st.Hint.Render("… (a taller window shows all) · esc closes"))
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w-4, "…")
+	}
+	return st.Box.Width(w).Render(strings.Join(lines, "\n"))
+}
