@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,6 +16,8 @@ import (
 // so that names (and collision fix-ups) do not depend on which server
 // connected first. It reports tools whose definition changed.
 func (m *Manager) rename() {
+	m.renameMu.Lock()
+	defer m.renameMu.Unlock()
 	names := map[string]toolRef{}
 	taken := map[string]bool{}
 	for _, n := range m.order {
@@ -88,6 +91,13 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 	ref, ok := m.names[name]
 	m.mu.Unlock()
 	if !ok {
+		// A server that is not connected offers no tools; say that
+		// rather than "no such tool" for the tools it had.
+		if s := m.serverOfTool(name); s != nil {
+			if st := s.snapshot(); st.State != StateConnected {
+				return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
+			}
+		}
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
 	s := ref.server
@@ -125,7 +135,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 		return convertResult(res, m.opts.MaxResultBytes, c.red), nil
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
-	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) || pastDeadline(cctx):
 		return nil, fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
 	case isAuthError(err):
 		m.authExpired(s, c)
@@ -134,6 +144,27 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
 	return nil, errors.New(c.red.apply(shortError(err)))
+}
+
+// pastDeadline reports whether ctx's deadline has passed. mcp-go's SSE
+// transport arms its own timer for the time ctx has left and may fail the
+// call ("timeout waiting for SSE response") before ctx's timer has fired,
+// so ctx.Err() can still be nil then.
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
+// serverOfTool finds the server a model-facing tool name is prefixed with
+// ("<server>__…"), the longest such name if several match, or nil.
+func (m *Manager) serverOfTool(tool string) *server {
+	var best *server
+	for _, n := range m.order {
+		if strings.HasPrefix(tool, n+Separator) && (best == nil || len(n) > len(best.cfg.Name)) {
+			best = m.servers[n]
+		}
+	}
+	return best
 }
 
 // authExpired marks a server whose credential was refused.

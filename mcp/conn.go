@@ -43,6 +43,12 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // process or HTTP session, the handshake and the first tool list, all within
 // the connect timeout. On failure everything it started is stopped.
 func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+	return dialCtx(context.Background(), cfg, token, onNote, onLog)
+}
+
+// dialCtx is dial that gives up, stopping what it started, when abort is
+// done: a server closed while it connects.
+func dialCtx(abort context.Context, cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
 	c := &conn{red: newRedactor(token), lost: make(chan error, 1), closed: make(chan struct{})}
 	var tr transport.Interface
 	switch cfg.Transport {
@@ -112,7 +118,8 @@ func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), 
 
 	life, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	ctx, stop := context.WithTimeout(life, cfg.connectTimeout())
+	// The handshake's context is not the client's: the client lives on.
+	ctx, stop := context.WithTimeout(abort, cfg.connectTimeout())
 	defer stop()
 	fail := func(err error) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
 		err = c.describe(ctx, err, cfg)
@@ -171,6 +178,10 @@ func (e *connectError) Error() string { return e.reason }
 // still be read.
 func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error {
 	ce := &connectError{}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		ce.reason = "closed while connecting"
+		return ce
+	}
 	switch {
 	case isAuthError(err):
 		ce.reason, ce.auth = "the server answered 401", true

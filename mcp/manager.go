@@ -35,6 +35,10 @@ type Manager struct {
 	order   []string // server names, sorted
 	servers map[string]*server
 
+	// renameMu serializes rename, so that of two concurrent renames the
+	// later one can't overwrite names with an earlier read of the tools.
+	renameMu sync.Mutex
+
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
 	calls map[string]string  // progress token (call id) → server
@@ -56,6 +60,10 @@ type server struct {
 	gen      int // bumped per connect; events of older connections are dropped
 	tools    []mcp.Tool
 	override string // a token given with /token: memory only
+	// abort ends the connect in progress, if any; dialing is closed when
+	// that connect has returned (and stopped whatever it started).
+	abort   context.CancelFunc
+	dialing chan struct{}
 }
 
 // New makes a manager for the servers. Nothing connects until Start.
@@ -187,8 +195,16 @@ func (m *Manager) closeServer(s *server, report bool) {
 	s.conn = nil
 	s.gen++
 	s.tools = nil
+	abort, dialing := s.abort, s.dialing
+	s.abort, s.dialing = nil, nil
 	s.mu.Unlock()
 	m.rename()
+	if abort != nil {
+		// A connect in progress gives up and stops its process; wait for
+		// that, so nothing outlives the close.
+		abort()
+		<-dialing
+	}
 	if c != nil {
 		c.close()
 	}
@@ -208,9 +224,16 @@ func (m *Manager) closeServer(s *server, report bool) {
 
 // connect builds a client and connects it, reporting each step.
 func (m *Manager) connect(s *server) {
+	ctx, abort := context.WithCancel(context.Background())
+	dialing := make(chan struct{})
+	defer func() {
+		abort()
+		close(dialing)
+	}()
 	s.mu.Lock()
 	s.gen++
 	gen := s.gen
+	s.abort, s.dialing = abort, dialing
 	override := s.override
 	s.setLocked(StateConnecting, "")
 	st := s.status
@@ -220,7 +243,7 @@ func (m *Manager) connect(s *server) {
 	token := override
 	if token == "" && s.cfg.hasCredential() {
 		var err error
-		if token, err = resolveToken(context.Background(), s.cfg, m.opts.Getenv); err != nil {
+		if token, err = resolveToken(ctx, s.cfg, m.opts.Getenv); err != nil {
 			m.fail(s, gen, StateFailed, err.Error(), "", nil)
 			return
 		}
@@ -228,7 +251,7 @@ func (m *Manager) connect(s *server) {
 	onNote := func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) }
 	red := newRedactor(token)
 	onLog := func(line string) { s.log.add("stderr: " + line) }
-	c, res, tools, err := dial(s.cfg, token, onNote, onLog)
+	c, res, tools, err := dialCtx(ctx, s.cfg, token, onNote, onLog)
 	if err != nil {
 		state, exit, tail := StateFailed, "", []string(nil)
 		var ce *connectError
@@ -254,10 +277,17 @@ func (m *Manager) connect(s *server) {
 	s.status.ServerName = red.apply(res.ServerInfo.Name)
 	s.status.Tools = len(tools)
 	s.status.ExitStatus, s.status.StderrTail = "", nil
+	s.mu.Unlock()
+	// Name the tools before anyone can see the server as connected.
+	m.rename()
+	s.mu.Lock()
+	if s.gen != gen || s.conn != c {
+		s.mu.Unlock()
+		return
+	}
 	s.setLocked(StateConnected, "")
 	st = s.status
 	s.mu.Unlock()
-	m.rename()
 	m.opts.OnEvent(StatusChanged{Status: st})
 	go m.watch(s, gen, c)
 }
