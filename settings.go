@@ -23,6 +23,7 @@ type settings struct {
 	theme     string
 	keepAlive *time.Duration
 	stateDir  string // where session logs live
+	themeFlag bool   // the theme came from --theme
 	getenv    func(string) string
 }
 
@@ -47,11 +48,13 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	s.allow = append(append([]string(nil), cfg.Permissions.Allow...), f.allow...)
 	s.flagAllow = f.allow
 	s.theme = first(f.theme, cfg.Theme, "auto")
-	if _, err := themes.Lookup(s.theme, true); err != nil {
-		if f.theme != "" {
+	s.themeFlag = f.theme != ""
+	if s.themeFlag {
+		// An explicit flag must name a theme that exists; a broken theme
+		// in the config file falls back to the default with a notice.
+		if _, _, err := themes.FromEnv(s.theme, true, getenv, themes.ConfigHome(getenv)); err != nil {
 			return nil, fmt.Errorf("--theme: %w", err)
 		}
-		return nil, fmt.Errorf("config %s: theme: %w", cfg.Path, err)
 	}
 	if d, ok := cfg.Ollama.KeepAliveDuration(); ok {
 		s.keepAlive = &d

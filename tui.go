@@ -41,13 +41,16 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 func runTUI(s *settings, f flags) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
-	if s.theme == "auto" || s.theme == "" {
+	if themes.NeedsBackground(s.theme) {
 		dark = lipgloss.HasDarkBackground()
 	}
-	pal, err := themes.Lookup(s.theme, dark)
+	configHome := themes.ConfigHome(s.getenv)
+	pal, notices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
 	if err != nil {
-		return fmt.Errorf("--theme: %w", err)
+		notices = append(notices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
 	}
+	profile := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
 	sess, resumed, err := openSession(s, f, false)
 	if err != nil {
 		return err
@@ -58,7 +61,8 @@ func runTUI(s *settings, f flags) error {
 	sess.StartServers()
 	defer sess.Close()
 
-	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version, Resumed: resumed})
+	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version, Resumed: resumed,
+		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20))
 	_, err = p.Run()
 	return err

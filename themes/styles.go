@@ -37,8 +37,13 @@ type Styles struct {
 	}
 }
 
-// Build derives the Styles from a palette.
+// Build derives the Styles from a palette. It is the one place a palette
+// becomes styles. A Mono palette gets no colour at all (see buildMono); a
+// Bold one adds bold to the emphasised roles.
 func Build(p Palette) Styles {
+	if p.Mono {
+		return buildMono(p)
+	}
 	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
 	var s Styles
 	s.Palette = p
@@ -46,7 +51,7 @@ func Build(p Palette) Styles {
 	s.Status.Bar = lipgloss.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
 	s.Status.Brand = lipgloss.NewStyle().Foreground(c(p.Accent)).Background(c(p.StatusBg)).Bold(true)
 	s.Status.Item = lipgloss.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
-	s.Status.Busy = lipgloss.NewStyle().Foreground(c(p.Warning)).Background(c(p.StatusBg))
+	s.Status.Busy = lipgloss.NewStyle().Foreground(c(p.Warning)).Background(c(p.StatusBg)).Bold(p.Bold)
 	s.Status.Failure = lipgloss.NewStyle().Foreground(c(p.Error)).Background(c(p.StatusBg)).Bold(true)
 
 	s.Chat.User = lipgloss.NewStyle().Foreground(c(p.Text))
@@ -54,7 +59,7 @@ func Build(p Palette) Styles {
 	s.Chat.Assistant = lipgloss.NewStyle().Foreground(c(p.Text))
 	s.Chat.Thinking = lipgloss.NewStyle().Foreground(c(p.Subtle)).Italic(true)
 	s.Chat.Notice = lipgloss.NewStyle().Foreground(c(p.Muted))
-	s.Chat.Error = lipgloss.NewStyle().Foreground(c(p.Error))
+	s.Chat.Error = lipgloss.NewStyle().Foreground(c(p.Error)).Bold(p.Bold)
 	s.Chat.Footer = lipgloss.NewStyle().Foreground(c(p.Muted)).Italic(true)
 
 	s.Input.Prompt = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
@@ -64,8 +69,49 @@ func Build(p Palette) Styles {
 
 	s.Dialog.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Accent)).Padding(0, 1)
 	s.Dialog.Title = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
-	s.Dialog.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
+	s.Dialog.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true).Underline(p.Bold)
 	s.Dialog.Item = lipgloss.NewStyle().Foreground(c(p.Text))
 	s.Dialog.Hint = lipgloss.NewStyle().Foreground(c(p.Muted))
+	return s
+}
+
+// buildMono is Build for the monochrome theme. No style gets a colour;
+// roles and states are told apart by attributes (the UI adds the symbols:
+// "›" before the user's text, "✗" on errors, "┊" on thinking):
+//
+//   - the status line is reversed; busy is reversed italic, a failure
+//     reversed bold underlined;
+//   - the user's text is bold, the assistant's plain, thinking faint italic,
+//     notices italic, footers faint, errors bold underlined;
+//   - the selection in a dialog is reversed bold, hints faint.
+func buildMono(p Palette) Styles {
+	n := lipgloss.NewStyle
+	var s Styles
+	s.Palette = p
+
+	s.Status.Bar = n().Reverse(true)
+	s.Status.Brand = n().Reverse(true).Bold(true)
+	s.Status.Item = n().Reverse(true)
+	s.Status.Busy = n().Reverse(true).Italic(true)
+	s.Status.Failure = n().Reverse(true).Bold(true).Underline(true)
+
+	s.Chat.User = n().Bold(true)
+	s.Chat.UserMark = n().Bold(true)
+	s.Chat.Assistant = n()
+	s.Chat.Thinking = n().Faint(true).Italic(true)
+	s.Chat.Notice = n().Italic(true)
+	s.Chat.Error = n().Bold(true).Underline(true)
+	s.Chat.Footer = n().Faint(true)
+
+	s.Input.Prompt = n().Bold(true)
+	s.Input.Text = n()
+	s.Input.Placeholder = n().Faint(true)
+	s.Input.Separator = n().Faint(true)
+
+	s.Dialog.Box = n().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	s.Dialog.Title = n().Bold(true).Underline(true)
+	s.Dialog.Selected = n().Reverse(true).Bold(true)
+	s.Dialog.Item = n()
+	s.Dialog.Hint = n().Faint(true)
 	return s
 }

@@ -37,6 +37,7 @@ func init() {
 		{"reject", "ID", "deny a waiting call", (*Model).cmdReject},
 		{"retry", "CALL_ID", "run a call in doubt (after a crash) again, through the gate", (*Model).cmdRetry},
 		{"dismiss", "CALL_ID", "tell the model a call in doubt has an unknown outcome", (*Model).cmdDismiss},
+		{"theme", "[NAME]", "list the themes, or switch to one", (*Model).cmdTheme},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"quit", "", "leave latch", (*Model).cmdQuit},
 	}
@@ -189,6 +190,12 @@ func (m *Model) probe() tea.Cmd {
 }
 
 func (m *Model) handleModels(msg modelsMsg) {
+	if msg.err == nil {
+		m.modelNames = m.modelNames[:0]
+		for _, x := range msg.models {
+			m.modelNames = append(m.modelNames, x.Name)
+		}
+	}
 	switch {
 	case msg.err != nil:
 		m.addError(userMessage(msg.err))

@@ -30,13 +30,20 @@ func newInputBox(st *themes.Styles) inputBox {
 	// Enter sends; Alt+Enter and Ctrl+J insert a newline.
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
 	ta.Cursor.SetMode(cursor.CursorStatic) // a blinking cursor costs idle CPU
-	ta.FocusedStyle.CursorLine = st.Input.Text
-	ta.FocusedStyle.Prompt = st.Input.Prompt
-	ta.FocusedStyle.Text = st.Input.Text
-	ta.FocusedStyle.Placeholder = st.Input.Placeholder
-	ta.BlurredStyle = ta.FocusedStyle
 	ta.Focus()
-	return inputBox{ta: ta, dirty: true}
+	b := inputBox{ta: ta, dirty: true}
+	b.restyle(st)
+	return b
+}
+
+// restyle applies the theme's input styles.
+func (b *inputBox) restyle(st *themes.Styles) {
+	b.ta.FocusedStyle.CursorLine = st.Input.Text
+	b.ta.FocusedStyle.Prompt = st.Input.Prompt
+	b.ta.FocusedStyle.Text = st.Input.Text
+	b.ta.FocusedStyle.Placeholder = st.Input.Placeholder
+	b.ta.BlurredStyle = b.ta.FocusedStyle
+	b.dirty = true
 }
 
 func (b *inputBox) setWidth(w int) {

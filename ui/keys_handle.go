@@ -140,49 +140,24 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// serverCommands take a server name as their argument.
-var serverCommands = map[string]bool{"connect": true, "close": true, "token": true, "tools": true, "logs": true}
-
-// complete finishes a slash command name, or a server name after a
-// command that takes one, on Tab.
+// complete finishes a slash command name, or its argument, on Tab. With
+// several candidates it completes their common prefix; the popup above the
+// input shows them all.
 func (m *Model) complete() {
 	v := m.input.value()
-	if strings.Contains(v, "\n") {
-		return
-	}
-	var hits []string
-	if cmd, arg, ok := strings.Cut(v, " "); ok {
-		name := strings.TrimPrefix(cmd, "/")
-		if !serverCommands[name] || strings.Contains(arg, " ") {
-			return
-		}
-		names := m.b.ServerNames()
-		if name == "connect" || name == "close" {
-			names = append(names, "all")
-		}
-		for _, n := range names {
-			if strings.HasPrefix(n, arg) {
-				hits = append(hits, cmd+" "+n)
-			}
-		}
-	} else {
-		for _, c := range commands {
-			if strings.HasPrefix("/"+c.name, v) {
-				hits = append(hits, "/"+c.name)
-			}
-		}
-	}
+	hits := m.candidates(v)
 	switch len(hits) {
 	case 0:
 		return
 	case 1:
-		m.input.set(hits[0] + " ")
+		m.input.set(hits[0].text + " ")
 	default:
-		p := commonPrefix(hits)
-		if len(p) > len(v) {
+		texts := make([]string, len(hits))
+		for i, h := range hits {
+			texts[i] = h.text
+		}
+		if p := commonPrefix(texts); len(p) > len(v) {
 			m.input.set(p)
-		} else {
-			m.addNotice(strings.Join(hits, "  "))
 		}
 	}
 	m.dirty = true

@@ -23,6 +23,11 @@ type mdRenderer struct {
 
 func newMDRenderer(style string) *mdRenderer { return &mdRenderer{style: style} }
 
+// setStyle switches the glamour style; the renderer is rebuilt on next use.
+func (m *mdRenderer) setStyle(style string) {
+	m.style, m.r = style, nil
+}
+
 // render returns the lines of md rendered at width, without glamour's
 // leading and trailing blank lines and without trailing padding.
 func (m *mdRenderer) render(md string, width int) []string {

@@ -112,14 +112,20 @@ func (p *picker) render(st *themes.Styles, width, height int) string {
 }
 
 // overlay draws box centred over bg (both multi-line strings), keeping the
-// background visible around it. lipgloss v1 has no layers, so the lines are
-// spliced with ANSI-aware truncation.
+// background visible around it.
 func overlay(bg, box string, width int) string {
+	rows := strings.Count(bg, "\n") + 1
+	x := max((width-lipgloss.Width(box))/2, 0)
+	y := max((rows-lipgloss.Height(box))/2, 0)
+	return overlayAt(bg, box, x, y)
+}
+
+// overlayAt draws box over bg with its top-left corner at column x, row y.
+// lipgloss v1 has no layers, so the lines are spliced with ANSI-aware
+// truncation.
+func overlayAt(bg, box string, x, y int) string {
 	bgLines := strings.Split(bg, "\n")
 	fg := strings.Split(box, "\n")
-	bw := lipgloss.Width(box)
-	x := max((width-bw)/2, 0)
-	y := max((len(bgLines)-len(fg))/2, 0)
 	for i, l := range fg {
 		row := y + i
 		if row >= len(bgLines) {

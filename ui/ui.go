@@ -10,6 +10,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"latch/permissions"
 	"latch/session"
@@ -71,6 +73,14 @@ type Options struct {
 	// Resumed, when set, is a session brought back from its log: its
 	// history is shown, and its unfinished turn offered to finish.
 	Resumed *session.Resumed
+	// DarkBackground, Getenv, ConfigHome and Profile let /theme resolve
+	// names as start-up did (the background is detected before start).
+	DarkBackground bool
+	Getenv         func(string) string
+	ConfigHome     string
+	Profile        termenv.Profile
+	// Notices are shown first (e.g. a broken user theme, and the fallback).
+	Notices []string
 	// Now is the clock of elapsed times on tool cards (default time.Now).
 	Now func() time.Time
 	// FrameInterval batches streamed events: after a batch the next one is
@@ -99,8 +109,10 @@ type Model struct {
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
 	queued        []string               // messages sent during a reply, sent after it
+	modelNames    []string               // installed models, once listed (for completion)
 	helpOpen      bool                   // the key and command overview is shown
 	title         string                 // the window title last set
+	themeEnv      themeEnv
 	view          viewOpts
 	resumed       bool
 	ticking       bool // the running-card animation is on
@@ -139,6 +151,10 @@ func New(o Options) *Model {
 	}
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
+	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile}
+	for _, n := range o.Notices {
+		m.addNotice(n)
+	}
 	if o.Resumed != nil {
 		m.replay(o.Resumed)
 	}
@@ -448,6 +464,9 @@ func (m *Model) View() string {
 	}
 	if m.helpOpen {
 		body = overlay(body, m.helpBox(), m.width)
+	}
+	if pop := m.completionPopup(); pop != "" {
+		body = overlayAt(body, pop, 1, max(m.chat.height-lipgloss.Height(pop), 0))
 	}
 	sb.WriteString(body)
 	sb.WriteByte('\n')

@@ -1,0 +1,475 @@
+package themes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxThemeFile bounds a user theme file; a palette is a few hundred bytes.
+const maxThemeFile = 64 << 10
+
+// glamourStyles are glamour's built-in style names, the values a theme's
+// "glamour" token may take.
+var glamourStyles = []string{"ascii", "dark", "dracula", "light", "notty", "pink", "tokyo-night"}
+
+// ConfigHome returns the XDG config directory: $XDG_CONFIG_HOME when it is
+// an absolute path (the XDG spec says to ignore a relative one), else
+// $HOME/.config, else "".
+func ConfigHome(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return dir
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// Dir returns the folder of user themes under configHome:
+// configHome/latch/themes. It is "" when configHome is.
+func Dir(configHome string) string {
+	if configHome == "" {
+		return ""
+	}
+	return filepath.Join(configHome, "latch", "themes")
+}
+
+// Available lists every theme name the user can pick, sorted: the
+// built-ins (as Names) and the user themes in Dir(configHome), each NAME.json
+// giving NAME. User files named like a built-in are left out (the built-in
+// wins), and so are names that are not usable as a theme name. Files are
+// not parsed, so a listed user theme may still fail to load. A missing or
+// unreadable folder lists the built-ins only.
+func Available(configHome string) []string {
+	names := Names()
+	for _, n := range userNames(configHome) {
+		if !slices.Contains(names, n) && !isAlias(n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// userNames lists the NAME of each NAME.json in Dir(configHome).
+func userNames(configHome string) []string {
+	dir := Dir(configHome)
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		n, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validName(n) || e.IsDir() {
+			continue
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
+// isAlias reports whether name (any case) is taken by a built-in.
+func isAlias(name string) bool {
+	switch k := strings.ToLower(name); k {
+	case "auto", "high-contrast", "mono", "no-color":
+		return true
+	default:
+		_, ok := builtin[k]
+		return ok
+	}
+}
+
+// validName reports whether name can be a user theme's name: a plain file
+// name, so "--theme ../x" cannot reach outside the themes folder.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`).MatchString
+
+// ThemeError is one problem in a user theme file. LoadFile returns them
+// joined (errors.Join), so errors.As finds the first.
+type ThemeError struct {
+	File  string // the theme file's path
+	Line  int    // 1-based; 0 when the problem has no one place
+	Col   int    // 1-based; 0 with Line
+	Token string // the token concerned, "" for the file as a whole
+	Msg   string
+}
+
+// Error renders the problem as "theme FILE:LINE:COL: token "T": MSG".
+func (e *ThemeError) Error() string {
+	var b strings.Builder
+	b.WriteString("theme ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Token != "" {
+		fmt.Fprintf(&b, "token %q: ", e.Token)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadFile reads the user theme at path. The file is one JSON object of
+// palette tokens, for example
+//
+//	{"base": "dark", "accent": "12", "user": "#87d787", "glamour": "dark"}
+//
+// Colour tokens (text, muted, subtle, accent, user, assistant, error,
+// warning, success, status_fg, status_bg, border) take a string: "#rgb",
+// "#rrggbb" or an ANSI index "0"–"255". "dark" and "bold" take a boolean,
+// "glamour" one of glamour's built-in styles. "base" names a built-in theme
+// whose tokens fill the ones the file leaves out; without it the base is
+// "auto", so a theme stays valid when latch adds tokens. "auto" and
+// "high-contrast" pick their dark or light variant by the file's "dark"
+// token, else by darkBackground. A "dark" that differs from the base's
+// also switches the inherited glamour style to "dark" or "light". The theme is named after the
+// file. Every problem (invalid JSON with line:col, an unknown or duplicate
+// token with a suggestion, a wrong JSON type, a value that is not a colour)
+// is reported, each a *ThemeError naming the file and token.
+func LoadFile(path string, darkBackground bool) (Palette, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Palette{}, fmt.Errorf("theme %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxThemeFile+1))
+	if err != nil {
+		return Palette{}, fmt.Errorf("theme %s: %w", path, err)
+	}
+	if len(data) > maxThemeFile {
+		return Palette{}, &ThemeError{File: path, Msg: fmt.Sprintf("larger than %d KiB; a theme is a small JSON object", maxThemeFile>>10)}
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	return parse(path, name, data, darkBackground)
+}
+
+// field is one settable token of a Palette.
+type field struct {
+	token string
+	index int
+	kind  reflect.Kind // reflect.String (a colour, or glamour) or reflect.Bool
+}
+
+// fields are the Palette's tokens, from its token tags, in field order.
+var fields = func() []field {
+	var fs []field
+	t := reflect.TypeFor[Palette]()
+	for i := range t.NumField() {
+		if tok := t.Field(i).Tag.Get("token"); tok != "" {
+			fs = append(fs, field{token: tok, index: i, kind: t.Field(i).Type.Kind()})
+		}
+	}
+	return fs
+}()
+
+// tokenNames are every key a theme file may use, sorted.
+var tokenNames = func() []string {
+	names := []string{"base"}
+	for _, f := range fields {
+		names = append(names, f.token)
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// entry is one key of a theme file with its raw value and the positions
+// of both.
+type entry struct {
+	key             string
+	raw             json.RawMessage
+	line, col       int // of the value
+	keyLine, keyCol int
+}
+
+// parse validates data, the theme file path, and builds the palette
+// called name.
+func parse(path, name string, data []byte, darkBackground bool) (Palette, error) {
+	entries, err := readObject(path, data)
+	if err != nil {
+		return Palette{}, err
+	}
+	var errs []error
+	bad := func(e entry, format string, args ...any) { // a bad value
+		errs = append(errs, &ThemeError{File: path, Line: e.line, Col: e.col, Token: e.key, Msg: fmt.Sprintf(format, args...)})
+	}
+	badKey := func(e entry, format string, args ...any) {
+		errs = append(errs, &ThemeError{File: path, Line: e.keyLine, Col: e.keyCol, Token: e.key, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	// The base first: the file's tokens are laid over it. An adaptive base
+	// ("auto", "high-contrast") follows the file's "dark", else the terminal.
+	baseName := ""
+	dark, darkSet := darkBackground, false
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[e.key] {
+			badKey(e, "duplicate token")
+			continue
+		}
+		seen[e.key] = true
+		switch e.key {
+		case "base":
+			s, ok := asString(e.raw)
+			if !ok {
+				bad(e, "want a string naming a built-in theme, got %s", jsonKind(e.raw))
+				continue
+			}
+			bases := slices.DeleteFunc(Names(), func(n string) bool { return n == "mono" })
+			if k := strings.ToLower(s); k == "mono" || k == "no-color" {
+				bad(e, "%q has no colours to inherit; base is one of %s", s, strings.Join(bases, ", "))
+				continue
+			}
+			if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
+				if sg := suggest(s, bases); sg != "" {
+					bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
+				} else {
+					bad(e, "%q is not a built-in theme (base is one of %s)", s, strings.Join(bases, ", "))
+				}
+				continue
+			}
+			baseName = s
+		case "dark":
+			b, ok := asBool(e.raw)
+			if !ok {
+				bad(e, "want true or false, got %s", jsonKind(e.raw))
+				continue
+			}
+			dark, darkSet = b, true
+		}
+	}
+	base, _ := Lookup(baseName, dark) // "" is "auto": dark or light
+
+	p := base
+	p.Name = name
+	glamourSet := false
+	v := reflect.ValueOf(&p).Elem()
+	for i, e := range entries {
+		if slices.ContainsFunc(entries[:i], func(o entry) bool { return o.key == e.key }) || e.key == "base" || e.key == "dark" {
+			continue // reported or applied above
+		}
+		fi := slices.IndexFunc(fields, func(f field) bool { return f.token == e.key })
+		if fi < 0 {
+			if sg := suggest(e.key, tokenNames); sg != "" {
+				badKey(e, "unknown token; did you mean %q?", sg)
+			} else {
+				badKey(e, "unknown token (tokens: %s)", strings.Join(tokenNames, ", "))
+			}
+			continue
+		}
+		f := fields[fi]
+		switch {
+		case f.kind == reflect.Bool:
+			b, ok := asBool(e.raw)
+			if !ok {
+				bad(e, "want true or false, got %s", jsonKind(e.raw))
+				continue
+			}
+			v.Field(f.index).SetBool(b)
+		case e.key == "glamour":
+			s, ok := asString(e.raw)
+			if !ok {
+				bad(e, "want a string naming a glamour style, got %s", jsonKind(e.raw))
+				continue
+			}
+			if !slices.Contains(glamourStyles, s) {
+				if sg := suggest(s, glamourStyles); sg != "" {
+					bad(e, "%q is not a glamour style; did you mean %q?", s, sg)
+				} else {
+					bad(e, "%q is not a glamour style (styles: %s)", s, strings.Join(glamourStyles, ", "))
+				}
+				continue
+			}
+			v.Field(f.index).SetString(s)
+			glamourSet = true
+		default:
+			s, ok := asString(e.raw)
+			if !ok {
+				hint := ""
+				if jsonKind(e.raw) == "a number" {
+					hint = fmt.Sprintf(` (write an ANSI index as a string: "%s")`, bytes.TrimSpace(e.raw))
+				}
+				bad(e, "want a colour string, got %s%s", jsonKind(e.raw), hint)
+				continue
+			}
+			c, ok := normaliseColour(s)
+			if !ok {
+				bad(e, "%q is not a colour (want \"#rgb\", \"#rrggbb\" or an ANSI index \"0\" to \"255\")", s)
+				continue
+			}
+			v.Field(f.index).SetString(c)
+		}
+	}
+	// In file order, whichever pass found them.
+	slices.SortStableFunc(errs, func(a, b error) int {
+		ea, eb := a.(*ThemeError), b.(*ThemeError)
+		if ea.Line != eb.Line {
+			return ea.Line - eb.Line
+		}
+		return ea.Col - eb.Col
+	})
+	if err := errors.Join(errs...); err != nil {
+		return Palette{}, err
+	}
+	if darkSet && !glamourSet && dark != base.Dark {
+		// The base's markdown style was made for the other background.
+		p.Glamour = "light"
+		if dark {
+			p.Glamour = "dark"
+		}
+	}
+	if darkSet {
+		p.Dark = dark
+	}
+	return p, nil
+}
+
+// readObject splits data, which must be one JSON object, into its entries
+// in file order.
+func readObject(path string, data []byte) ([]entry, error) {
+	syntax := func(offset int64, err error) error {
+		line, col := lineCol(data, offset)
+		return &ThemeError{File: path, Line: line, Col: col, Msg: "invalid JSON: " + err.Error()}
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			return nil, syntax(se.Offset, se)
+		}
+		return nil, &ThemeError{File: path, Msg: "invalid JSON: " + fmt.Sprint(err)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return nil, &ThemeError{File: path, Msg: fmt.Sprintf("want a JSON object of tokens, got %s", jsonKind(data))}
+	}
+	var entries []entry
+	// skip returns the offset of the first byte at or after off that is not
+	// one of cut: where the next key or value starts.
+	skip := func(off int64, cut string) int64 {
+		rest := data[off:]
+		return off + int64(len(rest)-len(bytes.TrimLeft(rest, cut)))
+	}
+	for dec.More() {
+		keyLine, keyCol := lineCol(data, skip(dec.InputOffset(), " \t\r\n,")+1)
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(dec.InputOffset(), err)
+		}
+		key, _ := tok.(string)
+		line, col := lineCol(data, skip(dec.InputOffset(), " \t\r\n:")+1)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntax(dec.InputOffset(), err)
+		}
+		entries = append(entries, entry{key: key, raw: raw, line: line, col: col, keyLine: keyLine, keyCol: keyCol})
+	}
+	return entries, nil
+}
+
+// lineCol turns an offset just past the byte of interest (as in a
+// json.SyntaxError) into a 1-based line and column.
+func lineCol(data []byte, offset int64) (line, col int) {
+	o := min(int(offset), len(data))
+	if o > 0 {
+		o--
+	}
+	before := data[:o]
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return 1 + bytes.Count(before, []byte("\n")), 1 + utf8.RuneCount(before[lineStart:])
+}
+
+// asString decodes raw if it is a JSON string.
+func asString(raw json.RawMessage) (string, bool) {
+	var s string
+	if jsonKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// asBool decodes raw if it is a JSON boolean.
+func asBool(raw json.RawMessage) (bool, bool) {
+	var b bool
+	if jsonKind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
+		return false, false
+	}
+	return b, true
+}
+
+// jsonKind names the JSON type of a valid raw value, for messages.
+func jsonKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// hexColour matches "#rgb" and "#rrggbb".
+var hexColour = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+
+// normaliseColour checks s is a colour lipgloss takes and returns it in a
+// canonical form: "#rrggbb" in lower case, or an ANSI index without
+// leading zeros.
+func normaliseColour(s string) (string, bool) {
+	if hexColour.MatchString(s) {
+		s = strings.ToLower(s)
+		if len(s) == 4 {
+			s = string([]byte{'#', s[1], s[1], s[2], s[2], s[3], s[3]})
+		}
+		return s, true
+	}
+	if s == "" || len(s) > 3 || strings.Trim(s, "0123456789") != "" {
+		return "", false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n > 255 {
+		return "", false
+	}
+	return strconv.Itoa(n), true
+}
+
+// findUser returns the path of the user theme called name in configHome,
+// or "" if there is none.
+func findUser(name, configHome string) string {
+	dir := Dir(configHome)
+	if dir == "" || !validName(name) {
+		return ""
+	}
+	path := filepath.Join(dir, name+".json")
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return path
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return path // there but unreadable: LoadFile reports why
+	}
+	return ""
+}

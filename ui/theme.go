@@ -1,0 +1,69 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"latch/themes"
+)
+
+// themeEnv is what /theme needs to resolve a name the way start-up did.
+type themeEnv struct {
+	dark       bool                // the terminal's background, detected before start
+	getenv     func(string) string // for NO_COLOR
+	configHome string              // where user themes live
+	profile    termenv.Profile     // the colour profile detected at start
+}
+
+// themeNames lists the themes /theme can switch to.
+func (m *Model) themeNames() []string { return themes.Available(m.themeEnv.configHome) }
+
+// cmdTheme lists the themes, or switches to one live.
+func (m *Model) cmdTheme(args []string) tea.Cmd {
+	switch len(args) {
+	case 0:
+		var b strings.Builder
+		b.WriteString("themes:")
+		for _, n := range m.themeNames() {
+			mark := "  "
+			if n == m.st.Palette.Name {
+				mark = "* "
+			}
+			b.WriteString("\n  " + mark + n)
+		}
+		if dir := themes.Dir(m.themeEnv.configHome); dir != "" {
+			fmt.Fprintf(&b, "\nuser themes: %s/NAME.json (palette tokens; see README)", dir)
+		}
+		m.addNotice(b.String())
+	case 1:
+		pal, warns, err := themes.FromEnv(args[0], m.themeEnv.dark, m.themeEnv.getenv, m.themeEnv.configHome)
+		if err != nil {
+			m.addError("/theme: " + sanitizeText(err.Error()))
+			return nil
+		}
+		m.applyTheme(pal)
+		for _, w := range warns {
+			m.addNotice(w)
+		}
+		m.addNotice("theme: " + pal.Name)
+	default:
+		m.badArgs("theme")
+	}
+	return nil
+}
+
+// applyTheme switches every style live: the chat, the markdown, the input.
+func (m *Model) applyTheme(p themes.Palette) {
+	if m.themeEnv.profile != 0 || p.Mono {
+		lipgloss.SetColorProfile(themes.RenderProfile(p, m.themeEnv.profile))
+	}
+	*m.st = themes.Build(p)
+	m.md.setStyle(p.Glamour)
+	m.input.restyle(m.st)
+	m.chat.relayout()
+	m.dirty = true
+}
