@@ -60,7 +60,9 @@ var callSeq atomic.Int64
 // runToolCall takes one call of the model through the gate, runs it if
 // allowed, publishes what happens, and returns the tool message for the
 // model. Nothing here raises into the loop: every failure becomes a result
-// the model reads.
+// the model reads. The one exception: a call still waiting for approval
+// when the session closes gets no answer (a zero Message, Role ""): it
+// stays parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) api.Message {
 	name := call.Function.Name
 	callID := call.ID
@@ -103,6 +105,10 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		// Decided before a restart: the decision stands, and is not asked again.
 		if !prior {
 			s.publishPermission(turn, callID, name, "denied", "user", "decided before the restart", v.Mode)
+			if v.Decision == permissions.Park {
+				// As when rejected before the restart (a /reject, --reject).
+				return fail("denied: the user rejected this call")
+			}
 			return fail("denied: the user declined this call")
 		}
 		s.publishPermission(turn, callID, name, "allowed", "user", "decided before the restart", v.Mode)
@@ -147,6 +153,14 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			CallID: callID, Server: tool.Server, Tool: name, Arguments: args})
 		ok, err := s.waitApproval(ctx, ap.ID, wait)
 		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				// latch is exiting (a -p run that parked, or a quit): the
+				// approval stays pending in the log, for --resume.
+				return api.Message{}
+			}
 			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
 		}
 		crashAt("before-decision")
@@ -161,8 +175,11 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			perm("denied", "user", "rejected with /reject "+ap.ID)
 			return fail("denied: the user rejected this call")
 		}
-		perm("allowed", "user", "approved")
+		// The decision is on disk; "allowed" marks the start of the call
+		// (a resumed session treats an allowed call without a result as
+		// in doubt).
 		crashAt("after-decision")
+		perm("allowed", "user", "approved")
 	case permissions.Allow:
 		if !v.Allowed() {
 			perm("denied", "policy", "the gate gave no valid verdict")
@@ -326,6 +343,7 @@ func (s *Session) Decide(id string, approve bool) error {
 		if err != nil {
 			return err
 		}
+		crashAt("before-decision")
 		s.mu.Lock()
 		s.decided[ap.CallID] = approve
 		s.mu.Unlock()
@@ -335,6 +353,7 @@ func (s *Session) Decide(id string, approve bool) error {
 		}
 		s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: id, CallID: ap.CallID,
 			Decision: decision, By: "user"})
+		crashAt("after-decision")
 		s.Continue()
 		return nil
 	}
