@@ -18,7 +18,11 @@ import (
 // line per tool call on stderr, or every event as NDJSON with --json. ask
 // means deny (no one to ask); a call parked in approve mode ends the run
 // with status 3 and its approval id. With --resume ID --approve/--reject,
-// the parked run is finished instead.
+// the parked run is finished instead. A resumed session whose last turn is
+// unfinished (after a crash: calls decided but not run, results the model
+// has not seen) goes on with that turn first (-p "" is enough); one that
+// still waits for a person (an approval, a call in doubt) ends with status
+// 3 and says what it waits for.
 func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := f.prompt
 	if prompt == "-" {
@@ -30,7 +34,8 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 		prompt = strings.TrimRight(string(b), "\n")
 	}
 	deciding := f.approve != "" || f.reject != ""
-	if strings.TrimSpace(prompt) == "" && !deciding {
+	resuming := f.resume != "" || f.cont
+	if strings.TrimSpace(prompt) == "" && !deciding && !resuming {
 		fmt.Fprintln(stderr, "latch: -p needs a prompt (or --resume ID --approve APPROVAL_ID -p \"\")")
 		return exitUsage
 	}
@@ -63,12 +68,31 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 			fmt.Fprintln(stderr, "latch:", sanitize.Line(err.Error()))
 			return exitError
 		}
-		if why := sess.Blocked(); why != "" {
-			fmt.Fprintln(stderr, "latch:", sanitize.Line(why))
+		if blocked(sess, f.json, stdout, stderr) {
 			return exitParked
 		}
 		if strings.TrimSpace(prompt) != "" {
 			fmt.Fprintln(stderr, "latch: the prompt is ignored: the resumed turn goes on first")
+		}
+	case resuming:
+		// The last turn, cut short by a crash, goes on first: decisions
+		// made before it stand and are not asked again.
+		if blocked(sess, f.json, stdout, stderr) {
+			return exitParked
+		}
+		if sess.Continue() {
+			if strings.TrimSpace(prompt) != "" {
+				fmt.Fprintln(stderr, "latch: the prompt is ignored: the resumed turn goes on first")
+			}
+			break
+		}
+		if strings.TrimSpace(prompt) == "" {
+			fmt.Fprintf(stderr, "latch: session %s has no unfinished turn: -p needs a prompt\n", sess.ID())
+			return exitUsage
+		}
+		if err := sess.Send(prompt); err != nil {
+			fmt.Fprintln(stderr, "latch:", sanitize.Line(err.Error()))
+			return exitError
 		}
 	default:
 		if err := sess.Send(prompt); err != nil {
@@ -79,12 +103,37 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 	return printTurn(ctx, sess, sub, f.json, stdout, stderr)
 }
 
+// blocked reports whether a resumed turn waits for a person, and if so says
+// for what on stderr: a pending approval (its id also on stdout without
+// --json, as when a run parks) or a call in doubt, settled in the chat.
+func blocked(sess *session.Session, asJSON bool, stdout, stderr io.Writer) bool {
+	why := sess.Blocked()
+	if why == "" {
+		return false
+	}
+	fmt.Fprintln(stderr, "latch:", sanitize.Line(why))
+	if len(sess.InDoubtCalls()) > 0 {
+		fmt.Fprintf(stderr, "latch: /retry and /dismiss are chat commands: latch --resume %s\n", sess.ID())
+		return true
+	}
+	for _, ap := range sess.Approvals() {
+		fmt.Fprintf(stderr, "latch: %s waits for approval %s: latch --resume %s --approve %s -p \"\" (or --reject %s)\n",
+			sanitize.Line(ap.Name), ap.ID, sess.ID(), ap.ID, ap.ID)
+		if !asJSON {
+			fmt.Fprintln(stdout, ap.ID)
+		}
+	}
+	return true
+}
+
 // printTurn writes the turn's events until it ends (or parks) and returns
 // the exit status.
 func printTurn(ctx context.Context, sess *session.Session, sub *session.Sub, asJSON bool, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	wroteText := false
 	status := exitOK
+	calls := map[string]string{}  // call id → "tool NAME ARGS", until its result
+	denied := map[string]string{} // call id → why it was denied
 	for {
 		evs, ok := sub.Next(ctx)
 		if !ok {
@@ -104,23 +153,33 @@ func printTurn(ctx context.Context, sess *session.Session, sub *session.Sub, asJ
 					wroteText = true
 				}
 			case *session.ToolCallEvent:
-				if !asJSON {
-					args, _ := json.Marshal(e.Arguments)
-					fmt.Fprintf(stderr, "tool %s %s\n", sanitize.Line(e.Tool), sanitize.Line(string(args)))
-				}
+				// One line per call (DESIGN §8), written when it ends.
+				args, _ := json.Marshal(e.Arguments)
+				calls[e.CallID] = fmt.Sprintf("tool %s %s", sanitize.Line(e.Tool), sanitize.Line(string(args)))
 			case *session.PermissionEvent:
-				if !asJSON && e.Decision == "denied" {
-					fmt.Fprintf(stderr, "tool %s denied by %s: %s\n", sanitize.Line(e.Tool), e.By, sanitize.Line(e.Reason))
+				if e.Decision == "denied" {
+					denied[e.CallID] = fmt.Sprintf("denied by %s: %s", e.By, sanitize.Line(e.Reason))
 				}
 			case *session.ToolResultEvent:
 				if !asJSON {
-					switch {
-					case e.Error != "":
-						fmt.Fprintf(stderr, "tool %s failed: %s\n", sanitize.Line(e.Tool), sanitize.Line(e.Error))
-					default:
-						fmt.Fprintf(stderr, "tool %s done in %dms (%d bytes)\n", sanitize.Line(e.Tool), e.DurationMS, e.Size)
+					line, ok := calls[e.CallID]
+					if !ok {
+						line = "tool " + sanitize.Line(e.Tool)
 					}
+					switch {
+					case denied[e.CallID] != "":
+						line += ": " + denied[e.CallID]
+					case e.Error != "":
+						line += ": failed: " + sanitize.Line(e.Error)
+					case e.IsError:
+						line += fmt.Sprintf(": the tool reported an error in %dms (%d bytes)", e.DurationMS, e.Size)
+					default:
+						line += fmt.Sprintf(": done in %dms (%d bytes)", e.DurationMS, e.Size)
+					}
+					fmt.Fprintln(stderr, line)
 				}
+				delete(calls, e.CallID)
+				delete(denied, e.CallID)
 			case *session.ApprovalParkedEvent:
 				// The approval is on disk (synced) before this event.
 				fmt.Fprintf(stderr, "latch: %s waits for approval %s: latch --resume %s --approve %s -p \"\" (or --reject %s)\n",

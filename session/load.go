@@ -113,6 +113,8 @@ func summarize(path string) (Summary, error) {
 		sum.Started, sum.Updated = fi.ModTime(), fi.ModTime()
 	}
 	pending := map[string]bool{}
+	callOf := map[string]string{} // approval id → call id
+	answered := map[string]bool{} // call ids with a tool_result
 	var order []string
 	br := bufio.NewReader(f)
 	first := true
@@ -125,6 +127,7 @@ func summarize(path string) (Summary, error) {
 				Model      string    `json:"model"`
 				Text       string    `json:"text"`
 				ApprovalID string    `json:"approval_id"`
+				CallID     string    `json:"call_id"`
 			}
 			if json.Unmarshal(line, &e) == nil {
 				switch e.Type {
@@ -140,9 +143,14 @@ func summarize(path string) (Summary, error) {
 					}
 				case TypeApprovalParked:
 					pending[e.ApprovalID] = true
+					callOf[e.ApprovalID] = e.CallID
 					order = append(order, e.ApprovalID)
 				case TypeApprovalResolved:
 					delete(pending, e.ApprovalID)
+				case TypeToolResult:
+					// A parked call answered without a decision (its turn
+					// was cancelled) waits no more, as Resume sees it.
+					answered[e.CallID] = true
 				}
 				first = false
 			}
@@ -155,7 +163,7 @@ func summarize(path string) (Summary, error) {
 		}
 	}
 	for _, id := range order {
-		if pending[id] {
+		if pending[id] && !answered[callOf[id]] {
 			sum.Pending = append(sum.Pending, id)
 		}
 	}

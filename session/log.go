@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,7 +63,65 @@ func openLog(dir, id string) (*sessionLog, error) {
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
 	_ = f.Chmod(0o600)
+	if err := endTornLine(f, path); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session log %s: %w", path, err)
+	}
 	return &sessionLog{f: f, path: path}, nil
+}
+
+// endTornLine makes a resumed log end with a whole line before anything is
+// appended to it. A last line without its newline is what a crash in
+// mid-write leaves: LoadLog skips it (with a warning) when it does not
+// parse, so it is cut off; one that parses was read as an event, so it gets
+// its newline. Otherwise the next event would be glued onto it, and the
+// torn line, no longer the last, would make the whole log unreadable
+// (ErrCorruptLog).
+func endTornLine(f *os.File, path string) error {
+	r, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fi, err := r.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	last := make([]byte, 1)
+	if size == 0 {
+		return nil
+	}
+	if _, err := r.ReadAt(last, size-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	// Find where the last line starts, reading backwards.
+	start := int64(0)
+	buf := make([]byte, 32<<10)
+	for end := size; end > 0; {
+		n := min(int64(len(buf)), end)
+		if _, err := r.ReadAt(buf[:n], end-n); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			start = end - n + int64(i) + 1
+			break
+		}
+		end -= n
+	}
+	line := make([]byte, size-start)
+	if _, err := r.ReadAt(line, start); err != nil {
+		return err
+	}
+	var head Header
+	if json.Unmarshal(line, &head) == nil {
+		_, err = f.Write([]byte("\n"))
+		return err
+	}
+	return f.Truncate(start)
 }
 
 // logged says whether an event goes to the log, and whether it is synced.

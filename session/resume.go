@@ -137,6 +137,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 						}
 						s.history = append(s.history, api.Message{Role: "tool", ToolName: c.Function.Name,
 							ToolCallID: c.ID, Content: content})
+						s.goOn = true // the model owes a reply to it
 					}
 				}
 			}
@@ -223,18 +224,21 @@ func (s *Session) Blocked() string {
 
 // Continue resumes a turn that owes tool calls, once nothing blocks it:
 // decided calls run (or are denied) exactly as decided, the rest go through
-// the gate, and the model is asked again. It reports whether a turn started.
+// the gate, and the model is asked again. A turn whose results were all
+// logged, but not yet seen by the model, goes on with the model. It
+// reports whether a turn started.
 func (s *Session) Continue() bool {
 	if s.Blocked() != "" {
 		return false
 	}
 	s.mu.Lock()
-	if s.cancel != nil || len(s.owed) == 0 {
+	if s.cancel != nil || (len(s.owed) == 0 && !s.goOn) {
 		s.mu.Unlock()
 		return false
 	}
 	owed := s.owed
 	s.owed = nil
+	s.goOn = false
 	turn := s.turn
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -246,14 +250,19 @@ func (s *Session) Continue() bool {
 }
 
 // WaitServers waits until no server is still connecting (or ctx ends).
+// A server that StartServers started but whose connect has not begun yet
+// (still closed since before the start) counts as connecting.
 func (s *Session) WaitServers(ctx context.Context) {
 	if s.servers == nil {
 		return
 	}
+	s.mu.Lock()
+	started := s.serversStarted
+	s.mu.Unlock()
 	for {
 		busy := false
 		for _, st := range s.servers.Statuses() {
-			if st.State == StateConnecting {
+			if st.State == StateConnecting || (st.State == StateClosed && !started.IsZero() && !st.Since.After(started)) {
 				busy = true
 			}
 		}

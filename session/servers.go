@@ -1,6 +1,8 @@
 package session
 
 import (
+	"time"
+
 	"latch/mcp"
 )
 
@@ -47,6 +49,9 @@ func (s *Session) mcpEvent(e mcp.Event) {
 // StartServers connects every enabled MCP server in the background.
 func (s *Session) StartServers() {
 	if s.servers != nil {
+		s.mu.Lock()
+		s.serversStarted = time.Now()
+		s.mu.Unlock()
 		s.servers.Start()
 	}
 }

@@ -77,7 +77,16 @@ type Session struct {
 	decided   map[string]bool // call id → approved (or allowed by the user)
 	inDoubt   []InDoubt
 	dismissed map[string]bool
-	logErr    error
+	// goOn: the last turn's tool results were restored from the log but
+	// the model has not seen them; Continue asks it again.
+	goOn bool
+	// closing: Close has begun. A call waiting for approval then stays
+	// parked (unanswered in the log) for --resume, instead of being
+	// answered as cancelled.
+	closing bool
+	// serversStarted is when StartServers ran (see WaitServers).
+	serversStarted time.Time
+	logErr         error
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -167,6 +176,7 @@ func (s *Session) Send(text string) error {
 			return &UserError{Msg: "the last turn is not finished: " + why}
 		}
 	}
+	s.goOn = false // the new turn's request carries the restored results
 	s.turn++
 	turn := s.turn
 	ctx, cancel := context.WithCancel(context.Background())
@@ -212,6 +222,9 @@ func (s *Session) Clear() {
 // Close cancels a running turn, closes every MCP server (a stubborn one is
 // killed; this takes at most a few seconds) and ends every subscription.
 func (s *Session) Close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.Cancel()
 	s.Wait()
 	if s.servers != nil {

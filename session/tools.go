@@ -161,6 +161,13 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 				// approval stays pending in the log, for --resume.
 				return api.Message{}
 			}
+			// The turn was cancelled (Esc): the approval is void. Left
+			// pending, it would still be listed, and a later /approve
+			// would "succeed" without running anything.
+			s.mu.Lock()
+			delete(s.parked, ap.ID)
+			_, _ = s.approvals.Resolve(ap.ID)
+			s.mu.Unlock()
 			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
 		}
 		crashAt("before-decision")

@@ -34,7 +34,11 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		model   = s.Model()
 	)
 	for _, call := range pending {
-		s.appendHistory(turn, s.runToolCall(ctx, turn, call))
+		m := s.runToolCall(ctx, turn, call)
+		if m.Role == "" {
+			break // closing while it waits for approval: it stays owed
+		}
+		s.appendHistory(turn, m)
 	}
 	for n := 0; ; n++ {
 		if ctx.Err() != nil {
@@ -63,10 +67,20 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 			reason = ReasonToolLimit
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
 				"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
+			// The model's last calls get an answer, so the conversation
+			// stays well formed for the next turn.
+			for _, call := range r.calls {
+				s.appendHistory(turn, api.Message{Role: "tool", ToolName: call.Function.Name, ToolCallID: call.ID,
+					Content: errorJSON(fmt.Sprintf("not run: the limit of %d rounds of tool calls in one turn was reached", s.maxRounds))})
+			}
 			break
 		}
 		for _, call := range r.calls {
-			s.appendHistory(turn, s.runToolCall(ctx, turn, call))
+			m := s.runToolCall(ctx, turn, call)
+			if m.Role == "" {
+				break // closing while it waits for approval: it and the rest stay owed
+			}
+			s.appendHistory(turn, m)
 		}
 		if ctx.Err() != nil {
 			reason = ReasonCancelled
