@@ -65,14 +65,14 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		}
 		if n >= s.maxRounds {
 			reason = ReasonToolLimit
-			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
-				"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
 			// The model's last calls get an answer, so the conversation
 			// stays well formed for the next turn.
 			for _, call := range r.calls {
 				s.appendHistory(turn, api.Message{Role: "tool", ToolName: call.Function.Name, ToolCallID: call.ID,
 					Content: errorJSON(fmt.Sprintf("not run: the limit of %d rounds of tool calls in one turn was reached", s.maxRounds))})
 			}
+			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
+				"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
 			break
 		}
 		for _, call := range r.calls {
