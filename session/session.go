@@ -172,9 +172,10 @@ func (s *Session) Send(text string) error {
 		s.mu.Unlock()
 		why := s.Blocked()
 		s.mu.Lock()
-		if why != "" {
-			return &UserError{Msg: "the last turn is not finished: " + why}
+		if why == "" {
+			why = "its tool calls run as soon as the servers are connected"
 		}
+		return &UserError{Msg: "the last turn is not finished: " + why}
 	}
 	s.goOn = false // the new turn's request carries the restored results
 	s.turn++
