@@ -12,7 +12,7 @@ import (
 )
 
 // tokenCommandTimeout bounds a token_command.
-const tokenCommandTimeout = 10 * time.Second
+var tokenCommandTimeout = 10 * time.Second
 
 // resolveToken reads the server's credential now, from wherever the config
 // says it lives. It is called each time a client is built, never earlier,

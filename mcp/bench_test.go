@@ -1,0 +1,133 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// BenchmarkConnect8Slow is the time from Start until every server is
+// connected, for one server that takes 300 ms to start and for eight such
+// servers: servers connect in parallel, so eight should cost about as
+// much as one (target: ≤ 1.5×).
+func BenchmarkConnect8Slow(b *testing.B) {
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprintf("servers=%d", n), func(b *testing.B) {
+			var cfgs []ServerConfig
+			for i := range n {
+				cfgs = append(cfgs, fakeServer(b, fmt.Sprintf("slow%d", i), "-start-delay", "300ms"))
+			}
+			b.ResetTimer()
+			for range b.N {
+				var mu sync.Mutex
+				connected, failed := 0, ""
+				all := make(chan struct{})
+				m := New(cfgs, Options{OnEvent: func(e Event) {
+					sc, ok := e.(StatusChanged)
+					if !ok {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					switch sc.Status.State {
+					case StateConnected:
+						if connected++; connected == n {
+							close(all)
+						}
+					case StateFailed, StateDisconnected:
+						if failed == "" {
+							failed = sc.Status.Name + ": " + sc.Status.Summary()
+							close(all)
+						}
+					}
+				}})
+				m.Start()
+				select {
+				case <-all:
+				case <-time.After(30 * time.Second):
+					b.Fatal("servers not connected within 30s")
+				}
+				b.StopTimer()
+				mu.Lock()
+				f := failed
+				mu.Unlock()
+				m.CloseAll()
+				if f != "" {
+					b.Fatal(f)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// benchEchoServer is an in-process mcp-go server with one echo tool.
+func benchEchoServer() *mcpserver.MCPServer {
+	s := mcpserver.NewMCPServer("bench", "1.0", mcpserver.WithToolCapabilities(true))
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("message", "")), nil
+		})
+	return s
+}
+
+// BenchmarkCallOverhead compares a tool call through the manager with the
+// same call made with a bare mcp-go client, both on one in-process server:
+// what the manager adds (lookup, timeout, result conversion) should be
+// small (target: manager ≤ 1.10 × bare).
+func BenchmarkCallOverhead(b *testing.B) {
+	srv := benchEchoServer()
+	args := map[string]any{"message": "hello, benchmark"}
+	ctx := context.Background()
+
+	b.Run("manager", func(b *testing.B) {
+		m := New([]ServerConfig{{Name: "bench", Transport: TransportInProcess, InProcess: srv}}, Options{})
+		defer m.CloseAll()
+		if err := m.Connect("bench"); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			res, err := m.Call(ctx, "bench__echo", args, "")
+			if err != nil || res.Text != "hello, benchmark" {
+				b.Fatalf("call: %v %+v", err, res)
+			}
+		}
+	})
+
+	b.Run("bare", func(b *testing.B) {
+		c, err := client.NewInProcessClient(srv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		var ir mcp.InitializeRequest
+		// The manager pins the same protocol.
+		ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+		ir.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "0.1"}
+		if _, err := c.Initialize(ctx, ir); err != nil {
+			b.Fatal(err)
+		}
+		var req mcp.CallToolRequest
+		req.Params.Name = "echo"
+		req.Params.Arguments = args
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			res, err := c.CallTool(ctx, req)
+			if err != nil || len(res.Content) != 1 {
+				b.Fatalf("call: %v %+v", err, res)
+			}
+		}
+	})
+}
