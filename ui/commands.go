@@ -93,8 +93,12 @@ func (m *Model) cmdHelp(args []string) tea.Cmd {
 	}
 	var b strings.Builder
 	b.WriteString("Commands\n")
+	w0 := 0
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-16s %s\n", c.usage(), c.help)
+		w0 = max(w0, len(c.usage()))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s %s\n", w0, c.usage(), c.help)
 	}
 	b.WriteString("\nKeys\n")
 	for _, group := range m.keys.FullHelp() {

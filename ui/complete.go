@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"latch/permissions"
 )
 
@@ -110,5 +112,10 @@ func (m *Model) completionPopup() string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, st.Hint.Render("tab completes"))
+	// The box sits one column in and must end on screen.
+	fit := max(m.width-1-st.Box.GetHorizontalFrameSize(), 1)
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, fit, "…")
+	}
 	return st.Box.Render(strings.Join(lines, "\n"))
 }

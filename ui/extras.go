@@ -62,8 +62,12 @@ func (m *Model) helpBox() string {
 		}
 	}
 	b.WriteString("\n" + st.Title.Render("Commands") + "\n")
+	w0 := 0
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-24s %s\n", c.usage(), c.help)
+		w0 = max(w0, len(c.usage()))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s %s\n", w0, c.usage(), c.help)
 	}
 	b.WriteString("\n" + st.Hint.Render("esc or ? closes"))
 	lines := strings.Split(b.String(), "\n")

@@ -43,6 +43,14 @@ func (b *inputBox) restyle(st *themes.Styles) {
 	b.ta.FocusedStyle.Text = st.Input.Text
 	b.ta.FocusedStyle.Placeholder = st.Input.Placeholder
 	b.ta.BlurredStyle = b.ta.FocusedStyle
+	// The textarea draws with the style that Focus or Blur last pointed it
+	// at, in the copy they were called on; point it at this copy's styles,
+	// or it keeps drawing with its default (coloured) ones.
+	if b.ta.Focused() {
+		b.ta.Focus()
+	} else {
+		b.ta.Blur()
+	}
 	b.dirty = true
 }
 
@@ -56,8 +64,29 @@ func (b *inputBox) fit() {
 	h := min(max(b.ta.LineCount(), 1), maxInputRows)
 	if h != b.ta.Height() {
 		b.ta.SetHeight(h)
+		b.rescroll()
 	}
 	b.dirty = true
+}
+
+// rescroll scrolls the box, after it changed height, to show the most it
+// can above the cursor. The textarea only ever scrolls the least that keeps
+// the cursor in view: grown, it would keep its first lines hidden and show
+// empty rows below. Going to the top and back makes it scroll afresh.
+func (b *inputBox) rescroll() {
+	row, li := b.ta.Line(), b.ta.LineInfo()
+	col := li.StartColumn + li.ColumnOffset
+	_ = b.ta.View() // the viewport scrolls within the content last drawn
+	for i := 0; b.ta.Line() > 0 && i < 1<<16; i++ {
+		b.ta.CursorUp()
+	}
+	b.ta.SetCursor(0)
+	b.ta, _ = b.ta.Update(nil) // scrolls up to the cursor
+	for i := 0; b.ta.Line() < row && i < 1<<16; i++ {
+		b.ta.CursorDown()
+	}
+	b.ta.SetCursor(col)
+	b.ta, _ = b.ta.Update(nil) // scrolls down to it again, if need be
 }
 
 func (b *inputBox) update(msg tea.Msg) tea.Cmd {

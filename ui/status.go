@@ -9,30 +9,36 @@ import (
 	"latch/ui/sanitize"
 )
 
-// statusLine draws the top line: brand, model, host, session, state.
+// statusLine draws the top line: brand, model, mode, servers, pending
+// approvals, host, session, and on the right what latch is doing. When the
+// line is too narrow, the least useful parts go first: the session id,
+// then the host.
 func (m *Model) statusLine() string {
 	st := m.st.Status
 	model := sanitize.Line(m.b.Model())
 	if model == "" {
 		model = "no model"
 	}
-	left := " " + st.Brand.Render("latch") + st.Item.Render(" │ "+model+" │ "+sanitize.Line(m.b.Host()))
-	if conn, total, failed := m.serverCounts(); total > 0 {
-		left += st.Item.Render(fmt.Sprintf(" │ servers %d/%d", conn, total))
-		if failed > 0 {
-			left += st.Failure.Render(fmt.Sprintf(" ✗%d", failed))
-		}
-	}
+	sep := st.Item.Render(" │ ")
+	parts := []string{st.Brand.Render("latch"), st.Item.Render(model)}
 	mode := m.b.Mode()
 	modeStyle := st.Item
 	if mode.String() == "auto" {
-		modeStyle = st.Failure
+		modeStyle = st.Failure // the risky mode stands out
 	}
-	left += st.Item.Render(" │ ") + modeStyle.Render(mode.String())
+	parts = append(parts, modeStyle.Render(mode.String()))
+	if conn, total, failed := m.serverCounts(); total > 0 {
+		sv := st.Item.Render(fmt.Sprintf("servers %d/%d", conn, total))
+		if failed > 0 {
+			sv += st.Failure.Render(fmt.Sprintf(" ✗%d", failed))
+		}
+		parts = append(parts, sv)
+	}
 	if m.pending > 0 {
-		left += st.Busy.Render(fmt.Sprintf(" │ ⏸ %d pending", m.pending))
+		parts = append(parts, st.Busy.Render(fmt.Sprintf("⏸ %d pending", m.pending)))
 	}
-	left += st.Item.Render(" │ " + m.b.ID())
+	optional := []string{st.Item.Render(sanitize.Line(m.b.Host())), st.Item.Render(m.b.ID())}
+
 	var right string
 	switch {
 	case m.running && (m.modal != nil || m.pending > 0):
@@ -46,6 +52,13 @@ func (m *Model) statusLine() string {
 	}
 	if m.chat.scrolledUp() {
 		right = st.Item.Render("↑ history (ctrl+end) ") + right
+	}
+	var left string
+	for keep := len(optional); keep >= 0; keep-- {
+		left = " " + strings.Join(append(append([]string(nil), parts...), optional[:keep]...), sep)
+		if ansi.StringWidth(left)+ansi.StringWidth(right) < m.width {
+			break
+		}
 	}
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {
