@@ -36,9 +36,14 @@ lint: vet
 	GOOS=darwin $(GO) build ./...
 	GOOS=windows $(GO) build ./...
 
-## bench: Go benchmarks, then the built binary on a real streaming workload
+## bench: Go benchmarks (each with a run count that keeps it quick), then the
+## built binary on a real streaming workload
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize ./session/...
+	$(GO) test -run '^$$' -bench 'StreamToken|Frame$$|Scroll2000' -benchmem ./ui/
+	$(GO) test -run '^$$' -bench 'FirstFrame' -benchtime 20x ./ui/
+	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
+	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
 
 clean:
