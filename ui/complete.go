@@ -100,6 +100,12 @@ func (m *Model) completionPopup() string {
 	}
 	st := m.st.Dialog
 	var lines []string
+	w := 0
+	for i, h := range hits {
+		if i < popupRows {
+			w = max(w, ansi.StringWidth(h.text))
+		}
+	}
 	for i, h := range hits {
 		if i == popupRows {
 			lines = append(lines, st.Hint.Render("… "+strconv.Itoa(len(hits)-popupRows)+" more"))
@@ -107,7 +113,8 @@ func (m *Model) completionPopup() string {
 		}
 		line := st.Item.Render(h.text)
 		if h.help != "" {
-			line += st.Hint.Render("  " + h.help)
+			pad := strings.Repeat(" ", w-ansi.StringWidth(h.text))
+			line += st.Hint.Render(pad + "  " + h.help)
 		}
 		lines = append(lines, line)
 	}
