@@ -26,6 +26,9 @@ type chatPane struct {
 
 	view  string
 	dirty bool
+
+	// The entries drawn by the last render, first and last.
+	firstShown, lastShown int
 }
 
 func newChatPane(st *themes.Styles, md *mdRenderer, opts *viewOpts) *chatPane {
@@ -168,6 +171,7 @@ func (p *chatPane) render() string {
 		p.follow = true
 	}
 	out := make([]string, 0, p.height)
+	p.firstShown, p.lastShown = -1, -1
 	if p.follow {
 		// Collect from the bottom, then reverse the order of chunks.
 		var chunks [][]string
@@ -185,12 +189,20 @@ func (p *chatPane) render() string {
 			}
 			chunks = append(chunks, chunk)
 			need -= len(chunk)
+			if p.lastShown < 0 {
+				p.lastShown = i
+			}
+			p.firstShown = i
 		}
 		for i := len(chunks) - 1; i >= 0; i-- {
 			out = append(out, chunks[i]...)
 		}
 	} else {
 		for i, skip := p.topE, p.topLine; i < len(p.entries) && len(out) < p.height; i, skip = i+1, 0 {
+			if p.firstShown < 0 {
+				p.firstShown = i
+			}
+			p.lastShown = i
 			segs := p.lines(i)
 			for k, n := skip, count(segs); k < n && len(out) < p.height; k++ {
 				out = append(out, lineAt(segs, k))

@@ -37,8 +37,9 @@ type entry struct {
 	partial  bool
 	done     bool // a reply that has finished streaming
 
-	round int   // the model's reply within the turn (tool rounds)
-	card  *card // a tool call
+	round     int   // the model's reply within the turn (tool rounds)
+	thinkOpen bool  // ctrl+t: this finished reply shows its whole thinking
+	card      *card // a tool call
 
 	stream *mdStream // the reply's markdown, while it streams
 	think  *mdStream // the thinking trace, while it streams
@@ -49,8 +50,7 @@ type entry struct {
 
 // viewOpts are the user's view toggles that change how entries are laid out.
 type viewOpts struct {
-	showThinking bool // ctrl+t: finished replies show their whole thinking
-	expandCards  bool // ctrl+o: tool cards show their whole result preview
+	expandCards bool // ctrl+o: tool cards show their whole result preview
 }
 
 // segments returns the entry's lines at width as read-only slices.
@@ -82,7 +82,7 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int, o *viewOpts)
 			}
 		}
 	case assistantEntry:
-		if o.showThinking {
+		if e.thinkOpen {
 			lines = append(lines, e.thinkingLines(st, width)...)
 		} else if t := strings.TrimSpace(e.thinking); t != "" {
 			n := len(strings.Fields(t))

@@ -10,6 +10,30 @@ import (
 	"github.com/muesli/termenv"
 )
 
+// toggleThinking shows or hides the thinking of one reply: the newest one
+// on screen that has thinking, else the newest in the chat.
+func (m *Model) toggleThinking() {
+	pick := func(from, to int) *entry {
+		for i := min(to, len(m.chat.entries)-1); i >= from && i >= 0; i-- {
+			if e := m.chat.entries[i]; e.kind == assistantEntry && e.done && strings.TrimSpace(e.thinking) != "" {
+				return e
+			}
+		}
+		return nil
+	}
+	e := pick(m.chat.firstShown, m.chat.lastShown)
+	if e == nil {
+		e = pick(0, len(m.chat.entries)-1)
+	}
+	if e == nil {
+		return
+	}
+	e.thinkOpen = !e.thinkOpen
+	e.invalidate()
+	m.chat.dirty = true
+	m.dirty = true
+}
+
 // relayoutAll lays every entry out again after a view toggle.
 func (m *Model) relayoutAll() {
 	m.chat.relayout()

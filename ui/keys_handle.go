@@ -53,8 +53,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.dirty = true
 		return nil
 	case key.Matches(msg, m.keys.Thinking):
-		m.view.showThinking = !m.view.showThinking
-		m.relayoutAll()
+		m.toggleThinking()
 	case key.Matches(msg, m.keys.Expand):
 		m.view.expandCards = !m.view.expandCards
 		m.relayoutAll()

@@ -393,3 +393,28 @@ func TestNoLineWiderThanTheScreen(t *testing.T) {
 		}
 	}
 }
+
+func TestThinkingOpensPerMessage(t *testing.T) {
+	h := newHarness(t, 80, 40)
+	h.srv.Script(
+		ollamatest.Turn{Chunks: append(ollamatest.ThinkingTokens("first private thought"), ollamatest.Tokens("One.")...)},
+		ollamatest.Turn{Chunks: append(ollamatest.ThinkingTokens("second private thought"), ollamatest.Tokens("Two.")...)},
+	)
+	h.send("a")
+	h.send("b")
+	v := h.m.View()
+	if strings.Contains(v, "private thought") || strings.Count(v, "thought for 3 words") != 2 {
+		t.Fatalf("finished thinking should start collapsed:\n%s", v)
+	}
+	h.key(tea.KeyCtrlT)
+	v = h.m.View()
+	if !strings.Contains(v, "second private thought") || strings.Contains(v, "first private thought") {
+		t.Fatalf("ctrl+t should open the newest reply's thinking only:\n%s", v)
+	}
+	h.key(tea.KeyCtrlT)
+	if strings.Contains(h.m.View(), "private thought") {
+		t.Fatalf("a second ctrl+t closes it:\n%s", h.m.View())
+	}
+	h.command("/clear")
+	h.key(tea.KeyCtrlT) // nothing to open: no panic
+}
