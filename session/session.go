@@ -161,35 +161,41 @@ func (s *Session) Running() bool {
 // before a model is chosen.
 func (s *Session) Send(text string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
-		return ErrBusy
-	}
-	if s.model == "" {
-		return ErrNoModel
-	}
-	if len(s.owed) > 0 {
-		s.mu.Unlock()
+	owed := len(s.owed) > 0
+	s.mu.Unlock()
+	if owed {
 		why := s.Blocked()
-		s.mu.Lock()
 		if why == "" {
 			why = "its tool calls run as soon as the servers are connected"
 		}
 		return &UserError{Msg: "the last turn is not finished: " + why}
 	}
-	s.goOn = false // the new turn's request carries the restored results
-	s.turn++
-	turn := s.turn
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	s.done = make(chan struct{})
-	done := s.done
-	s.mu.Unlock()
+	turn, ctx, done, err := s.begin()
+	if err != nil {
+		return err
+	}
 	s.publish(&UserMessage{Header: s.header(TypeUserMessage), Turn: turn, Text: text})
 	s.appendHistory(turn, api.Message{Role: "user", Content: text})
 	go s.runTurn(ctx, turn, done, nil)
-	s.mu.Lock()
 	return nil
+}
+
+// begin claims the session for a new turn.
+func (s *Session) begin() (int, context.Context, chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return 0, nil, nil, ErrBusy
+	}
+	if s.model == "" {
+		return 0, nil, nil, ErrNoModel
+	}
+	s.goOn = false // the new turn's request carries the restored results
+	s.turn++
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.done = make(chan struct{})
+	return s.turn, ctx, s.done, nil
 }
 
 // Cancel stops the running turn, if any. The partial reply is kept.
