@@ -18,7 +18,6 @@ type settings struct {
 	model     string
 	host      *url.URL
 	mode      string
-	allow     []string // permissions.allow and --allow together
 	flagAllow []string // --allow alone
 	theme     string
 	keepAlive *time.Duration
@@ -37,15 +36,14 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	s.model = first(f.model, getenv("LATCH_MODEL"), cfg.Model)
 	s.host = session.ParseHost(first(f.host, getenv("OLLAMA_HOST"), cfg.Ollama.Host))
 	s.mode = first(f.mode, cfg.Permissions.Mode, "read_only")
-	if !contains(modes, s.mode) {
-		return nil, fmt.Errorf("--mode: %q is not a mode (%s)", s.mode, strings.Join(modes, ", "))
+	if _, err := permissions.ParseMode(s.mode); err != nil {
+		return nil, fmt.Errorf("--mode: %w", err)
 	}
 	for _, a := range f.allow {
 		if strings.ContainsAny(a, "*?[") {
 			return nil, fmt.Errorf("--allow %q: matching is exact; list each tool", a)
 		}
 	}
-	s.allow = append(append([]string(nil), cfg.Permissions.Allow...), f.allow...)
 	s.flagAllow = f.allow
 	s.theme = first(f.theme, cfg.Theme, "auto")
 	s.themeFlag = f.theme != ""
@@ -70,15 +68,6 @@ func first(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // policy is the permission policy of the config file and flags.

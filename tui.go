@@ -61,7 +61,7 @@ func runTUI(s *settings, f flags) error {
 	sess.StartServers()
 	defer sess.Close()
 
-	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Version: version, Resumed: resumed,
+	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20))
 	_, err = p.Run()

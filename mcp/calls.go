@@ -286,13 +286,3 @@ func (m *Manager) refresh(s *server, gen int) {
 	m.opts.OnEvent(ev)
 	m.opts.OnEvent(StatusChanged{Status: st})
 }
-
-// Describe is a server's one-line summary, for messages.
-func Describe(st Status) string {
-	var b strings.Builder
-	b.WriteString(st.Name + ": " + st.Summary())
-	if st.ExitStatus != "" && !strings.Contains(st.Reason, st.ExitStatus) {
-		b.WriteString(" (" + st.ExitStatus + ")")
-	}
-	return b.String()
-}

@@ -104,15 +104,6 @@ func (p *process) exitStatus() string {
 	return p.err.Error()
 }
 
-func (p *process) hasExited() bool {
-	select {
-	case <-p.exited:
-		return true
-	default:
-		return false
-	}
-}
-
 // stop ends the server and its process group: stdin closed, a grace to
 // exit, SIGTERM, then SIGKILL. It returns once the leader is reaped (at
 // most stopGrace+termGrace plus a moment).

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/ollama/ollama/api"
@@ -19,10 +20,10 @@ type ModelInfo struct {
 }
 
 // Tools reports whether the model can call tools.
-func (m ModelInfo) Tools() bool { return hasCap(m.Capabilities, "tools") }
+func (m ModelInfo) Tools() bool { return slices.Contains(m.Capabilities, "tools") }
 
 // Thinking reports whether the model can think.
-func (m ModelInfo) Thinking() bool { return hasCap(m.Capabilities, "thinking") }
+func (m ModelInfo) Thinking() bool { return slices.Contains(m.Capabilities, "thinking") }
 
 // Models lists the installed models, with their capabilities, sorted by name.
 func (s *Session) Models(ctx context.Context) ([]ModelInfo, error) {

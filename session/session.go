@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -286,11 +287,11 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
 	}
-	if s.think != nil && hasCap(s.caps[s.model], "thinking") {
+	if s.think != nil && slices.Contains(s.caps[s.model], "thinking") {
 		req.Think = &api.ThinkValue{Value: *s.think}
 	}
 	caps, known := s.caps[s.model]
-	if s.servers != nil && !s.noTools[s.model] && (!known || hasCap(caps, "tools")) {
+	if s.servers != nil && !s.noTools[s.model] && (!known || slices.Contains(caps, "tools")) {
 		req.Tools = s.ollamaTools()
 	}
 	return req
@@ -322,13 +323,4 @@ func (s *Session) appendHistory(turn int, m api.Message) {
 	s.mu.Unlock()
 	s.publish(&MessageEvent{Header: s.header(TypeMessage), Turn: turn, Role: m.Role, Content: m.Content,
 		Thinking: m.Thinking, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID})
-}
-
-func hasCap(caps []string, c string) bool {
-	for _, x := range caps {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }

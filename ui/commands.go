@@ -219,7 +219,6 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		return
 	}
 	m.addNotice("model: " + msg.info.Name + capsNote(msg.info))
-	m.statusV = ""
 }
 
 func capsNote(info session.ModelInfo) string {

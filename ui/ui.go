@@ -69,7 +69,6 @@ type Options struct {
 	Backend Backend
 	Events  *session.Sub // the session's events, subscribed before Start
 	Styles  themes.Styles
-	Version string
 	// Resumed, when set, is a session brought back from its log: its
 	// history is shown, and its unfinished turn offered to finish.
 	Resumed *session.Resumed
@@ -94,7 +93,6 @@ type Model struct {
 	events *session.Sub
 	st     *themes.Styles
 	keys   keyMap
-	ver    string
 	batch  time.Duration
 
 	width, height int
@@ -123,7 +121,6 @@ type Model struct {
 	turn     int
 	reply    *entry // the reply streaming now
 	lastTPS  float64
-	statusV  string
 	frame    string
 	dirty    bool
 	quitting bool
@@ -143,7 +140,7 @@ func New(o Options) *Model {
 	}
 	md := newMDRenderer(st.Palette.Glamour)
 	m := &Model{
-		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(), ver: o.Version,
+		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(),
 		batch: batch, md: md, dirty: true, cards: map[string]*entry{}, now: o.Now,
 	}
 	if m.now == nil {
