@@ -31,33 +31,7 @@ func TestGoldenCardStates(t *testing.T) {
 	clock := fixedNow
 	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Now: func() time.Time { return clock }})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 70})
-	h := session.Header{}
-	call := func(id, tool string, ro, destr bool) session.Event {
-		return &session.ToolCallEvent{Header: h, Turn: 1, CallID: id, Server: "fs", Tool: tool,
-			Arguments: map[string]any{"path": "/tmp/demo/" + id + ".txt"}, ReadOnly: ro, Destructive: destr}
-	}
-	perm := func(id, decision, by, reason string) session.Event {
-		return &session.PermissionEvent{Header: h, Turn: 1, CallID: id, Decision: decision, By: by, Reason: reason}
-	}
-	evs := []session.Event{
-		&session.UserMessage{Header: h, Turn: 1, Text: "show every card"},
-		call("requested", "fs__get_file_info", true, false),
-		call("running", "fs__read_text_file", true, false), perm("running", "allowed", "policy", ""),
-		&session.ToolProgress{Header: h, CallID: "running", Progress: 3, Total: 4, Message: "reading"},
-		call("done", "fs__read_text_file", true, false), perm("done", "allowed", "policy", ""),
-		&session.ToolResultEvent{Header: h, CallID: "done", OK: true, DurationMS: 42, Size: 11, Preview: "hello\nworld"},
-		call("iserror", "fs__read_text_file", true, false), perm("iserror", "allowed", "policy", ""),
-		&session.ToolResultEvent{Header: h, CallID: "iserror", IsError: true, DurationMS: 3, Preview: "Access denied - path outside allowed directories"},
-		call("denied", "fs__write_file", false, true),
-		perm("denied", "denied", "policy", "fs__write_file is not allow-listed and the mode is read_only"),
-		call("declined", "fs__write_file", false, true), perm("declined", "denied", "user", "the user said no"),
-		call("cancelled", "fs__read_text_file", true, false), perm("cancelled", "allowed", "policy", ""),
-		&session.ToolResultEvent{Header: h, CallID: "cancelled", Error: "cancelled: the user stopped this call", Cancelled: true, DurationMS: 900},
-		call("failed", "fs__read_text_file", true, false), perm("failed", "allowed", "policy", ""),
-		&session.ToolResultEvent{Header: h, CallID: "failed", Error: "server not connected: fs went away during the call", DurationMS: 5},
-		call("parked", "fs__move_file", false, true), perm("parked", "parked", "policy", ""),
-		&session.ApprovalParkedEvent{Header: h, Turn: 1, ApprovalID: "a1", CallID: "parked", Server: "fs", Tool: "fs__move_file"},
-	}
+	evs := cardEvents() // shared with TestScreens (screens_test.go)
 	clock = fixedNow.Add(1500 * time.Millisecond) // the running call has run 1.5 s
 	m.Update(eventsMsg{events: evs})
 	t.Run("modal_parked", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
