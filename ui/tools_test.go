@@ -31,7 +31,9 @@ func TestGoldenCardStates(t *testing.T) {
 	clock := fixedNow
 	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Now: func() time.Time { return clock }})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 70})
-	evs := cardEvents() // shared with TestScreens (screens_test.go)
+	// The events are shared with TestScreens (screens_test.go).
+	evs := cardEvents()
+
 	clock = fixedNow.Add(1500 * time.Millisecond) // the running call has run 1.5 s
 	m.Update(eventsMsg{events: evs})
 	t.Run("modal_parked", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
