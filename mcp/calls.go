@@ -118,22 +118,26 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 		args = map[string]any{}
 	}
 	req.Params.Arguments = args
+	var running *call
 	if callID != "" {
 		req.Params.Meta = &mcp.Meta{ProgressToken: callID}
+		running = &call{cancel: cancel}
 		m.mu.Lock()
-		m.calls[callID] = s.cfg.Name
+		m.calls[callID] = running
 		m.mu.Unlock()
-		defer func() {
-			m.mu.Lock()
-			delete(m.calls, callID)
-			m.mu.Unlock()
-		}()
 	}
 	res, err := c.client.CallTool(cctx, req)
+	stopped := false
+	if running != nil {
+		m.mu.Lock()
+		delete(m.calls, callID)
+		stopped = running.cancelled
+		m.mu.Unlock()
+	}
 	switch {
 	case err == nil:
 		return convertResult(res, m.opts.MaxResultBytes, c.red), nil
-	case ctx.Err() != nil:
+	case stopped || ctx.Err() != nil:
 		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) || pastDeadline(cctx):
 		return nil, fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
@@ -144,6 +148,19 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
 	return nil, errors.New(c.red.apply(shortError(err)))
+}
+
+// CancelCalls cancels every running call that has a call id (Esc while a
+// tool runs): each returns ErrCancelled, and stdio servers are told. It
+// reports how many it cancelled.
+func (m *Manager) CancelCalls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.calls {
+		c.cancelled = true
+		c.cancel()
+	}
+	return len(m.calls)
 }
 
 // pastDeadline reports whether ctx's deadline has passed. mcp-go's SSE

@@ -41,7 +41,13 @@ type Manager struct {
 
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
-	calls map[string]string  // progress token (call id) → server
+	calls map[string]*call   // running calls with a call id, by id (their progress token)
+}
+
+// call is one running call: Esc cancels it through CancelCalls.
+type call struct {
+	cancel    context.CancelFunc
+	cancelled bool // by CancelCalls, not by the caller's ctx or the timeout
 }
 
 type toolRef struct {
@@ -77,7 +83,7 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
-	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]string{}}
+	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]*call{}}
 	for _, c := range cfgs {
 		s := &server{cfg: c}
 		s.status = Status{Name: c.Name, Transport: transportName(c.Transport), State: StateClosed, Since: time.Now()}

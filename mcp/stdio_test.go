@@ -446,7 +446,15 @@ func TestStdioTimeout(t *testing.T) {
 	}
 }
 
+// TestStdioCancel cancels a running call both ways latch does: the
+// caller's context (the turn ends) and CancelCalls (Esc while a tool runs).
 func TestStdioCancel(t *testing.T) {
+	for _, how := range []string{"context", "CancelCalls"} {
+		t.Run(how, func(t *testing.T) { testStdioCancel(t, how) })
+	}
+}
+
+func testStdioCancel(t *testing.T, how string) {
 	m, ev := startFake(t, Options{}, fakeServer(t, "slowpoke"))
 	waitReady(t, m, "slowpoke", 10*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -473,7 +481,11 @@ func TestStdioCancel(t *testing.T) {
 		t.Fatal("no progress from the slow call")
 	}
 	cancelled := time.Now()
-	cancel()
+	if how == "context" {
+		cancel()
+	} else if n := m.CancelCalls(); n != 1 {
+		t.Fatalf("CancelCalls cancelled %d calls, want 1", n)
+	}
 	var a answer
 	select {
 	case a = <-done:
@@ -491,8 +503,11 @@ func TestStdioCancel(t *testing.T) {
 		t.Fatalf("the server never logged the cancellation: %q", logs)
 	}
 	t.Logf("server told within %s", time.Since(cancelled))
+	if n := m.CancelCalls(); n != 0 {
+		t.Errorf("CancelCalls found %d calls after the call returned", n)
+	}
 	if res := mustCall(t, m, "slowpoke__echo", map[string]any{"message": "alive"}); res.Text != "alive" {
-		t.Fatalf("echo: %q", res.Text)
+		t.Fatalf("echo: %q (a later call must not be cancelled)", res.Text)
 	}
 }
 

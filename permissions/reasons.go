@@ -1,28 +1,28 @@
 package permissions
 
-import "fmt"
-
 // The reasons below reach the model (as the tool's error) and the user (on the
-// tool card), so each says what happened and what the user could do.
+// tool card), so each says what happened and what the user could do. They are
+// built by concatenation, not fmt: one is built for every call the gate
+// decides.
 
 // allowedBy names the rule that allowed c.
 func allowedBy(c Call, src Source) string {
 	switch src {
 	case FromServer:
-		return fmt.Sprintf("%s is in the allow list of server %s", c.Tool, c.Server)
+		return c.Tool + " is in the allow list of server " + c.Server
 	case FromConfig:
-		return fmt.Sprintf("%s is in permissions.allow", c.Name)
+		return c.Name + " is in permissions.allow"
 	case FromFlag:
-		return fmt.Sprintf("%s is allowed with --allow", c.Name)
+		return c.Name + " is allowed with --allow"
 	default:
-		return fmt.Sprintf("%s was allowed for this session", c.Name)
+		return c.Name + " was allowed for this session"
 	}
 }
 
 // notListed is the common start of every reason for a call that is not on the
 // allow-list.
 func notListed(c Call, mode Mode) string {
-	return fmt.Sprintf("%s is not allow-listed and %s is in %s mode", c.Name, c.Server, mode)
+	return c.Name + " is not allow-listed and " + c.Server + " is in " + mode.String() + " mode"
 }
 
 // readOnlyDenial explains a read_only denial and how the user can lift it: a
@@ -30,13 +30,13 @@ func notListed(c Call, mode Mode) string {
 func readOnlyDenial(c Call, overridden bool) string {
 	modeCmd := "/mode ask"
 	if overridden {
-		modeCmd = fmt.Sprintf("/mode %s ask", c.Server)
+		modeCmd = "/mode " + c.Server + " ask"
 	}
-	return fmt.Sprintf("%s; the user can allow it with /allow %s or %s", notListed(c, ReadOnly), c.Name, modeCmd)
+	return notListed(c, ReadOnly) + "; the user can allow it with /allow " + c.Name + " or " + modeCmd
 }
 
 // noOneToAsk explains why an ask-mode call is denied in non-interactive mode.
 func noOneToAsk(c Call) string {
-	return fmt.Sprintf("no one to ask in non-interactive mode (-p); %s; the user can allow it with --allow %s",
-		notListed(c, Ask), c.Name)
+	return "no one to ask in non-interactive mode (-p); " + notListed(c, Ask) +
+		"; the user can allow it with --allow " + c.Name
 }

@@ -129,7 +129,11 @@ func logged(e Event) (write, sync bool) {
 	switch e.(type) {
 	case *AssistantDelta, *ThinkingDelta, *ToolProgress:
 		return false, false
-	case *ToolCallEvent, *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent:
+	case *ToolCallEvent:
+		// Always followed by a synced event (permission, or the result of
+		// a call that never ran) before anything runs: that sync covers it.
+		return true, false
+	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent:
 		return true, true
 	}
 	return true, false

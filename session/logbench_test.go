@@ -31,7 +31,8 @@ func BenchmarkLogAppend(b *testing.B) {
 				EvalDuration: 1200 * time.Millisecond, TotalDuration: 1500 * time.Millisecond}},
 		}},
 		{"synced", true, []Event{
-			&ToolCallEvent{Header: head(TypeToolCall), Turn: 3, CallID: "call_k2j4h5g6", Server: "fs", Tool: "fs__write_file", Arguments: args},
+			&ToolResultEvent{Header: head(TypeToolResult), Turn: 3, CallID: "call_k2j4h5g6", Tool: "fs__write_file", OK: true,
+				DurationMS: 12, Preview: "wrote " + fmt.Sprint(args["path"]), Size: 32},
 			&PermissionEvent{Header: head(TypePermission), Turn: 3, CallID: "call_k2j4h5g6", Tool: "fs__write_file",
 				Decision: "allowed", By: "policy", Reason: "fs__write_file is allow-listed", Mode: "approve"},
 		}},

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Broker fans events out to subscribers. Publishing never blocks: each
@@ -90,4 +91,21 @@ func (s *Sub) Next(ctx context.Context) ([]Event, bool) {
 			return nil, false
 		}
 	}
+}
+
+// NextPaced is Next for a reader that shows events at a frame rate (the
+// UI): it first waits until interval has passed since last, the time of the
+// previous batch, so that a fast stream arrives in one batch per frame and
+// publishing rarely has to wake the reader.
+func (s *Sub) NextPaced(ctx context.Context, last time.Time, interval time.Duration) ([]Event, bool) {
+	if wait := interval - time.Since(last); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, false
+		}
+	}
+	return s.Next(ctx)
 }

@@ -64,12 +64,11 @@ type Session struct {
 	caps    map[string][]string // capabilities by model name, from /api/show
 	history []api.Message
 	turn    int
-	cancel  context.CancelFunc            // of the running turn, nil when idle
-	done    chan struct{}                 // closed when the running turn ends
-	asks    map[string]chan Answer        // asked calls waiting for the user, by call id
-	parked  map[string]chan bool          // parked calls waiting, by approval id
-	running map[string]context.CancelFunc // tool calls running, by call id
-	noTools map[string]bool               // models that refused tools
+	cancel  context.CancelFunc     // of the running turn, nil when idle
+	done    chan struct{}          // closed when the running turn ends
+	asks    map[string]chan Answer // asked calls waiting for the user, by call id
+	parked  map[string]chan bool   // parked calls waiting, by approval id
+	noTools map[string]bool        // models that refused tools
 
 	// A resumed session: the calls its last turn still owes, decisions
 	// made before the restart, and calls in doubt.
@@ -101,7 +100,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		running: map[string]context.CancelFunc{}, noTools: map[string]bool{},
+		noTools: map[string]bool{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 	}
 	if o.LogDir != "" {

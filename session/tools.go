@@ -209,21 +209,11 @@ func (s *Session) publishPermission(turn int, callID, tool, decision, by, reason
 // the model is told, and the turn goes on.
 func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp.Tool, args map[string]any,
 	reply func(string) api.Message, fail func(string) api.Message) api.Message {
-	cctx, cancel := context.WithCancel(ctx)
-	s.mu.Lock()
-	s.running[callID] = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.running, callID)
-		s.mu.Unlock()
-		cancel()
-	}()
 	start := time.Now()
 	if crashPoint == "during-call" {
 		go func() { time.Sleep(150 * time.Millisecond); crashAt("during-call") }()
 	}
-	res, err := s.servers.Call(cctx, tool.Name, args, callID)
+	res, err := s.servers.Call(ctx, tool.Name, args, callID)
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
@@ -374,10 +364,5 @@ func (s *Session) Approvals() []permissions.Approval { return s.approvals.Pendin
 // CancelTools cancels the running tool calls (Esc while a tool runs); the
 // model is told and the turn goes on. It reports whether any was running.
 func (s *Session) CancelTools() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.running {
-		c()
-	}
-	return len(s.running) > 0
+	return s.servers != nil && s.servers.CancelCalls() > 0
 }

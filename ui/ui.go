@@ -233,10 +233,7 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		if wait := batch - time.Since(last); wait > 0 {
-			time.Sleep(wait)
-		}
-		evs, ok := sub.Next(context.Background())
+		evs, ok := sub.NextPaced(context.Background(), last, batch)
 		if !ok {
 			return eventsClosedMsg{}
 		}
