@@ -39,7 +39,9 @@ lint: vet
 ## bench: Go benchmarks (each with a run count that keeps it quick), then the
 ## built binary on a real streaming workload
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize ./session/...
+	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
+	$(GO) test -run '^$$' -bench 'Turn|LogAppend|Load' -benchmem ./session/
+	$(GO) test -run '^$$' -bench 'ToolCallOverhead' -benchtime 60000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench 'StreamToken|Frame$$|Scroll2000' -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'FirstFrame' -benchtime 20x ./ui/
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
