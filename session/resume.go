@@ -249,9 +249,10 @@ func (s *Session) Continue() bool {
 	return true
 }
 
-// WaitServers waits until no server is still connecting (or ctx ends).
-// A server that StartServers started but whose connect has not begun yet
-// (still closed since before the start) counts as connecting.
+// WaitServers waits until no server is still connecting (or ctx ends),
+// and the server_status of each one's latest state is published. A server
+// that StartServers started but whose connect has not begun yet (still
+// closed since before the start) counts as connecting.
 func (s *Session) WaitServers(ctx context.Context) {
 	if s.servers == nil {
 		return
@@ -261,11 +262,21 @@ func (s *Session) WaitServers(ctx context.Context) {
 	s.mu.Unlock()
 	for {
 		busy := false
-		for _, st := range s.servers.Statuses() {
-			if st.State == StateConnecting || (st.State == StateClosed && !started.IsZero() && !st.Since.After(started)) {
+		statuses := s.servers.Statuses()
+		s.mu.Lock()
+		for _, st := range statuses {
+			shown, ok := s.statusShown[st.Name]
+			switch {
+			case st.State == StateConnecting || (st.State == StateClosed && !started.IsZero() && !st.Since.After(started)):
+				busy = true
+			case ok && !shown.Equal(st.Since), !ok && st.State != StateDisabled && st.State != StateClosed:
+				// The server's latest state is not published yet: wait
+				// for it, so that its server_status comes before
+				// whatever the caller publishes next.
 				busy = true
 			}
 		}
+		s.mu.Unlock()
 		if !busy {
 			return
 		}

@@ -36,6 +36,9 @@ func (s *Session) mcpEvent(e mcp.Event) {
 			Summary: st.Summary(), Reason: st.Reason, Transport: st.Transport, Tools: st.Tools,
 			ProtocolVersion: st.ProtocolVersion, ExitStatus: st.ExitStatus, StderrTail: st.StderrTail,
 		})
+		s.mu.Lock()
+		s.statusShown[st.Name] = st.Since
+		s.mu.Unlock()
 	case mcp.ToolsChanged:
 		s.toolsChanged(e.Changed)
 		s.publish(&ToolsChangedEvent{Header: s.header(TypeToolsChanged), Server: e.Server, Tools: e.Tools,

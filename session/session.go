@@ -70,6 +70,10 @@ type Session struct {
 	parked  map[string]chan bool   // parked calls waiting, by approval id
 	noTools map[string]bool        // models that refused tools
 
+	// statusShown is when each server entered the state its last
+	// published server_status shows (see WaitServers).
+	statusShown map[string]time.Time
+
 	// A resumed session: the calls its last turn still owes, decisions
 	// made before the restart, and calls in doubt.
 	resumed   bool
@@ -100,7 +104,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		noTools: map[string]bool{},
+		noTools: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 	}
 	if o.LogDir != "" {
