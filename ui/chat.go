@@ -29,6 +29,8 @@ type chatPane struct {
 
 	// The entries drawn by the last render, first and last.
 	firstShown, lastShown int
+
+	cache layoutCache // which entries hold a cached layout
 }
 
 func newChatPane(st *themes.Styles, md *mdRenderer, opts *viewOpts) *chatPane {
@@ -59,6 +61,7 @@ func (p *chatPane) add(e *entry) *entry {
 
 func (p *chatPane) clear() {
 	p.entries = nil
+	p.cache.reset()
 	p.follow, p.topE, p.topLine = true, 0, 0
 	p.dirty = true
 }
@@ -66,7 +69,13 @@ func (p *chatPane) clear() {
 // lines returns entry i's lines at the pane width, flattened only when the
 // entry is made of several segments.
 func (p *chatPane) lines(i int) [][]string {
-	return p.entries[i].segments(p.st, p.md, p.width, p.opts)
+	e := p.entries[i]
+	laid := e.stale(p.width)
+	segs := e.segments(p.st, p.md, p.width, p.opts)
+	if laid {
+		p.cache.added(i, e)
+	}
+	return segs
 }
 
 func count(segs [][]string) int {
@@ -213,6 +222,7 @@ func (p *chatPane) render() string {
 		out = append(out, "")
 	}
 	p.view = strings.Join(out, "\n")
+	p.cache.trim(p.entries, p.firstShown, p.lastShown)
 	return p.view
 }
 

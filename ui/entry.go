@@ -46,6 +46,7 @@ type entry struct {
 
 	width int      // the width lines were laid out for
 	lines []string // cached layout of a finished entry
+	gen   int      // counts layouts made, for the chat's layout cache
 }
 
 // viewOpts are the user's view toggles that change how entries are laid out.
@@ -58,11 +59,21 @@ func (e *entry) segments(st *themes.Styles, r *mdRenderer, width int, o *viewOpt
 	if e.kind == assistantEntry && !e.done {
 		return e.streamSegments(r, width)
 	}
-	if e.lines == nil || e.width != width {
+	if e.stale(width) {
 		e.lines = e.layout(st, r, width, o)
 		e.width = width
+		e.gen++
 	}
 	return [][]string{e.lines}
+}
+
+// stale reports whether segments will lay the entry out at width, rather
+// than return its cached lines.
+func (e *entry) stale(width int) bool {
+	if e.kind == assistantEntry && !e.done {
+		return false // a streaming reply has caches of its own
+	}
+	return e.lines == nil || e.width != width
 }
 
 // invalidate drops the cached layout (after the entry changed).
