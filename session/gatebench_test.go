@@ -38,8 +38,8 @@ func benchServers() []ServerConfig {
 // allow-listed, and a reader taking its events at the UI's pace (a batch
 // per 50 ms frame, as ui.Model does). drained waits until the reader has
 // taken every event published before it was called.
-func benchSession(b *testing.B, servers []ServerConfig) (s *Session, drained func()) {
-	s = New(Options{Model: "qwen3:8b", Servers: servers,
+func benchSession(b *testing.B, servers []ServerConfig, logDir string) (s *Session, drained func()) {
+	s = New(Options{Model: "qwen3:8b", Servers: servers, LogDir: logDir,
 		Policy: permissions.Policy{ServerAllow: map[string][]string{"bench": {"echo"}}}})
 	b.Cleanup(s.Close)
 	s.StartServers()
@@ -112,8 +112,11 @@ func benchCall() api.ToolCall {
 // progress only for requests that carry one; the tool card's progress bar
 // needs it), which costs mcp-go several microseconds on an in-process call.
 // "manager" and "manager_progress" are the direct call without and with
-// it; "paired" interleaves the three, calls alternating in order, and
-// reports the ratios of their total times from the one run.
+// it, "session" the session's path; "paired" takes the three in turn on one
+// session and reports the ratios of their times from the one run, which is
+// what the target is read from ("session/manager_progress": the same
+// request with and without the gate and the events). "session_logged" adds
+// the session log's fsyncs, for scale.
 func BenchmarkToolCallOverhead(b *testing.B) {
 	heap := liveHeap(b)
 	defer runtime.KeepAlive(heap)
@@ -136,17 +139,28 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	}
 	b.Run("manager", direct(""))
 	b.Run("manager_progress", direct("call_bench001"))
-	b.Run("session", func(b *testing.B) {
-		s, _ := benchSession(b, benchServers())
-		call := benchCall()
-		ctx := context.Background()
-		b.ReportAllocs()
-		for b.Loop() {
-			if msg := s.runToolCall(ctx, 1, call); msg.Content != "hello" {
-				b.Fatalf("tool message %+v", msg)
+	session := func(logged bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			dir := ""
+			if logged {
+				dir = b.TempDir()
+			}
+			s, _ := benchSession(b, benchServers(), dir)
+			call := benchCall()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if msg := s.runToolCall(ctx, 1, call); msg.Content != "hello" {
+					b.Fatalf("tool message %+v", msg)
+				}
 			}
 		}
-	})
+	}
+	b.Run("session", session(false))
+	// With the session log, as latch runs: the permission and the
+	// tool_result are synced to disk before the session goes on (DESIGN
+	// §7), which costs what this disk's fsync costs.
+	b.Run("session_logged", session(true))
 	b.Run("paired", func(b *testing.B) { pairedCalls(b, benchServers()) })
 }
 
@@ -165,7 +179,7 @@ func BenchmarkToolCallOverheadStdio(b *testing.B) {
 // session's path. It reports each one's time per call and the ratios.
 func pairedCalls(b *testing.B, servers []ServerConfig) {
 	args := map[string]any{"message": "hello"}
-	s, drained := benchSession(b, servers)
+	s, drained := benchSession(b, servers, "")
 	call := benchCall()
 	ctx := context.Background()
 	paths := []func(){
