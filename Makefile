@@ -41,7 +41,8 @@ lint: vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
 	$(GO) test -run '^$$' -bench 'Turn|LogAppend|Load' -benchmem ./session/
-	$(GO) test -run '^$$' -bench 'ToolCallOverhead' -benchtime 60000x -benchmem ./session/
+	$(GO) test -run '^$$' -bench 'ToolCallOverhead(Stdio)?$$/(manager|session$$|paired)' -benchtime 60000x -benchmem ./session/
+	$(GO) test -run '^$$' -bench 'ToolCallOverhead$$/session_logged' -benchtime 2000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench 'StreamToken|Frame$$|Scroll2000' -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'FirstFrame' -benchtime 20x ./ui/
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/

@@ -171,7 +171,8 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 func BenchmarkToolCallOverheadStdio(b *testing.B) {
 	heap := liveHeap(b)
 	defer runtime.KeepAlive(heap)
-	pairedCalls(b, []ServerConfig{{Name: "bench", Transport: latchmcp.TransportStdio, Command: mcptestutil.BuildFakeMCP(b)}})
+	servers := []ServerConfig{{Name: "bench", Transport: latchmcp.TransportStdio, Command: mcptestutil.BuildFakeMCP(b)}}
+	b.Run("paired", func(b *testing.B) { pairedCalls(b, servers) })
 }
 
 // pairedCalls times calls of echo made three ways on one session's
