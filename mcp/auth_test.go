@@ -113,11 +113,35 @@ func TestTokenRotationWithTokenFile(t *testing.T) {
 		t.Fatal("no requests after the reconnect")
 	}
 	for _, h := range seen {
-		// mcp-go ends a session with a DELETE that carries no headers at
-		// all; every other request must carry the new token.
-		if strings.Contains(h, "old-token") || !strings.HasPrefix(h, "DELETE ") && h != strings.Fields(h)[0]+" Bearer new-token-2222" {
+		// The old session ends with a DELETE carrying the token it was
+		// opened with; every other request carries the new token.
+		if h != "DELETE Bearer old-token-1111" && h != strings.Fields(h)[0]+" Bearer new-token-2222" {
 			t.Fatalf("after rotation the server saw %q", h)
 		}
+	}
+}
+
+// TestCloseEndsHTTPSession: /close ends the streamable-HTTP session at the
+// server with a DELETE that carries the token, which mcp-go alone sends
+// without any header, so that a server behind a bearer check refused it.
+func TestCloseEndsHTTPSession(t *testing.T) {
+	srv := newAuthServer(t, "tok-3333")
+	m := New([]ServerConfig{{Name: "crm", Transport: TransportHTTP, URL: srv.URL + "/mcp", Token: "tok-3333",
+		Headers: map[string]string{"X-Org": "acme"}}}, Options{})
+	defer m.CloseAll()
+	m.Start()
+	waitState(t, m, "crm", StateConnected, 5*time.Second)
+	if err := m.Close("crm"); err != nil {
+		t.Fatal(err)
+	}
+	var deletes []string
+	for _, h := range srv.headers() {
+		if strings.HasPrefix(h, "DELETE ") {
+			deletes = append(deletes, h)
+		}
+	}
+	if len(deletes) != 1 || deletes[0] != "DELETE Bearer tok-3333" {
+		t.Fatalf("the server saw the session end with %q, want one DELETE with the token", deletes)
 	}
 }
 

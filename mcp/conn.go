@@ -63,7 +63,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, onNote func(
 		tr = transport.NewIO(p.stdout, p.stdin, nil)
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{
-			transport.WithHTTPBasicClient(&http.Client{}),
+			transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token)}),
 			transport.WithHTTPHeaders(staticHeaders(cfg, token)),
 			transport.WithHTTPLogger(quietLogger),
 			// Without a listening GET stream, a legacy streamable-HTTP
