@@ -77,6 +77,8 @@ type ServerConfig struct {
 	Command        string            // stdio
 	Args           []string          // stdio
 	Env            map[string]string // stdio: added to the environment
+	EnvInheritAll  bool              // stdio: "env_inherit": true, every variable of latch's environment
+	EnvInherit     []string          // stdio: "env_inherit" as a list: variable names inherited beyond the default few
 	Cwd            string            // stdio: ~ expanded, relative to the config file's folder
 	URL            string            // http, sse
 	Headers        map[string]string // http, sse: static headers

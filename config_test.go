@@ -238,6 +238,33 @@ func TestLoadConfigValues(t *testing.T) {
 					t.Errorf("warnings = %q", cfg.Warnings)
 				}
 			}},
+		{"authorization header on loopback http warns", `{"mcpServers": {
+			"a": {"url": "http://localhost:3001/mcp", "headers": {"Authorization": "Bearer abc"}},
+			"b": {"url": "http://127.0.0.1/mcp", "headers": {"proxy-authorization": "Basic abc"}}}}`,
+			nil, func(t *testing.T, cfg *Config) {
+				if len(cfg.Warnings) != 2 || !strings.Contains(cfg.Warnings[1], `server "b": headers.proxy-authorization: a literal credential`) {
+					t.Errorf("warnings = %q", cfg.Warnings)
+				}
+			}},
+		{"env_inherit", `{"mcpServers": {
+			"a": {"command": "x", "env_inherit": true},
+			"b": {"command": "x", "env_inherit": ["GH_TOKEN", "npm_config_cache", "_X1"]},
+			"c": {"command": "x", "env_inherit": false},
+			"d": {"command": "x", "env_inherit": []},
+			"e": {"command": "x"}}}`, nil, func(t *testing.T, cfg *Config) {
+			type inherit struct {
+				all   bool
+				names []string
+			}
+			var got []inherit
+			for _, s := range cfg.Servers {
+				got = append(got, inherit{s.EnvInheritAll, s.EnvInherit})
+			}
+			want := []inherit{{true, nil}, {false, []string{"GH_TOKEN", "npm_config_cache", "_X1"}}, {false, nil}, {false, []string{}}, {false, nil}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("env_inherit = %+v, want %+v", got, want)
+			}
+		}},
 		{"utf-8 BOM", "\ufeff" + `{"model": "m"}`, nil, func(t *testing.T, cfg *Config) {
 			if cfg.Model != "m" {
 				t.Errorf("model = %q", cfg.Model)
@@ -345,6 +372,12 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"credentials on plain http", `{"mcpServers": {"crm": {"url": "http://mcp.example.com/mcp", "token_env": "T"}}}`, "crm", "url",
 			`credentials require https (host "mcp.example.com" is not loopback)`},
 		{"credentials on http to a LAN address", `{"mcpServers": {"crm": {"url": "http://192.168.1.2:8080/mcp", "token": "t"}}}`, "crm", "url", "credentials require https"},
+		{"authorization header on plain http", `{"mcpServers": {"crm": {"url": "http://mcp.example.com/mcp", "headers": {"Authorization": "Bearer t"}}}}`,
+			"crm", "headers.Authorization", `credentials require https (host "mcp.example.com" is not loopback)`},
+		{"authorization header on plain http, any case", `{"mcpServers": {"crm": {"url": "http://192.168.1.2/mcp", "headers": {"aUTHORIZATION": "Bearer t"}}}}`,
+			"crm", "headers.aUTHORIZATION", "credentials require https"},
+		{"proxy-authorization header on plain http", `{"mcpServers": {"crm": {"url": "http://mcp.example.com/mcp", "headers": {"proxy-authorization": "Basic t"}}}}`,
+			"crm", "headers.proxy-authorization", "credentials require https"},
 
 		// credentials
 		{"two credentials", `{"mcpServers": {"crm": {"url": "https://h/", "token_env": "T", "token_file": "~/t"}}}`, "crm", "token_env, token_file", "use only one credential source"},
@@ -355,6 +388,19 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"token_env unset", `{"mcpServers": {"crm": {"url": "https://h/", "token_env": "CRM_TOKEN_UNSET"}}}`, "crm", "token_env", "environment variable CRM_TOKEN_UNSET is not set"},
 		{"token_env not a name", `{"mcpServers": {"crm": {"url": "https://h/", "token_env": "ghp_x-y"}}}`, "crm", "token_env", "not a variable name"},
 		{"env on url server", `{"mcpServers": {"fs": {"url": "https://h/", "env": {"A": "b"}}}}`, "fs", "env", "only for stdio (command) servers"},
+		{"token_env holds a token", `{"mcpServers": {"crm": {"url": "https://h/", "token_env": "Bearer abc.def"}}}`, "crm", "token_env", "not a variable name"},
+
+		// env_inherit
+		{"env_inherit on url server", `{"mcpServers": {"fs": {"url": "https://h/", "env_inherit": true}}}`, "fs", "env_inherit", "only for stdio (command) servers"},
+		{"env_inherit string", `{"mcpServers": {"fs": {"command": "x", "env_inherit": "PATH"}}}`, "fs", "env_inherit",
+			"expected true, false or an array of variable names, got string"},
+		{"env_inherit object", `{"mcpServers": {"fs": {"command": "x", "env_inherit": {"PATH": true}}}}`, "fs", "env_inherit",
+			"expected true, false or an array of variable names, got object"},
+		{"env_inherit element type", `{"mcpServers": {"fs": {"command": "x", "env_inherit": ["A", 1]}}}`, "fs", "env_inherit[1]", "expected a string, got number"},
+		{"env_inherit empty name", `{"mcpServers": {"fs": {"command": "x", "env_inherit": [""]}}}`, "fs", "env_inherit[0]", "must not be empty"},
+		{"env_inherit glob", `{"mcpServers": {"fs": {"command": "x", "env_inherit": ["A", "LC_*"]}}}`, "fs", "env_inherit[1]", "not a variable name"},
+		{"env_inherit leading digit", `{"mcpServers": {"fs": {"command": "x", "env_inherit": ["1A"]}}}`, "fs", "env_inherit[0]", "not a variable name"},
+		{"env_inherit typo", `{"mcpServers": {"fs": {"command": "x", "env_inherits": true}}}`, "fs", "", `unknown key "env_inherits"; did you mean "env_inherit"?`},
 		{"token_env empty name", `{"mcpServers": {"crm": {"url": "https://h/", "token_env": ""}}}`, "crm", "token_env", "must not be empty"},
 		{"token_file missing", `{"mcpServers": {"crm": {"url": "https://h/", "token_file": "~/x.token"}}}`, "crm", "token_file", "file not found: $TMP/x.token"},
 		{"token_file relative missing", `{"mcpServers": {"crm": {"url": "https://h/", "token_file": "x.token"}}}`, "crm", "token_file", "file not found: $TMP/x.token"},
@@ -475,6 +521,10 @@ func TestLoadConfigNeverShowsSecrets(t *testing.T) {
 		`{"mcpServers": {"crm": {"url": "https://h/", "token": "` + secret + `", "tokn": 1}}}`,
 		`{"mcpServers": {"crm": {"url": "https://h/", "token_env": "` + secret + `"}}}`,
 		`{"mcpServers": {"crm": {"url": "http://h/", "token_env": "T", "token": "` + secret + `", "mode": "x"}}}`,
+		`{"mcpServers": {"crm": {"url": "http://h/", "headers": {"Authorization": "Bearer ` + secret + `"}}}}`,
+		`{"mcpServers": {"crm": {"url": "http://h/", "headers": {"Proxy-Authorization": "` + secret + `"}}}}`,
+		`{"mcpServers": {"crm": {"url": "https://h/", "token_env": "Bearer ` + secret + `"}}}`,
+		`{"mcpServers": {"crm": {"command": "x", "env_inherit": ["` + secret + `"]}}}`,
 	}
 	for i, body := range bodies {
 		path, dir := writeConfig(t, body)

@@ -19,7 +19,7 @@ import (
 )
 
 var serverKeys = []string{
-	"command", "args", "env", "cwd", "url", "transport", "type", "headers",
+	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
 	"allow", "mode", "timeout", "connect_timeout", "disabled",
 }
@@ -57,6 +57,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	s.Command = l.nonEmpty(srv, "command", obj["command"])
 	s.Args, _ = l.strList(srv, "args", obj["args"])
 	s.Env = l.strMap(srv, "env", obj["env"])
+	s.EnvInheritAll, s.EnvInherit = l.envInherit(srv, "env_inherit", obj["env_inherit"])
 	cwd := l.nonEmpty(srv, "cwd", obj["cwd"])
 	rawURL := l.nonEmpty(srv, "url", obj["url"])
 	transport := l.transport(srv, "transport", obj["transport"])
@@ -118,7 +119,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		for _, f := range []struct {
 			key string
 			set bool
-		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"cwd", cwd != ""}} {
+		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"env_inherit", obj["env_inherit"] != nil}, {"cwd", cwd != ""}} {
 			if f.set {
 				l.errorf(srv, f.key, "only for stdio (command) servers")
 			}
@@ -134,7 +135,14 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		if strings.ContainsAny(v, "\r\n\x00") {
 			l.errorf(srv, "headers."+k, "value contains a line break or NUL")
 		}
-		if strings.EqualFold(k, "Authorization") {
+		if !credentialHeader(k) {
+			continue
+		}
+		// Like a token: never over plain http to another machine. The
+		// value is never quoted.
+		if u != nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
+			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
+		} else {
 			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}
 	}
@@ -170,6 +178,36 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		}
 	}
 	return s
+}
+
+// envInherit parses "env_inherit": true (inherit every variable), false
+// (the default few), or an array of variable names inherited as well.
+// Names are not quoted in errors: a misplaced secret must not be echoed.
+func (l *loader) envInherit(scope, field string, raw json.RawMessage) (all bool, names []string) {
+	switch k := jsonKind(raw); {
+	case raw == nil:
+		return false, nil
+	case k == "boolean":
+		return *l.boolean(scope, field, raw), nil
+	case k != "array":
+		l.errorf(scope, field, "expected true, false or an array of variable names, got %s", k)
+		return false, nil
+	}
+	names, _ = l.strList(scope, field, raw)
+	for i, n := range names {
+		switch {
+		case n == "":
+			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		case !validEnvName(n):
+			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "not a variable name (letters, digits and _, not starting with a digit)")
+		}
+	}
+	return false, names
+}
+
+// credentialHeader reports whether a header named k carries a credential.
+func credentialHeader(k string) bool {
+	return strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization")
 }
 
 // checkPath expands ~ and makes p absolute against the config file's folder; when

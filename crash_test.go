@@ -98,6 +98,7 @@ func newCrashRig(t *testing.T) *crashRig {
 			"args":    []string{"-c", memWrapper},
 			"env": map[string]string{"MEMORY_FILE_PATH": r.memFile, "CALL_LOG": r.callLog,
 				"PID_LOG": r.pidLog, "MEM_BIN": mem},
+			"env_inherit": []string{"LATCH_TEST_HOLD_RESULT"},
 		}},
 	})
 	if err != nil {

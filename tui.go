@@ -30,6 +30,7 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 	for i, c := range cs {
 		out[i] = session.ServerConfig{
 			Name: c.Name, Transport: c.Transport, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd,
+			InheritAll: c.EnvInheritAll, Inherit: c.EnvInherit,
 			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
 			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
 		}

@@ -32,7 +32,12 @@ func (m *Manager) rename() {
 		assigned := assignNames(n, originals, taken)
 		for _, t := range tools {
 			name := assigned[t.Name]
-			names[name] = toolRef{server: s, tool: convertTool(n, name, t)}
+			tool := convertTool(n, name, t)
+			// What the model and the screen read of a tool, redacted;
+			// the names stay as they are, to call it by.
+			tool.Title, tool.Description = m.red.apply(tool.Title), m.red.apply(tool.Description)
+			tool.InputSchema = redactAll(m.red, tool.InputSchema)
+			names[name] = toolRef{server: s, tool: tool}
 		}
 	}
 	m.mu.Lock()
@@ -87,6 +92,15 @@ var (
 // user and the model, with credentials redacted; an isError result is not
 // an error.
 func (m *Manager) Call(ctx context.Context, name string, args map[string]any, callID string) (*Result, error) {
+	res, err := m.call(ctx, name, args, callID)
+	if err != nil {
+		return nil, m.red.redactError(err)
+	}
+	return res, nil
+}
+
+// call is Call before its error is redacted (its result already is).
+func (m *Manager) call(ctx context.Context, name string, args map[string]any, callID string) (*Result, error) {
 	m.mu.Lock()
 	ref, ok := m.names[name]
 	m.mu.Unlock()
@@ -136,7 +150,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 	}
 	switch {
 	case err == nil:
-		return convertResult(res, m.opts.MaxResultBytes, c.red), nil
+		return convertResult(res, m.opts.MaxResultBytes, m.red), nil
 	case stopped || ctx.Err() != nil:
 		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) || pastDeadline(cctx):
@@ -147,7 +161,7 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 	case errors.Is(err, transport.ErrTransportClosed):
 		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
-	return nil, errors.New(c.red.apply(shortError(err)))
+	return nil, errors.New(shortError(err))
 }
 
 // CancelCalls cancels every running call that has a call id (Esc while a
@@ -220,7 +234,7 @@ func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
 		if msg, ok := p["message"].(string); ok {
 			ev.Message = msg
 		}
-		m.opts.OnEvent(ev)
+		m.emit(ev)
 	case string(mcp.MethodNotificationMessage):
 		p := n.Params.AdditionalFields
 		level := fmt.Sprint(p["level"])
@@ -228,15 +242,9 @@ func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
 		if lg, ok := p["logger"].(string); ok && lg != "" {
 			text = lg + ": " + text
 		}
-		s.mu.Lock()
-		red := redactor{}
-		if s.conn != nil {
-			red = s.conn.red
-		}
-		s.mu.Unlock()
-		text = red.apply(text)
+		text = m.red.apply(text)
 		s.log.add(level + ": " + text)
-		m.opts.OnEvent(LogLine{Server: s.cfg.Name, Source: level, Text: text})
+		m.emit(LogLine{Server: s.cfg.Name, Source: level, Text: text})
 	}
 }
 
@@ -265,7 +273,7 @@ func (m *Manager) refresh(s *server, gen int) {
 	defer cancel()
 	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		s.log.add("latch: refreshing the tool list failed: " + c.red.apply(shortError(err)))
+		s.log.add("latch: refreshing the tool list failed: " + m.red.apply(shortError(err)))
 		return
 	}
 	before := map[string]Tool{}
@@ -300,6 +308,6 @@ func (m *Manager) refresh(s *server, gen int) {
 	}
 	sort.Strings(ev.Removed)
 	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
-	m.opts.OnEvent(ev)
-	m.opts.OnEvent(StatusChanged{Status: st})
+	m.emit(ev)
+	m.emit(StatusChanged{Status: st})
 }

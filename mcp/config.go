@@ -25,8 +25,15 @@ type ServerConfig struct {
 
 	Command string            // stdio
 	Args    []string          // stdio
-	Env     map[string]string // stdio: added to the environment
+	Env     map[string]string // stdio: added to the environment (and wins)
 	Cwd     string            // stdio
+
+	// A stdio server inherits only a short allow-list of latch's
+	// environment (see childEnv), plus the variables named in Inherit, or
+	// every variable with InheritAll. Another server's TokenEnv variable is
+	// passed on only when Inherit names it.
+	InheritAll bool     // stdio: env_inherit true
+	Inherit    []string // stdio: env_inherit as a list of names
 
 	URL     string            // http, sse
 	Headers map[string]string // http, sse: sent as given; a token's Authorization wins
@@ -41,6 +48,11 @@ type ServerConfig struct {
 	Timeout        time.Duration // per request (default 60 s), on every transport
 	ConnectTimeout time.Duration // connect + handshake + first tool list (default 15 s)
 	Disabled       bool          // not connected at start-up
+
+	// secretVars are the TokenEnv names of every configured server; New
+	// sets them, and a stdio server does not inherit them unless Inherit
+	// names them.
+	secretVars []string
 }
 
 func (c ServerConfig) timeout() time.Duration {

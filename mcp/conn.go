@@ -25,8 +25,8 @@ const stderrTailLines = 12
 // every call until it is closed.
 type conn struct {
 	client *client.Client
-	proc   *process // stdio only
-	red    redactor
+	proc   *process           // stdio only
+	red    *redactor          // the manager's: every credential it knows
 	cancel context.CancelFunc // ends the client's long-lived context
 	lost   chan error         // an SSE connection reports loss here
 	closed chan struct{}      // closed by close
@@ -43,13 +43,13 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // process or HTTP session, the handshake and the first tool list, all within
 // the connect timeout. On failure everything it started is stopped.
 func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
-	return dialCtx(context.Background(), cfg, token, onNote, onLog)
+	return dialCtx(context.Background(), cfg, token, newRedactor(token), onNote, onLog)
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
 // done: a server closed while it connects.
-func dialCtx(abort context.Context, cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
-	c := &conn{red: newRedactor(token), lost: make(chan error, 1), closed: make(chan struct{})}
+func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+	c := &conn{red: red, lost: make(chan error, 1), closed: make(chan struct{})}
 	var tr transport.Interface
 	switch cfg.Transport {
 	case TransportStdio, "":
@@ -63,7 +63,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, onNote func(
 		tr = transport.NewIO(p.stdout, p.stdin, nil)
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{
-			transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token)}),
+			transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
 			transport.WithHTTPHeaders(staticHeaders(cfg, token)),
 			transport.WithHTTPLogger(quietLogger),
 			// Without a listening GET stream, a legacy streamable-HTTP
@@ -81,6 +81,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, onNote func(
 		tr = t
 	case TransportSSE:
 		opts := []transport.ClientOption{
+			transport.WithHTTPClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
 			transport.WithHeaders(staticHeaders(cfg, token)),
 			transport.WithSSELogger(quietLogger),
 			// mcp-go's SSE default of 60 s would override our timeout.
@@ -223,7 +224,7 @@ func (c *conn) drainStderr(r io.Reader, onLog func(string)) {
 		if line != "" {
 			line = c.red.apply(strings.TrimRight(line, "\r\n"))
 			if len(line) > 2000 {
-				line = line[:2000] + "…"
+				line = c.red.cut(line, 2000) + "…"
 			}
 			c.mu.Lock()
 			c.tail = append(c.tail, line)

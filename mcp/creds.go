@@ -23,6 +23,10 @@ func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) strin
 	case c.Token != "":
 		return trimToken(c.Token), nil
 	case c.TokenEnv != "":
+		if !validEnvName(c.TokenEnv) {
+			// Not named: it may be the token itself, put in the wrong field.
+			return "", errors.New("token_env: not a variable name (is it the token itself? put the variable's name here)")
+		}
 		v := getenv(c.TokenEnv)
 		if v == "" {
 			return "", fmt.Errorf("token_env: variable %s is not set", c.TokenEnv)
@@ -68,27 +72,7 @@ func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) strin
 	return "", nil
 }
 
-func trimToken(s string) string { return strings.TrimRight(s, "\r\n") }
-
-// redactor replaces known secrets in text. Each connection has one, holding
-// the credential it was built with (and the token's "Bearer" form).
-type redactor struct{ secrets []string }
-
-const redacted = "[redacted]"
-
-func newRedactor(secret string) redactor {
-	if secret == "" {
-		return redactor{}
-	}
-	return redactor{secrets: []string{secret}}
-}
-
-// apply returns s with every secret replaced.
-func (r redactor) apply(s string) string {
-	for _, x := range r.secrets {
-		if x != "" && strings.Contains(s, x) {
-			s = strings.ReplaceAll(s, x, redacted)
-		}
-	}
-	return s
-}
+// trimToken trims a credential the way it is sent: surrounding whitespace
+// (a newline from a file or a command, a space pasted along) is never part
+// of a token. The redactor looks for exactly this form.
+func trimToken(s string) string { return strings.TrimSpace(s) }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,9 @@ type Manager struct {
 	opts    Options
 	order   []string // server names, sorted
 	servers map[string]*server
+	// red knows every credential of every server, as soon as it is known;
+	// all text from servers leaves the manager through it.
+	red *redactor
 
 	// renameMu serializes rename, so that of two concurrent renames the
 	// later one can't overwrite names with an earlier read of the tools.
@@ -83,8 +87,11 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
-	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]*call{}}
+	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]*call{},
+		red: newRedactor(knownSecrets(cfgs, o.Getenv)...)}
+	secrets := secretEnvNames(cfgs)
 	for _, c := range cfgs {
+		c.secretVars = secrets
 		s := &server{cfg: c}
 		s.status = Status{Name: c.Name, Transport: transportName(c.Transport), State: StateClosed, Since: time.Now()}
 		if c.Disabled {
@@ -95,6 +102,31 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	}
 	sort.Strings(m.order)
 	return m
+}
+
+// emit hands an event on, with every credential redacted from it.
+func (m *Manager) emit(e Event) { m.opts.OnEvent(redactAll(m.red, e)) }
+
+// knownSecrets are the credentials the config reveals before anything
+// connects: literal tokens, the values of token_env variables and literal
+// Authorization headers. Tokens from files and commands join when read.
+func knownSecrets(cfgs []ServerConfig, getenv func(string) string) []string {
+	var out []string
+	for _, c := range cfgs {
+		out = append(out, c.Token)
+		if c.TokenEnv != "" {
+			out = append(out, getenv(c.TokenEnv))
+		}
+		for k, v := range c.Headers {
+			if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization") {
+				out = append(out, v)
+				if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+					out = append(out, cred)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func transportName(t string) string {
@@ -163,6 +195,7 @@ func (m *Manager) SetToken(name, token string) error {
 	}
 	s.mu.Lock()
 	s.override = trimToken(token)
+	m.red.add(s.override)
 	s.mu.Unlock()
 	return m.Connect(name)
 }
@@ -223,7 +256,7 @@ func (m *Manager) closeServer(s *server, report bool) {
 		st := s.status
 		s.mu.Unlock()
 		if !wasDisabled {
-			m.opts.OnEvent(StatusChanged{Status: st})
+			m.emit(StatusChanged{Status: st})
 		}
 	}
 }
@@ -244,7 +277,7 @@ func (m *Manager) connect(s *server) {
 	s.setLocked(StateConnecting, "")
 	st := s.status
 	s.mu.Unlock()
-	m.opts.OnEvent(StatusChanged{Status: st})
+	m.emit(StatusChanged{Status: st})
 
 	token := override
 	if token == "" && s.cfg.hasCredential() {
@@ -254,10 +287,10 @@ func (m *Manager) connect(s *server) {
 			return
 		}
 	}
+	m.red.add(token)
 	onNote := func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) }
-	red := newRedactor(token)
 	onLog := func(line string) { s.log.add("stderr: " + line) }
-	c, res, tools, err := dialCtx(ctx, s.cfg, token, onNote, onLog)
+	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, onNote, onLog)
 	if err != nil {
 		state, exit, tail := StateFailed, "", []string(nil)
 		var ce *connectError
@@ -267,7 +300,7 @@ func (m *Manager) connect(s *server) {
 				state = StateAuthExpired
 			}
 		}
-		m.fail(s, gen, state, red.apply(err.Error()), exit, tail)
+		m.fail(s, gen, state, err.Error(), exit, tail)
 		return
 	}
 
@@ -280,7 +313,7 @@ func (m *Manager) connect(s *server) {
 	s.conn = c
 	s.tools = tools
 	s.status.ProtocolVersion = res.ProtocolVersion
-	s.status.ServerName = red.apply(res.ServerInfo.Name)
+	s.status.ServerName = res.ServerInfo.Name
 	s.status.Tools = len(tools)
 	s.status.ExitStatus, s.status.StderrTail = "", nil
 	s.mu.Unlock()
@@ -294,7 +327,7 @@ func (m *Manager) connect(s *server) {
 	s.setLocked(StateConnected, "")
 	st = s.status
 	s.mu.Unlock()
-	m.opts.OnEvent(StatusChanged{Status: st})
+	m.emit(StatusChanged{Status: st})
 	go m.watch(s, gen, c)
 }
 
@@ -315,7 +348,7 @@ func (m *Manager) fail(s *server, gen int, state State, reason, exit string, tai
 	if reason != "" {
 		s.log.add("latch: " + st.Summary())
 	}
-	m.opts.OnEvent(StatusChanged{Status: st})
+	m.emit(StatusChanged{Status: st})
 }
 
 // watch waits for a live connection to end on its own: a stdio server
@@ -331,7 +364,7 @@ func (m *Manager) watch(s *server, gen int, c *conn) {
 		case <-c.closed:
 			return
 		case err := <-c.lost:
-			reason = "connection lost: " + c.red.apply(shortError(err))
+			reason = "connection lost: " + shortError(err)
 		}
 	}
 	tail := c.stderrTail()
@@ -370,7 +403,7 @@ func (m *Manager) Status(name string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return s.snapshot(), nil
+	return redactAll(m.red, s.snapshot()), nil
 }
 
 // Statuses returns every server's status, sorted by name.
@@ -379,7 +412,7 @@ func (m *Manager) Statuses() []Status {
 	for _, n := range m.order {
 		out = append(out, m.servers[n].snapshot())
 	}
-	return out
+	return redactAll(m.red, out)
 }
 
 // Logs returns a server's log: stderr lines and log notifications, redacted.
@@ -388,5 +421,5 @@ func (m *Manager) Logs(name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.log.tail(0), nil
+	return redactAll(m.red, s.log.tail(0)), nil
 }

@@ -33,12 +33,10 @@ type process struct {
 
 // startProcess starts c's command in its own process group, with pipes we
 // own (so exec.Cmd.Wait never closes what the MCP transport still reads).
+// Its environment is childEnv's: not latch's whole environment.
 func startProcess(c ServerConfig) (*process, error) {
 	cmd := exec.Command(c.Command, c.Args...)
-	cmd.Env = os.Environ()
-	for k, v := range c.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = childEnv(os.Environ(), c, c.secretVars)
 	cmd.Dir = c.Cwd
 	setProcessGroup(cmd)
 

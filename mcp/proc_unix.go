@@ -31,3 +31,6 @@ func killGroup(cmd *exec.Cmd) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// hostEnv is what a stdio server inherits by default.
+var hostEnv = unixEnv

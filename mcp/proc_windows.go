@@ -15,3 +15,6 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 }
 
 func killGroup(cmd *exec.Cmd) { signalGroup(cmd, true) }
+
+// hostEnv is what a stdio server inherits by default.
+var hostEnv = windowsEnv

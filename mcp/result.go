@@ -21,10 +21,10 @@ type Result struct {
 	Size       int    // bytes of text before any cut
 }
 
-// convertResult turns mcp-go's result into ours, capped at max bytes of
-// text, with secrets redacted.
-func convertResult(res *mcp.CallToolResult, max int, red redactor) *Result {
-	out := &Result{IsError: res.IsError, Structured: res.StructuredContent}
+// convertResult turns mcp-go's result into ours, with secrets redacted,
+// then capped at max bytes of text.
+func convertResult(res *mcp.CallToolResult, max int, red *redactor) *Result {
+	out := &Result{IsError: res.IsError, Structured: redactAll(red, res.StructuredContent)}
 	var b strings.Builder
 	for _, c := range res.Content {
 		if b.Len() > 0 {
@@ -55,16 +55,15 @@ func convertResult(res *mcp.CallToolResult, max int, red redactor) *Result {
 		raw, _ := json.Marshal(res.StructuredContent)
 		b.Write(raw)
 	}
-	text := b.String()
+	// Redact, then cut: a cut first could split a secret, and its first
+	// part would be left for anyone to read.
+	text := red.apply(b.String())
 	out.Size = len(text)
 	if max > 0 && len(text) > max {
-		cut := max
-		for cut > 0 && cut < len(text) && text[cut]&0xC0 == 0x80 { // keep UTF-8 whole
-			cut--
-		}
-		text = text[:cut] + fmt.Sprintf("\n[result truncated: %d of %d bytes shown]", cut, out.Size)
+		kept := red.cut(text, max)
+		text = kept + fmt.Sprintf("\n[result truncated: %d of %d bytes shown]", len(kept), out.Size)
 		out.Truncated = true
 	}
-	out.Text = red.apply(text)
+	out.Text = text
 	return out
 }

@@ -17,6 +17,7 @@
 //	fail            returns an isError result "it failed"
 //	whoami          returns $FAKEMCP_TOKEN_ECHO, or "FAKEMCP_TOKEN_ECHO is not set"
 //	env             (only with -echo-env NAME) returns $NAME, or "NAME is not set"
+//	getenv {name}   (only with -getenv) returns $name, or "name is not set"
 //	t0 … tN-1       (only with -tools N) return their own name
 //	late            (only with -list-changed-after) returns "late"
 //
@@ -45,6 +46,7 @@
 //	-list-changed-after D  D after start, add the tool "late", which
 //	                       broadcasts notifications/tools/list_changed
 //	-echo-env NAME         add the tool "env", which returns $NAME
+//	-getenv                add the tool "getenv", which returns any variable
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
 // "fakemcp: got terminated, exiting" (or "got interrupt") to stderr and exit
@@ -88,6 +90,7 @@ type options struct {
 	pageSize         int
 	listChangedAfter time.Duration
 	echoEnv          string
+	getenv           bool
 }
 
 // grandchildLife is how long -sleep-forever sleeps: long enough for any test,
@@ -111,6 +114,7 @@ func main() {
 	flag.IntVar(&o.pageSize, "page-size", 0, "paginate lists with `N` items per page (0: no pagination)")
 	flag.DurationVar(&o.listChangedAfter, "list-changed-after", 0, "add the tool \"late\" after this `duration`")
 	flag.StringVar(&o.echoEnv, "echo-env", "", "add the tool \"env\" returning this environment variable's value")
+	flag.BoolVar(&o.getenv, "getenv", false, "add the tool \"getenv\" returning the value of the variable it is given")
 	flag.Parse()
 
 	if o.sleepForever {
@@ -293,6 +297,19 @@ func addTools(s *server.MCPServer, o options) {
 		s.AddTool(mcp.NewTool("env",
 			mcp.WithDescription("Returns $"+name+"."),
 		), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(envText(name)), nil
+		})
+	}
+
+	if o.getenv {
+		s.AddTool(mcp.NewTool("getenv",
+			mcp.WithDescription("Returns the value of an environment variable."),
+			mcp.WithString("name", mcp.Required(), mcp.Description("The variable's name.")),
+		), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name, err := req.RequireString("name")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
 			return mcp.NewToolResultText(envText(name)), nil
 		})
 	}
