@@ -1,6 +1,9 @@
 package session
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Event type names, as they appear in the "type" field on the wire (the
 // session log and --json). Scripts depend on them: see DESIGN §7.
@@ -242,4 +245,49 @@ type ToolResultEvent struct {
 type Notice struct {
 	Header
 	Text string `json:"text"`
+}
+
+// eventTypes make an empty event of each type, by its name on the wire.
+// Every event type is here: a test checks it against the source.
+var eventTypes = map[string]func() Event{
+	TypeSessionStarted:   func() Event { return &SessionStarted{} },
+	TypeUserMessage:      func() Event { return &UserMessage{} },
+	TypeAssistantDelta:   func() Event { return &AssistantDelta{} },
+	TypeThinkingDelta:    func() Event { return &ThinkingDelta{} },
+	TypeAssistantMessage: func() Event { return &AssistantMessage{} },
+	TypeTurnDone:         func() Event { return &TurnDone{} },
+	TypeModelChanged:     func() Event { return &ModelChanged{} },
+	TypeError:            func() Event { return &Error{} },
+	TypeServerStatus:     func() Event { return &ServerStatusEvent{} },
+	TypeToolsChanged:     func() Event { return &ToolsChangedEvent{} },
+	TypeToolProgress:     func() Event { return &ToolProgress{} },
+	TypeToolCall:         func() Event { return &ToolCallEvent{} },
+	TypePermission:       func() Event { return &PermissionEvent{} },
+	TypeApprovalParked:   func() Event { return &ApprovalParkedEvent{} },
+	TypeApprovalResolved: func() Event { return &ApprovalResolvedEvent{} },
+	TypeToolResult:       func() Event { return &ToolResultEvent{} },
+	TypeNotice:           func() Event { return &Notice{} },
+	TypeMessage:          func() Event { return &MessageEvent{} },
+}
+
+// EventTypes lists the name of every event type, sorted.
+func EventTypes() []string {
+	out := make([]string, 0, len(eventTypes))
+	for t := range eventTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewEvent returns an empty event of type typ with its Type set, or nil
+// for a name that is not an event type.
+func NewEvent(typ string) Event {
+	mk, ok := eventTypes[typ]
+	if !ok {
+		return nil
+	}
+	e := mk()
+	e.Head().Type = typ
+	return e
 }

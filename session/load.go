@@ -14,24 +14,16 @@ import (
 	"time"
 )
 
-// decoders make an empty event of each logged type.
-var decoders = map[string]func() Event{
-	TypeSessionStarted:   func() Event { return &SessionStarted{} },
-	TypeUserMessage:      func() Event { return &UserMessage{} },
-	TypeAssistantMessage: func() Event { return &AssistantMessage{} },
-	TypeTurnDone:         func() Event { return &TurnDone{} },
-	TypeModelChanged:     func() Event { return &ModelChanged{} },
-	TypeError:            func() Event { return &Error{} },
-	TypeServerStatus:     func() Event { return &ServerStatusEvent{} },
-	TypeToolsChanged:     func() Event { return &ToolsChangedEvent{} },
-	TypeToolCall:         func() Event { return &ToolCallEvent{} },
-	TypePermission:       func() Event { return &PermissionEvent{} },
-	TypeApprovalParked:   func() Event { return &ApprovalParkedEvent{} },
-	TypeApprovalResolved: func() Event { return &ApprovalResolvedEvent{} },
-	TypeToolResult:       func() Event { return &ToolResultEvent{} },
-	TypeNotice:           func() Event { return &Notice{} },
-	TypeMessage:          func() Event { return &MessageEvent{} },
-}
+// decoders make an empty event of each type the log holds.
+var decoders = func() map[string]func() Event {
+	out := map[string]func() Event{}
+	for typ, mk := range eventTypes {
+		if write, _ := logged(mk()); write {
+			out[typ] = mk
+		}
+	}
+	return out
+}()
 
 // ErrCorruptLog is returned for a log line that cannot be read and is not
 // the torn last line of a crash.
@@ -92,6 +84,9 @@ func List(dir string) ([]Summary, error) {
 	}
 	var out []Summary
 	for _, p := range paths {
+		if !ValidID(strings.TrimSuffix(filepath.Base(p), ".jsonl")) {
+			continue // not a log latch wrote
+		}
 		sum, err := summarize(p)
 		if err != nil {
 			continue

@@ -142,7 +142,7 @@ func logged(e Event) (write, sync bool) {
 // write appends one event as a line. It reports whether this was the first
 // failure (to be shown once).
 func (l *sessionLog) write(e Event, sync bool) (error, bool) {
-	b, err := json.Marshal(e)
+	b, err := Marshal(e)
 	if err != nil {
 		return err, false
 	}

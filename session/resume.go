@@ -34,6 +34,9 @@ type Resumed struct {
 // parked approvals and the calls in doubt. New events are appended to the
 // same log. o.Model, when set, overrides the logged model.
 func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
+	if !ValidID(id) {
+		return nil, nil, fmt.Errorf("resume: %w", errBadID)
+	}
 	path := filepath.Join(dir, id+".jsonl")
 	events, warns, err := LoadLog(path)
 	if err != nil {

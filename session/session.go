@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -126,6 +127,25 @@ func NewID() string {
 	_, _ = rand.Read(b[:])
 	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
+
+// ValidID reports whether id has the form of a session id: letters,
+// digits, '-' and '_', not starting with '-', at most 64 characters. Ids
+// latch makes (NewID) have it; nothing else names a log, so no id can
+// reach outside the sessions folder ("../x", "/etc/x") or hide a control
+// character.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 64 || id[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+var errBadID = errors.New("not a session id (letters, digits, - and _ only; see latch sessions)")
 
 // Start publishes session_started. Call it once subscribers are in place.
 func (s *Session) Start() {
@@ -305,8 +325,11 @@ func (s *Session) header(typ string) Header {
 }
 
 // publish logs an event (synced where the session must not go on before
-// it is on disk) and hands it to every subscriber.
+// it is on disk) and hands it to every subscriber. It is the one way out
+// of the session, and every credential the servers' manager knows is
+// redacted from every field on the way.
 func (s *Session) publish(e Event) {
+	e = mcp.RedactAll(s.servers, e)
 	if s.log != nil {
 		if write, sync := logged(e); write {
 			if err, first := s.log.write(e, sync); first {

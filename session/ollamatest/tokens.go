@@ -91,9 +91,10 @@ func split(s string) []string {
 		}
 		switch c {
 		case classWord:
-			// measure the whole word, then cut it
+			// measure the word (only whether it fits in one token: a
+			// longer one is cut in pieces), then cut it
 			j, n := i, 0
-			for j < len(s) {
+			for j < len(s) && n <= wholeWord {
 				r2, w2 := utf8.DecodeRuneInString(s[j:])
 				if classOf(r2) != classWord || (r2 == utf8.RuneError && w2 == 1) {
 					break

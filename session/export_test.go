@@ -1,0 +1,8 @@
+package session
+
+// PublishForTest publishes e as the session publishes its own events:
+// redacted, logged, handed to subscribers.
+func (s *Session) PublishForTest(e Event) { s.publish(e) }
+
+// LogPathForTest is where the session writes its log.
+func (s *Session) LogPathForTest() string { return s.log.path }

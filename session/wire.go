@@ -1,0 +1,92 @@
+package session
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"latch/ui/sanitize"
+)
+
+// Marshal encodes an event in its wire form: one line of JSON, as the
+// session log and --json write it. Control characters never appear raw:
+// encoding/json escapes C0 controls, and Marshal also escapes what it
+// leaves, the C1 controls (U+0080–U+009F) and the bidi controls, as
+// \uXXXX. So a log or --json output shown in a terminal (cat, less, jq's
+// raw output aside) cannot drive it, and a decoder still reads back the
+// same text.
+func Marshal(e Event) ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	return escapeControls(b), nil
+}
+
+// escapeControls rewrites C1 and bidi controls in JSON text as \u escapes.
+// They can only occur inside strings (JSON's own syntax is ASCII), where an
+// escape means the same character.
+func escapeControls(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if isControlRune(r) {
+			if out == nil {
+				out = make([]byte, 0, len(b)+16)
+			}
+			out = append(out, b[last:i]...)
+			out = append(out, `\u`...)
+			out = append(out, "0123456789abcdef"[r>>12&0xf], "0123456789abcdef"[r>>8&0xf],
+				"0123456789abcdef"[r>>4&0xf], "0123456789abcdef"[r&0xf])
+			last = i + n
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// isControlRune reports the runes escapeControls escapes: C1 controls,
+// bidi controls and the line and paragraph separators.
+func isControlRune(r rune) bool {
+	switch {
+	case 0x80 <= r && r <= 0x9f,
+		r == 0x061c, r == 0x200e, r == 0x200f,
+		0x2028 <= r && r <= 0x202e,
+		0x2066 <= r && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// Display returns the event as it may be shown: a copy with every string
+// in it — text, reasons, errors, names, ids, arguments, at any depth —
+// passed through sanitize.Text, so that nothing a model, a server or a
+// hand-edited log put there can drive the terminal. The screen and the
+// -p output take events only through it. A stream's CR that its LF will
+// follow in the next piece is dropped, not shown.
+func Display(e Event) Event {
+	switch d := e.(type) {
+	case *AssistantDelta:
+		if strings.HasSuffix(d.Text, "\r") {
+			c := *d
+			c.Text = strings.TrimSuffix(c.Text, "\r")
+			e = &c
+		}
+	case *ThinkingDelta:
+		if strings.HasSuffix(d.Text, "\r") {
+			c := *d
+			c.Text = strings.TrimSuffix(c.Text, "\r")
+			e = &c
+		}
+	}
+	return sanitize.MapStrings(e, sanitize.Text)
+}
