@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"latch/session"
+	"latch/ui/sanitize"
 )
 
 // errHelp means --help was asked for and printed.
@@ -100,6 +103,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	switch {
 	case f.cont && f.resume != "":
 		return f, errors.New("--continue and --resume ID are exclusive")
+	case f.resume != "" && !session.ValidID(f.resume):
+		return f, fmt.Errorf("--resume %s: not a session id (letters, digits, - and _ only; see latch sessions)", sanitize.Line(f.resume))
 	case (f.approve != "" || f.reject != "") && f.resume == "" && !f.cont:
 		return f, errors.New("--approve and --reject need --resume ID (or --continue)")
 	case f.approve != "" && f.reject != "":

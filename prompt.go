@@ -117,10 +117,11 @@ func blocked(sess *session.Session, asJSON bool, stdout, stderr io.Writer) bool 
 		return true
 	}
 	for _, ap := range sess.Approvals() {
+		id := sanitize.Line(ap.ID) // from the log, which a person may have edited
 		fmt.Fprintf(stderr, "latch: %s waits for approval %s: latch --resume %s --approve %s -p \"\" (or --reject %s)\n",
-			sanitize.Line(ap.Name), ap.ID, sess.ID(), ap.ID, ap.ID)
+			sanitize.Line(ap.Name), id, sess.ID(), id, id)
 		if !asJSON {
-			fmt.Fprintln(stdout, ap.ID)
+			fmt.Fprintln(stdout, id)
 		}
 	}
 	return true
@@ -129,11 +130,7 @@ func blocked(sess *session.Session, asJSON bool, stdout, stderr io.Writer) bool 
 // printTurn writes the turn's events until it ends (or parks) and returns
 // the exit status.
 func printTurn(ctx context.Context, sess *session.Session, sub *session.Sub, asJSON bool, stdout, stderr io.Writer) int {
-	enc := json.NewEncoder(stdout)
-	wroteText := false
-	status := exitOK
-	calls := map[string]string{}  // call id → "tool NAME ARGS", until its result
-	denied := map[string]string{} // call id → why it was denied
+	p := newPrinter(sess.ID(), asJSON, stdout, stderr)
 	for {
 		evs, ok := sub.Next(ctx)
 		if !ok {
@@ -141,69 +138,111 @@ func printTurn(ctx context.Context, sess *session.Session, sub *session.Sub, asJ
 			return exitError
 		}
 		for _, e := range evs {
-			if asJSON {
-				if _, isMsg := e.(*session.MessageEvent); !isMsg {
-					_ = enc.Encode(e)
-				}
-			}
-			switch e := e.(type) {
-			case *session.AssistantDelta:
-				if !asJSON {
-					fmt.Fprint(stdout, sanitize.Text(e.Text))
-					wroteText = true
-				}
-			case *session.ToolCallEvent:
-				// One line per call (DESIGN §8), written when it ends.
-				args, _ := json.Marshal(e.Arguments)
-				calls[e.CallID] = fmt.Sprintf("tool %s %s", sanitize.Line(e.Tool), sanitize.Line(string(args)))
-			case *session.PermissionEvent:
-				if e.Decision == "denied" {
-					denied[e.CallID] = fmt.Sprintf("denied by %s: %s", e.By, sanitize.Line(e.Reason))
-				}
-			case *session.ToolResultEvent:
-				if !asJSON {
-					line, ok := calls[e.CallID]
-					if !ok {
-						line = "tool " + sanitize.Line(e.Tool)
-					}
-					switch {
-					case denied[e.CallID] != "":
-						line += ": " + denied[e.CallID]
-					case e.Error != "":
-						line += ": failed: " + sanitize.Line(e.Error)
-					case e.IsError:
-						line += fmt.Sprintf(": the tool reported an error in %dms (%d bytes)", e.DurationMS, e.Size)
-					default:
-						line += fmt.Sprintf(": done in %dms (%d bytes)", e.DurationMS, e.Size)
-					}
-					fmt.Fprintln(stderr, line)
-				}
-				delete(calls, e.CallID)
-				delete(denied, e.CallID)
-			case *session.ApprovalParkedEvent:
-				// The approval is on disk (synced) before this event.
-				fmt.Fprintf(stderr, "latch: %s waits for approval %s: latch --resume %s --approve %s -p \"\" (or --reject %s)\n",
-					sanitize.Line(e.Tool), e.ApprovalID, sess.ID(), e.ApprovalID, e.ApprovalID)
-				if !asJSON {
-					fmt.Fprintln(stdout, e.ApprovalID)
-				}
-				return exitParked
-			case *session.Error:
-				fmt.Fprintln(stderr, "latch:", sanitize.Line(e.Message))
-				status = exitError
-			case *session.ServerStatusEvent:
-				if !asJSON && (e.State == "failed" || e.State == "disconnected" || e.State == "auth expired") {
-					fmt.Fprintf(stderr, "latch: MCP server %s %s\n", sanitize.Line(e.Server), sanitize.Line(e.Summary))
-				}
-			case *session.TurnDone:
-				if !asJSON && wroteText {
-					fmt.Fprintln(stdout)
-				}
-				if e.Reason == session.ReasonStop || e.Reason == session.ReasonLength {
-					return status
-				}
-				return exitError
+			if done, status := p.event(e); done {
+				return status
 			}
 		}
+	}
+}
+
+// printer writes a -p run's events: the answer on stdout, a line per tool
+// call on stderr, or every event as NDJSON with --json.
+type printer struct {
+	id             string // the session's, for the resume command
+	asJSON         bool
+	stdout, stderr io.Writer
+	wroteText      bool
+	status         int
+	calls          map[string]string // call id → "tool NAME ARGS", until its result
+	denied         map[string]string // call id → why it was denied
+}
+
+func newPrinter(id string, asJSON bool, stdout, stderr io.Writer) *printer {
+	return &printer{id: id, asJSON: asJSON, stdout: stdout, stderr: stderr, status: exitOK,
+		calls: map[string]string{}, denied: map[string]string{}}
+}
+
+// event writes one event. done says the turn ended (or parked), with the
+// exit status.
+func (p *printer) event(e session.Event) (done bool, status int) {
+	if p.asJSON {
+		writeJSON(p.stdout, e)
+	}
+	// Everything printed below comes from a display-safe copy.
+	switch e := session.Display(e).(type) {
+	case *session.AssistantDelta:
+		if !p.asJSON {
+			fmt.Fprint(p.stdout, e.Text)
+			p.wroteText = true
+		}
+	case *session.ToolCallEvent:
+		// One line per call, written when it ends.
+		args, _ := json.Marshal(e.Arguments)
+		p.calls[e.CallID] = fmt.Sprintf("tool %s %s", sanitize.Line(e.Tool), sanitize.Line(string(args)))
+	case *session.PermissionEvent:
+		if e.Decision == "denied" {
+			p.denied[e.CallID] = fmt.Sprintf("denied by %s: %s", sanitize.Line(e.By), sanitize.Line(e.Reason))
+		}
+	case *session.ToolResultEvent:
+		if !p.asJSON {
+			fmt.Fprintln(p.stderr, p.resultLine(e))
+		}
+		delete(p.calls, e.CallID)
+		delete(p.denied, e.CallID)
+	case *session.ApprovalParkedEvent:
+		// The approval is on disk (synced) before this event.
+		id := sanitize.Line(e.ApprovalID)
+		fmt.Fprintf(p.stderr, "latch: %s waits for approval %s: latch --resume %s --approve %s -p \"\" (or --reject %s)\n",
+			sanitize.Line(e.Tool), id, p.id, id, id)
+		if !p.asJSON {
+			fmt.Fprintln(p.stdout, id)
+		}
+		return true, exitParked
+	case *session.Error:
+		fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Message))
+		p.status = exitError
+	case *session.ServerStatusEvent:
+		if !p.asJSON && (e.State == "failed" || e.State == "disconnected" || e.State == "auth expired") {
+			fmt.Fprintf(p.stderr, "latch: MCP server %s %s\n", sanitize.Line(e.Server), sanitize.Line(e.Summary))
+		}
+	case *session.TurnDone:
+		if !p.asJSON && p.wroteText {
+			fmt.Fprintln(p.stdout)
+		}
+		if e.Reason == session.ReasonStop || e.Reason == session.ReasonLength {
+			return true, p.status
+		}
+		return true, exitError
+	}
+	return false, 0
+}
+
+// resultLine is a finished call's stderr line: what was called and how it
+// ended.
+func (p *printer) resultLine(e *session.ToolResultEvent) string {
+	line, ok := p.calls[e.CallID]
+	if !ok {
+		line = "tool " + sanitize.Line(e.Tool)
+	}
+	switch {
+	case p.denied[e.CallID] != "":
+		return line + ": " + p.denied[e.CallID]
+	case e.Error != "":
+		return line + ": failed: " + sanitize.Line(e.Error)
+	case e.IsError:
+		return line + fmt.Sprintf(": the tool reported an error in %dms (%d bytes)", e.DurationMS, e.Size)
+	}
+	return line + fmt.Sprintf(": done in %dms (%d bytes)", e.DurationMS, e.Size)
+}
+
+// writeJSON writes an event as one line of --json output, in its wire form
+// (session.Marshal: no raw control character), leaving out the
+// conversation entries the log keeps for resuming.
+func writeJSON(w io.Writer, e session.Event) {
+	if _, isMsg := e.(*session.MessageEvent); isMsg {
+		return
+	}
+	if b, err := session.Marshal(e); err == nil {
+		_, _ = w.Write(append(b, '\n'))
 	}
 }

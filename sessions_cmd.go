@@ -30,7 +30,7 @@ func runSessions(s *settings, stdout, stderr io.Writer) int {
 		}
 		pending := "-"
 		if len(x.Pending) > 0 {
-			pending = strings.Join(x.Pending, ",")
+			pending = sanitize.Line(strings.Join(x.Pending, ",")) // ids from a log a person may have edited
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", x.ID, x.Started.Local().Format("2006-01-02 15:04"),
 			sanitize.Line(x.Model), pending, prompt)

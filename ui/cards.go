@@ -82,7 +82,8 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	case cardAsking:
 		icon, state = "?", "waiting for your answer (y/n/a)"
 	case cardParked:
-		icon, state = "⏸", fmt.Sprintf("waiting for approval %s: /approve %s or /reject %s", c.approval, c.approval, c.approval)
+		id := sanitize.Line(c.approval)
+		icon, state = "⏸", fmt.Sprintf("waiting for approval %s: /approve %s or /reject %s", id, id, id)
 	case cardRunning:
 		icon = spinnerFrames[c.frame%len(spinnerFrames)]
 		state = "running " + now.Sub(c.started).Truncate(100*time.Millisecond).String()
@@ -128,7 +129,7 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 		add(progressBar(c.progress, c.total, min(inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
 	}
 	if c.reason != "" && (c.state == cardDenied || c.state == cardError) {
-		add(c.reason, st.Chat.Error.Render)
+		add(sanitizeText(c.reason), st.Chat.Error.Render)
 	}
 	if c.state == cardDone && c.preview != "" {
 		pl := strings.Split(sanitizeText(c.preview), "\n")

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"latch/ui/sanitize"
+
 	"fmt"
 	"os"
 	"strings"
@@ -47,13 +49,7 @@ type copiedMsg struct{ n int }
 // (OSC 52). latch writes this sequence itself; text from a model or
 // server never can, since the sanitizer neutralises every escape.
 func (m *Model) copyLast() tea.Cmd {
-	var text string
-	for i := len(m.chat.entries) - 1; i >= 0; i-- {
-		if e := m.chat.entries[i]; e.kind == assistantEntry && e.done && strings.TrimSpace(e.text) != "" {
-			text = e.text
-			break
-		}
-	}
+	text := m.clipboardText()
 	if text == "" {
 		m.addNotice("nothing to copy yet")
 		return nil
@@ -62,6 +58,18 @@ func (m *Model) copyLast() tea.Cmd {
 		termenv.NewOutput(os.Stdout).Copy(text)
 		return copiedMsg{n: len([]rune(text))}
 	}
+}
+
+// clipboardText is what ctrl+y copies: the last finished answer with
+// every control character but newline and tab removed, since pasted text
+// is typed into whatever has the focus (a shell runs a pasted line).
+func (m *Model) clipboardText() string {
+	for i := len(m.chat.entries) - 1; i >= 0; i-- {
+		if e := m.chat.entries[i]; e.kind == assistantEntry && e.done && strings.TrimSpace(e.text) != "" {
+			return sanitize.Clipboard(e.text)
+		}
+	}
+	return ""
 }
 
 // helpFits says whether the overview fits over the chat; on a short

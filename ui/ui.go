@@ -333,9 +333,12 @@ func (m *Model) layout() {
 	m.dirty = true
 }
 
-// handleEvent applies one session event to the screen.
+// handleEvent applies one session event to the screen. Every event comes
+// in here, live or replayed from a log, and is made display-safe first
+// (session.Display): nothing in the UI holds text from outside that could
+// drive the terminal.
 func (m *Model) handleEvent(e session.Event) {
-	switch e := e.(type) {
+	switch e := session.Display(e).(type) {
 	case *session.UserMessage:
 		m.turn = e.Turn
 		m.running = true

@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/mcp/mcptestutil"
+	"latch/session"
+	"latch/session/eventtest"
+	"latch/themes"
+)
+
+// TestEveryFieldOnScreen feeds the scenario with a plant in one field of
+// one event type at a time, and draws it: with the y/n modal open, with
+// the parked approval's modal, after the turn, with thinking and results
+// expanded. No frame may hold a control character from the plant. (The
+// screen is drawn without colour, so any ESC would be the plant's.)
+func TestEveryFieldOnScreen(t *testing.T) {
+	const word = "PLANTED-WORD"
+	plant := mcptestutil.Plant(word)
+	combos, shown := 0, 0
+	for _, typ := range session.EventTypes() {
+		for _, f := range eventtest.Fields(typ) {
+			h := screenModel(t, 140, 400, themes.Default(), "srv")
+			var frames []string
+			evs := eventtest.PlantIn(eventtest.Scenario(), typ, f, plant)
+			h.feed(evs...)
+			frames = append(frames, h.m.View()) // the y/n modal is open
+			h.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+			frames = append(frames, h.m.View())
+			h.feed(&session.TurnDone{Header: session.Header{}, Turn: 1, Reason: session.ReasonStop})
+			h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlT})
+			h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlO})
+			frames = append(frames, h.m.View())
+			seen := false
+			for i, fr := range frames {
+				if bad := mcptestutil.FirstForbidden(fr); bad != "" {
+					t.Errorf("%s.%s, frame %d: %q on screen:\n%s", typ, f, i, bad, fr)
+				}
+				seen = seen || strings.Contains(fr, word)
+			}
+			combos += len(frames)
+			if seen {
+				shown++
+			} else if testing.Verbose() {
+				t.Logf("not drawn: %s.%s", typ, f)
+			}
+		}
+	}
+	if shown < 20 {
+		t.Errorf("the plant was visible for only %d fields: the scenario does not draw them", shown)
+	}
+	t.Logf("%d (event type, field, frame) checks; the plant was drawn (neutralised) for %d fields", combos, shown)
+}
+
+// TestResumedViewOfEditedLog resumes a log a person (or an attacker with
+// write access) edited: every field of every logged event holds the
+// plant. The resumed screen, its cards, notices and pending approvals
+// show none of its control characters.
+func TestResumedViewOfEditedLog(t *testing.T) {
+	dir := t.TempDir()
+	const id = "20261201-000000-edited"
+	plant := mcptestutil.Plant("PLANTED-WORD")
+	var lines []string
+	for _, e := range eventtest.Scenario() {
+		e = eventtest.PlantAll(e, plant)
+		e.Head().Type = eventtest.TypeOf(e)
+		b, err := session.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An attacker writes C1 and bidi controls raw (JSON allows them;
+		// ESC and BEL must stay escaped, as \u001b, to be JSON at all).
+		raw := strings.NewReplacer(`\u009b`, "\u009b", `\u202e`, "\u202e").Replace(string(b))
+		lines = append(lines, raw)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := screenModel(t, 140, 400, themes.Default(), "srv")
+	sess, res, err := session.Resume(session.Options{Client: h.srv.Client(), Model: "qwen3:8b"}, dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Resumed: res})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 400})
+	view := m.View()
+	if bad := mcptestutil.FirstForbidden(view); bad != "" {
+		t.Fatalf("%q on the resumed screen:\n%s", bad, view)
+	}
+	if !strings.Contains(view, "PLANTED-WORD") {
+		t.Fatalf("the edited log did not reach the screen:\n%s", view)
+	}
+}
