@@ -608,3 +608,15 @@ func anyLineHasAll(text string, parts []string) bool {
 	}
 	return false
 }
+
+// TestTokenEnvHoldingAGitHubToken: a GitHub token is a valid variable
+// name, so it passes as one; when no such variable is set, the error must
+// not repeat it.
+func TestTokenEnvHoldingAGitHubToken(t *testing.T) {
+	const tok = "ghp_SENTINEL0123456789abcdefABCDEF"
+	path, _ := writeConfig(t, `{"mcpServers": {"crm": {"url": "https://h/", "token_env": "`+tok+`"}}}`)
+	_, err := LoadConfig(path, fakeEnv(map[string]string{}))
+	if err == nil || strings.Contains(err.Error(), "SENTINEL") || !strings.Contains(err.Error(), "not set") {
+		t.Fatalf("err = %v", err)
+	}
+}

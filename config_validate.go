@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"latch/mcp"
 )
 
 var serverKeys = []string{
@@ -161,8 +163,11 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	case !validEnvName(s.TokenEnv):
 		// Not quoted: it may be the token itself, put in the wrong field.
 		l.errorf(srv, "token_env", "not a variable name (letters, digits and _); the token itself belongs in a variable, a file or a command")
-	case live && l.getenv(s.TokenEnv) == "":
+	case live && l.getenv(s.TokenEnv) == "" && mcp.PlainEnvName(s.TokenEnv):
 		l.errorf(srv, "token_env", "environment variable %s is not set or empty", s.TokenEnv)
+	case live && l.getenv(s.TokenEnv) == "":
+		// Not quoted: a lower-case name may be the token itself.
+		l.errorf(srv, "token_env", "the environment variable named here is not set or empty (the name is not repeated: it may be the token itself)")
 	}
 	s.TokenFile = l.checkPath(srv, "token_file", tokenFile, live, false)
 	if obj["token_command"] != nil && s.TokenCommand != nil {

@@ -29,7 +29,7 @@ func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) strin
 		}
 		v := getenv(c.TokenEnv)
 		if v == "" {
-			return "", fmt.Errorf("token_env: variable %s is not set", c.TokenEnv)
+			return "", tokenEnvUnset(c.TokenEnv)
 		}
 		return trimToken(v), nil
 	case c.TokenFile != "":

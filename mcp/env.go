@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -116,4 +118,29 @@ func validEnvName(k string) bool {
 		}
 	}
 	return k != ""
+}
+
+// PlainEnvName reports whether a token_env name may be repeated in a
+// message: a conventional variable name, upper-case letters, digits and
+// '_', at most 64 characters. Anything else (a GitHub token such as
+// ghp_… is a valid name too) may be the token itself, pasted into the
+// wrong field, and is never echoed.
+func PlainEnvName(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for _, c := range k {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenEnvUnset is the error for a token_env variable that is not set.
+func tokenEnvUnset(k string) error {
+	if PlainEnvName(k) {
+		return fmt.Errorf("token_env: variable %s is not set", k)
+	}
+	return errors.New("token_env: the variable it names is not set (the name is not repeated: it may be the token itself)")
 }

@@ -118,6 +118,13 @@ func TestResolveTokenEnvNotAName(t *testing.T) {
 			t.Errorf("%q: err = %v", tok, err)
 		}
 	}
+	// A GitHub token is a valid variable name: not set, and not echoed.
+	for _, tok := range []string{"ghp_SENTINEL0123456789abcdef", "github_pat_11SENTINEL_x", "sk_live_SENTINEL"} {
+		_, err := resolveToken(context.Background(), ServerConfig{TokenEnv: tok}, func(string) string { return "" })
+		if err == nil || strings.Contains(err.Error(), "SENTINEL") || !strings.Contains(err.Error(), "not set") {
+			t.Errorf("%q: err = %v", tok, err)
+		}
+	}
 	// A valid name is still named.
 	_, err := resolveToken(context.Background(), ServerConfig{TokenEnv: "MY_TOKEN"}, func(string) string { return "" })
 	if err == nil || err.Error() != "token_env: variable MY_TOKEN is not set" {
