@@ -3,6 +3,8 @@
 package main
 
 import (
+	"latch/ui/sanitize"
+
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "latch:", err)
+		say(stderr, err.Error())
 		return exitUsage
 	}
 	if f.version {
@@ -44,11 +46,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	s, err := loadSettings(f, getenv)
 	if err != nil {
-		fmt.Fprintln(stderr, "latch:", err)
+		say(stderr, err.Error())
 		return exitUsage
 	}
 	for _, w := range s.cfg.Warnings {
-		fmt.Fprintln(stderr, "latch: warning:", w)
+		say(stderr, "warning: "+w)
 	}
 	switch {
 	case f.command == "sessions":
@@ -57,8 +59,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runPrompt(s, f, stdin, stdout, stderr)
 	}
 	if err := runTUI(s, f); err != nil {
-		fmt.Fprintln(stderr, "latch:", err)
+		say(stderr, err.Error())
 		return exitError
 	}
 	return exitOK
+}
+
+// say writes a message on stderr, sanitized: errors quote config files,
+// theme files, logs and servers, any of which may hold escapes.
+func say(stderr io.Writer, msg string) {
+	fmt.Fprintln(stderr, "latch:", sanitize.Text(msg))
 }

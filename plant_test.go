@@ -62,25 +62,13 @@ func TestSessionsListOfEditedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	plant := mcptestutil.Plant("PLANTED-WORD")
-	var lines []string
 	evs := eventtest.Scenario()
 	for _, at := range [][2]string{{session.TypeApprovalParked, "ApprovalID"}, {session.TypeSessionStarted, "Model"},
 		{session.TypeUserMessage, "Text"}} {
 		evs = eventtest.PlantIn(evs, at[0], at[1], plant)
 	}
-	for _, e := range evs {
-		e.Head().Type = eventtest.TypeOf(e)
-		b, err := session.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.NewReplacer(`\u009b`, "\u009b", `\u202e`, "\u202e").Replace(string(b)))
-	}
-	data := []byte(strings.Join(lines, "\n") + "\n")
 	for _, name := range []string{"20261201-000000-edited.jsonl", "\x1b]0;pwned\x07.jsonl"} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		eventtest.WriteEditedLog(t, filepath.Join(dir, name), evs)
 	}
 	var out, errOut bytes.Buffer
 	getenv := func(k string) string {
@@ -120,5 +108,32 @@ func TestResumeTakesOnlySessionIDs(t *testing.T) {
 		if _, _, err := session.Resume(session.Options{}, t.TempDir(), id); err == nil || !strings.Contains(err.Error(), "not a session id") {
 			t.Errorf("session.Resume(%q): %v", id, err)
 		}
+	}
+}
+
+// TestConfigErrorsSanitized: a config file whose keys and values hold
+// escapes gets its errors on stderr with none of them.
+func TestConfigErrorsSanitized(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	body := `{"mcpServers": {"fs": {"command": "x", "\u001b]52;c;cm0K\u0007": 1, "mode": "\u001b[2J\u009b"}}, "theme\u202e": 1}`
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"--config", path, "-p", "hi"}, nil, &out, &errOut, func(k string) string {
+		if k == "HOME" {
+			return dir
+		}
+		return ""
+	})
+	if code != exitUsage {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if bad := mcptestutil.FirstForbidden(errOut.String()); bad != "" {
+		t.Fatalf("%q on stderr: %q", bad, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "]52;c;cm0K") {
+		t.Fatalf("the error does not show what was wrong: %q", errOut.String())
 	}
 }

@@ -28,7 +28,7 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 	if prompt == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			fmt.Fprintln(stderr, "latch: reading the prompt from stdin:", err)
+			say(stderr, "reading the prompt from stdin: "+err.Error())
 			return exitUsage
 		}
 		prompt = strings.TrimRight(string(b), "\n")
@@ -45,7 +45,7 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	sess, _, err := openSession(s, f, true)
 	if err != nil {
-		fmt.Fprintln(stderr, "latch:", err)
+		say(stderr, err.Error())
 		return exitUsage
 	}
 	defer sess.Close()

@@ -14,7 +14,7 @@ import (
 func runSessions(s *settings, stdout, stderr io.Writer) int {
 	list, err := session.List(s.stateDir)
 	if err != nil {
-		fmt.Fprintln(stderr, "latch:", err)
+		say(stderr, err.Error())
 		return exitError
 	}
 	if len(list) == 0 {

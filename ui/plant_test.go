@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,38 +61,38 @@ func TestEveryFieldOnScreen(t *testing.T) {
 // plant. The resumed screen, its cards, notices and pending approvals
 // show none of its control characters.
 func TestResumedViewOfEditedLog(t *testing.T) {
-	dir := t.TempDir()
-	const id = "20261201-000000-edited"
 	plant := mcptestutil.Plant("PLANTED-WORD")
-	var lines []string
-	for _, e := range eventtest.Scenario() {
-		e = eventtest.PlantAll(e, plant)
-		e.Head().Type = eventtest.TypeOf(e)
-		b, err := session.Marshal(e)
+	parked := eventtest.Scenario()
+	for _, f := range []string{"ApprovalID", "Tool", "Server", "Arguments"} {
+		parked = eventtest.PlantIn(parked, session.TypeApprovalParked, f, plant)
+	}
+	everything := eventtest.Scenario()
+	for i, e := range everything {
+		everything[i] = eventtest.PlantAll(e, plant)
+	}
+	for name, evs := range map[string][]session.Event{"every field": everything, "the parked approval": parked} {
+		dir := t.TempDir()
+		const id = "20261201-000000-edited"
+		eventtest.WriteEditedLog(t, filepath.Join(dir, id+".jsonl"), evs)
+		h := screenModel(t, 140, 400, themes.Default(), "srv")
+		sess, res, err := session.Resume(session.Options{Client: h.srv.Client(), Model: "qwen3:8b"}, dir, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// An attacker writes C1 and bidi controls raw (JSON allows them;
-		// ESC and BEL must stay escaped, as \u001b, to be JSON at all).
-		raw := strings.NewReplacer(`\u009b`, "\u009b", `\u202e`, "\u202e").Replace(string(b))
-		lines = append(lines, raw)
-	}
-	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	h := screenModel(t, 140, 400, themes.Default(), "srv")
-	sess, res, err := session.Resume(session.Options{Client: h.srv.Client(), Model: "qwen3:8b"}, dir, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sess.Close)
-	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Resumed: res})
-	m.Update(tea.WindowSizeMsg{Width: 140, Height: 400})
-	view := m.View()
-	if bad := mcptestutil.FirstForbidden(view); bad != "" {
-		t.Fatalf("%q on the resumed screen:\n%s", bad, view)
-	}
-	if !strings.Contains(view, "PLANTED-WORD") {
-		t.Fatalf("the edited log did not reach the screen:\n%s", view)
+		t.Cleanup(sess.Close)
+		m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Resumed: res})
+		m.Update(tea.WindowSizeMsg{Width: 140, Height: 400})
+		rh := &harness{t: t, m: m}
+		rh.command("/approvals")
+		view := m.View() + allText(m)
+		if bad := mcptestutil.FirstForbidden(view); bad != "" {
+			t.Fatalf("%s: %q on the resumed screen:\n%s", name, bad, view)
+		}
+		if !strings.Contains(view, "PLANTED-WORD") {
+			t.Fatalf("%s: the edited log did not reach the screen:\n%s", name, view)
+		}
+		if name == "the parked approval" && strings.Count(view, "PLANTED-WORD") < 4 {
+			t.Fatalf("the parked approval is not shown (card, notice, /approvals):\n%s", view)
+		}
 	}
 }

@@ -9,8 +9,11 @@ package eventtest
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
+	"strings"
+	"testing"
 
 	"github.com/ollama/ollama/api"
 
@@ -178,4 +181,23 @@ func TypeOf(e session.Event) string {
 		}
 	}
 	return ""
+}
+
+// WriteEditedLog writes events as a session log a person (or an attacker
+// with write access) edited: C1 and bidi controls raw, as JSON allows (ESC
+// and BEL must stay escaped, as \u001b, for the line to be JSON at all).
+func WriteEditedLog(t testing.TB, path string, evs []session.Event) {
+	t.Helper()
+	var lines []string
+	for _, e := range evs {
+		e.Head().Type = TypeOf(e)
+		b, err := session.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.NewReplacer(`\u009b`, "\u009b", `\u202e`, "\u202e").Replace(string(b)))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
