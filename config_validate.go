@@ -160,7 +160,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	}
 	switch {
 	case s.TokenEnv == "":
-	case !validEnvName(s.TokenEnv):
+	case !mcp.ValidEnvName(s.TokenEnv):
 		// Not quoted: it may be the token itself, put in the wrong field.
 		l.errorf(srv, "token_env", "not a variable name (letters, digits and _); the token itself belongs in a variable, a file or a command")
 	case live && l.getenv(s.TokenEnv) == "" && mcp.PlainEnvName(s.TokenEnv):
@@ -203,7 +203,7 @@ func (l *loader) envInherit(scope, field string, raw json.RawMessage) (all bool,
 		switch {
 		case n == "":
 			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "must not be empty")
-		case !validEnvName(n):
+		case !mcp.ValidEnvName(n):
 			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "not a variable name (letters, digits and _, not starting with a digit)")
 		}
 	}
@@ -504,16 +504,6 @@ func validServerName(name string) bool {
 		}
 	}
 	return true
-}
-
-// validEnvName reports whether k is a portable environment variable name.
-func validEnvName(k string) bool {
-	for i, c := range k {
-		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return k != ""
 }
 
 // validHeaderName reports whether k is an RFC 9110 token.

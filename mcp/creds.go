@@ -23,7 +23,7 @@ func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) strin
 	case c.Token != "":
 		return trimToken(c.Token), nil
 	case c.TokenEnv != "":
-		if !validEnvName(c.TokenEnv) {
+		if !ValidEnvName(c.TokenEnv) {
 			// Not named: it may be the token itself, put in the wrong field.
 			return "", errors.New("token_env: not a variable name (is it the token itself? put the variable's name here)")
 		}

@@ -109,9 +109,9 @@ func secretEnvNames(cfgs []ServerConfig) []string {
 	return out
 }
 
-// validEnvName reports whether k is a portable variable name,
+// ValidEnvName reports whether k is a portable variable name,
 // [A-Za-z_][A-Za-z0-9_]*.
-func validEnvName(k string) bool {
+func ValidEnvName(k string) bool {
 	for i, c := range k {
 		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (i == 0 || c < '0' || c > '9') {
 			return false
