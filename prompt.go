@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,10 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	sess, _, err := openSession(s, f, true)
+	if errors.Is(err, session.ErrSessionBusy) {
+		say(stderr, err.Error())
+		return exitError
+	}
 	if err != nil {
 		say(stderr, err.Error())
 		return exitUsage

@@ -37,9 +37,16 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	if !ValidID(id) {
 		return nil, nil, fmt.Errorf("resume: %w", errBadID)
 	}
+	// The lock comes first: what is read must be what this process alone
+	// writes to from now on.
+	lock, err := lockSession(dir, id)
+	if err != nil {
+		return nil, nil, err
+	}
 	path := filepath.Join(dir, id+".jsonl")
 	events, warns, err := LoadLog(path)
 	if err != nil {
+		lock.release()
 		return nil, nil, fmt.Errorf("resume %s: %w", id, err)
 	}
 	res := &Resumed{Events: events, Warnings: warns}
@@ -101,7 +108,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	if o.Model == "" {
 		o.Model = model
 	}
-	o.ID, o.LogDir = id, dir
+	o.ID, o.LogDir, o.lock = id, dir, lock
 	s := New(o)
 	s.history = history
 	s.turn = turn

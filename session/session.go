@@ -43,6 +43,8 @@ type Options struct {
 	NonInteractive bool
 	// MaxToolRounds limits rounds of tool calls per turn (default 25).
 	MaxToolRounds int
+
+	lock *sessionLock // taken by Resume before it read the log
 }
 
 // Session is one conversation. Its methods are safe for concurrent use.
@@ -56,6 +58,8 @@ type Session struct {
 	events    Broker
 	servers   *mcp.Manager // nil without servers
 	log       *sessionLog  // nil when not logging
+	logDir    string       // where the log should be ("" when not logging)
+	lock      *sessionLock // this process's claim on the session (with a log)
 	gate      *permissions.Gate
 	approvals *permissions.Approvals
 	maxRounds int
@@ -109,7 +113,13 @@ func New(o Options) *Session {
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 	}
 	if o.LogDir != "" {
-		s.log, s.logErr = openLog(o.LogDir, id)
+		s.logDir, s.lock = o.LogDir, o.lock
+		if s.lock == nil {
+			s.lock, s.logErr = lockSession(o.LogDir, id)
+		}
+		if s.logErr == nil {
+			s.log, s.logErr = openLog(o.LogDir, id)
+		}
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = DefaultMaxToolRounds
@@ -264,6 +274,7 @@ func (s *Session) Close() {
 	if s.log != nil {
 		_ = s.log.close()
 	}
+	s.lock.release()
 	s.events.Close()
 }
 

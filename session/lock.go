@@ -1,0 +1,59 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrSessionBusy means another latch process holds the session.
+var ErrSessionBusy = errors.New("is open in another latch")
+
+// sessionLock is one process's claim on one session: the only writer of
+// its log, for as long as the process holds the session. It is taken
+// before the log is read, so what a process read is what is on disk while
+// it decides (a second process would otherwise approve, or run, what the
+// first already did). The lock is the operating system's (flock, or
+// LockFileEx on Windows) on <id>.lock, so it ends with the process however
+// it ends; the file holds the holder's pid, for the message.
+type sessionLock struct{ f *os.File }
+
+// lockSession takes the session's lock, or says who holds it.
+func lockSession(dir, id string) (*sessionLock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session log folder %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, id+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session lock %s: %w", path, err)
+	}
+	if err := tryLock(f); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		holder := "another process"
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); err == nil && pid > 0 {
+			holder = "pid " + strconv.Itoa(pid)
+		}
+		return nil, fmt.Errorf("session %s %w (%s): quit it there first", id, ErrSessionBusy, holder)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return &sessionLock{f: f}, nil
+}
+
+// release gives the session up. The file stays: removing it would race
+// with a process that just opened it to lock it.
+func (l *sessionLock) release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Truncate(0)
+	unlock(l.f)
+	l.f.Close()
+	l.f = nil
+}
