@@ -189,6 +189,9 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 			p.denied[e.CallID] = fmt.Sprintf("denied by %s: %s", sanitize.Line(e.By), sanitize.Line(e.Reason))
 		}
 	case *session.ToolResultEvent:
+		if strings.HasPrefix(e.Error, session.NotRunLogBroken) {
+			p.status = exitError // a call was refused: the answer lacks it
+		}
 		if !p.asJSON {
 			fmt.Fprintln(p.stderr, p.resultLine(e))
 		}
@@ -206,6 +209,10 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	case *session.Error:
 		fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Message))
 		p.status = exitError
+	case *session.Notice:
+		if !p.asJSON {
+			fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Text))
+		}
 	case *session.ServerStatusEvent:
 		if !p.asJSON && (e.State == "failed" || e.State == "disconnected" || e.State == "auth expired") {
 			fmt.Fprintf(p.stderr, "latch: MCP server %s %s\n", sanitize.Line(e.Server), sanitize.Line(e.Summary))

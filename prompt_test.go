@@ -31,6 +31,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"latch/mcp/mcptestutil"
+	"latch/session"
 	"latch/session/ollamatest"
 )
 
@@ -816,5 +817,34 @@ func TestPromptTokenNeverLeaks(t *testing.T) {
 	}
 	if !logged {
 		t.Error("no session log shows the echoed token as [redacted]")
+	}
+}
+
+// TestPromptStateFolderUnusable: with the sessions folder unusable (a
+// file stands where it should be), -p still answers and exits 0, saying
+// on stderr that nothing is saved; a tool call is refused (nothing it
+// could not record runs, even in auto mode), and then the exit is 1.
+func TestPromptStateFolderUnusable(t *testing.T) {
+	t.Parallel()
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "auto"}}, true)
+	if err := os.MkdirAll(filepath.Dir(r.state), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.state, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.Script(ollamatest.TextTurn("Plain answer."))
+	res := r.run("", "--model", e2eModel, "-p", "hello")
+	if res.code != exitOK || strings.TrimSpace(res.stdout) != "Plain answer." ||
+		!strings.Contains(res.stderr, "cannot open the session log") {
+		t.Fatalf("plain answer without a log: exit %d, %q, %q", res.code, res.stdout, res.stderr)
+	}
+	r.fake.Script(remember("Ada"), ollamatest.TextTurn("Could not save Ada."))
+	res = r.run("", "--model", e2eModel, "-p", "remember Ada")
+	if res.code != exitError || !strings.Contains(res.stderr, session.NotRunLogBroken) {
+		t.Fatalf("a tool call without a log: exit %d, %q", res.code, res.stderr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Fatalf("the write reached the server %d times without a log", n)
 	}
 }

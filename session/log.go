@@ -46,10 +46,11 @@ func StateDir(getenv func(string) string) string {
 // written; finished messages are. Decisions, parked approvals and the
 // start and end of tool calls are synced before the session goes on.
 type sessionLog struct {
-	mu     sync.Mutex
-	f      *os.File
-	path   string
-	failed bool // a write failed; reported once
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	size int64 // bytes of whole lines written: a failed write is cut back to it
+	err  error // why the last write failed; nil while writing works
 }
 
 func openLog(dir, id string) (*sessionLog, error) {
@@ -67,7 +68,12 @@ func openLog(dir, id string) (*sessionLog, error) {
 		f.Close()
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
-	return &sessionLog{f: f, path: path}, nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session log %s: %w", path, err)
+	}
+	return &sessionLog{f: f, path: path, size: fi.Size()}, nil
 }
 
 // endTornLine makes a resumed log end with a whole line before anything is
@@ -139,26 +145,57 @@ func logged(e Event) (write, sync bool) {
 	return true, false
 }
 
-// write appends one event as a line. It reports whether this was the first
-// failure (to be shown once).
-func (l *sessionLog) write(e Event, sync bool) (error, bool) {
+// logChange is what a write did to the log's health.
+type logChange int
+
+const (
+	logSame      logChange = iota
+	logBroke               // this write failed, the last one had not
+	logRecovered           // this write worked, the last one had not
+)
+
+// write appends one event as a line (and syncs it when asked). A write
+// that fails is cut back, so the log never holds half a line that a later
+// one would be glued to; the event is lost, and the log is broken until a
+// write works again. It reports how the log's health changed.
+func (l *sessionLog) write(e Event, sync bool) (logChange, error) {
 	b, err := Marshal(e)
 	if err != nil {
-		return err, false
+		return logSame, err
 	}
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err = l.f.Write(b)
+	n, err := l.f.Write(b)
 	if err == nil && sync {
 		err = l.f.Sync()
 	}
 	if err != nil {
-		first := !l.failed
-		l.failed = true
-		return err, first
+		if n == len(b) {
+			l.size += int64(n) // written; only the sync failed
+		} else {
+			_ = os.Truncate(l.path, l.size) // no half line stays behind
+		}
+		was := l.err
+		l.err = err
+		if was == nil {
+			return logBroke, err
+		}
+		return logSame, err
 	}
-	return nil, false
+	l.size += int64(n)
+	if l.err != nil {
+		l.err = nil
+		return logRecovered, nil
+	}
+	return logSame, nil
+}
+
+// broken returns why the last write failed, or nil.
+func (l *sessionLog) broken() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 func (l *sessionLog) close() error {

@@ -50,7 +50,7 @@ func BenchmarkLogAppend(b *testing.B) {
 			b.Cleanup(func() { _ = l.close() })
 			i := 0
 			for b.Loop() {
-				if err, _ := l.write(bc.events[i%len(bc.events)], bc.synced); err != nil {
+				if _, err := l.write(bc.events[i%len(bc.events)], bc.synced); err != nil {
 					b.Fatal(err)
 				}
 				i++

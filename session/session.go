@@ -157,10 +157,26 @@ func ValidID(id string) bool {
 
 var errBadID = errors.New("not a session id (letters, digits, - and _ only; see latch sessions)")
 
+// LogProblem says why the session log cannot be written, or "" when it
+// can (or the session keeps none). While it cannot, no tool call runs.
+func (s *Session) LogProblem() string {
+	switch {
+	case s.logDir == "":
+		return ""
+	case s.log == nil:
+		return s.logErr.Error()
+	}
+	if err := s.log.broken(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // Start publishes session_started. Call it once subscribers are in place.
 func (s *Session) Start() {
 	if s.logErr != nil {
-		s.publish(&Error{Header: s.header(TypeError), Message: s.logErr.Error() + " (the chat goes on, but is not saved)"})
+		s.publish(&Notice{Header: s.header(TypeNotice), Text: "cannot open the session log: " + s.logErr.Error() +
+			" (the chat goes on, but is not saved, and no tool call runs)"})
 	}
 	if !s.resumed {
 		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
@@ -343,9 +359,14 @@ func (s *Session) publish(e Event) {
 	e = mcp.RedactAll(s.servers, e)
 	if s.log != nil {
 		if write, sync := logged(e); write {
-			if err, first := s.log.write(e, sync); first {
-				s.events.Publish(&Error{Header: s.header(TypeError), Message: fmt.Sprintf(
-					"cannot write the session log %s: %v (the chat goes on, but is not saved)", s.log.path, err)})
+			switch change, err := s.log.write(e, sync); change {
+			case logBroke:
+				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
+					"cannot write the session log %s: %v (the chat goes on, unsaved; no tool call runs until the log can be written)",
+					s.log.path, err)})
+			case logRecovered:
+				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: "the session log is written again " +
+					"(what happened while it could not be is not in it)"})
 			}
 		}
 	}

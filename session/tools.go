@@ -209,6 +209,12 @@ func (s *Session) publishPermission(turn int, callID, tool, decision, by, reason
 // the model is told, and the turn goes on.
 func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp.Tool, args map[string]any,
 	reply func(string) api.Message, fail func(string) api.Message) api.Message {
+	// Fail closed: a call runs only once its "allowed" is on disk. While
+	// the log cannot be written, nothing runs that a resume could not
+	// account for.
+	if why := s.LogProblem(); why != "" {
+		return fail(NotRunLogBroken + " (" + why + "); latch runs no tool call it cannot record")
+	}
 	start := time.Now()
 	if crashPoint == "during-call" {
 		go func() { time.Sleep(150 * time.Millisecond); crashAt("during-call") }()
@@ -234,6 +240,10 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 	crashAt("after-result")
 	return reply(res.Text)
 }
+
+// NotRunLogBroken starts the error of a call refused because the session
+// log could not be written.
+const NotRunLogBroken = "not run: the session log cannot be written"
 
 func preview(s string) string {
 	if len(s) <= previewBytes {

@@ -37,6 +37,9 @@ func (m *Model) statusLine() string {
 	if m.pending > 0 {
 		parts = append(parts, st.Busy.Render(fmt.Sprintf("⏸ %d pending", m.pending)))
 	}
+	if m.b.LogProblem() != "" {
+		parts = append(parts, st.Failure.Render("log ✗ unsaved, no tool calls"))
+	}
 	optional := []string{st.Item.Render(sanitize.Line(m.b.Host())), st.Item.Render(m.b.ID())}
 
 	var right string

@@ -62,6 +62,9 @@ type Backend interface {
 	Blocked() string
 	Retry(callID string) error
 	Dismiss(callID string) error
+	// LogProblem says why the session log cannot be written ("" when it
+	// can); meanwhile no tool call runs.
+	LogProblem() string
 }
 
 // Options configure the UI model.

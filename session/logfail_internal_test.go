@@ -1,0 +1,132 @@
+package session
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/ollama/ollama/api"
+
+	"latch/permissions"
+)
+
+// TestLogFullFailsClosed: with the session log on a full disk (/dev/full
+// answers every write with ENOSPC), no tool call runs, even in auto mode;
+// the model is told why and the chat goes on. When writing works again,
+// calls run again, and the log holds whole lines only.
+func TestLogFullFailsClosed(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full here: %v", err)
+	}
+	defer full.Close()
+	srv := mcpserver.NewMCPServer("box", "1.0")
+	var ran atomic.Int32
+	srv.AddTool(mcp.NewTool("wipe"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ran.Add(1)
+		return mcp.NewToolResultText("wiped"), nil
+	})
+	dir := t.TempDir()
+	s := New(Options{Model: "qwen3:8b", LogDir: dir, ID: "20261201-000000-full00",
+		Policy:  permissions.Policy{Mode: permissions.Auto},
+		Servers: []ServerConfig{{Name: "box", Transport: "inprocess", InProcess: srv}}})
+	t.Cleanup(s.Close)
+	s.StartServers()
+	waitToolNamed(t, s, "box__wipe")
+	sub := s.Subscribe()
+	call := api.ToolCall{ID: "call_1", Function: api.ToolCallFunction{Name: "box__wipe", Arguments: api.NewToolCallFunctionArguments()}}
+
+	good := s.log.f
+	s.log.mu.Lock()
+	s.log.f = full
+	s.log.mu.Unlock()
+	for i := range 4 {
+		msg := s.runToolCall(context.Background(), 1, call)
+		if !strings.Contains(msg.Content, "not run: the session log cannot be written") {
+			t.Fatalf("call %d with the disk full: %q", i, msg.Content)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Fatalf("%d calls ran while the log could not be written", n)
+	}
+	if p := s.LogProblem(); !strings.Contains(p, "no space left") {
+		t.Fatalf("LogProblem() = %q", p)
+	}
+	notices := func() (broke, recovered int) {
+		evs, _ := sub.Next(context.Background())
+		for _, e := range evs {
+			if n, ok := e.(*Notice); ok {
+				switch {
+				case strings.Contains(n.Text, "cannot write the session log"):
+					broke++
+				case strings.Contains(n.Text, "written again"):
+					recovered++
+				}
+			}
+		}
+		return
+	}
+	if b, _ := notices(); b != 1 {
+		t.Fatalf("%d notices that the log broke, want 1", b)
+	}
+
+	s.log.mu.Lock()
+	s.log.f = good
+	s.log.mu.Unlock()
+	call.ID = "call_2"
+	if msg := s.runToolCall(context.Background(), 1, call); msg.Content != "wiped" {
+		t.Fatalf("after the disk recovered: %q", msg.Content)
+	}
+	if n := ran.Load(); n != 1 || s.LogProblem() != "" {
+		t.Fatalf("after recovery: %d calls ran, problem %q", n, s.LogProblem())
+	}
+	if _, r := notices(); r != 1 {
+		t.Fatalf("%d notices that the log recovered, want 1", r)
+	}
+	s.Close()
+	if _, warns, err := LoadLog(s.log.path); err != nil || len(warns) != 0 {
+		t.Fatalf("the log after the outage: %v %v", err, warns)
+	}
+}
+
+// TestLogShortWriteCutBack: whatever a failed write left (half a line, as
+// a disk that filled in mid-line leaves) is cut back, so the next line
+// does not glue onto it.
+func TestLogShortWriteCutBack(t *testing.T) {
+	dir := t.TempDir()
+	l, err := openLog(dir, "20261201-000000-short0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	if _, err := l.write(&Notice{Header: Header{Type: TypeNotice}, Text: "one"}, true); err != nil {
+		t.Fatal(err)
+	}
+	// Half a line reaches the file, then the write fails.
+	good := l.f
+	half := []byte(`{"type":"notice","text":"tw`)
+	if _, err := good.Write(half); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(l.path) // read-only: the next write fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.f = ro
+	if change, err := l.write(&Notice{Header: Header{Type: TypeNotice}, Text: "lost"}, true); err == nil || change != logBroke {
+		t.Fatalf("write to a read-only file: %v %v", change, err)
+	}
+	ro.Close()
+	l.f = good
+	if change, err := l.write(&Notice{Header: Header{Type: TypeNotice}, Text: "three"}, true); err != nil || change != logRecovered {
+		t.Fatalf("write after recovery: %v %v", change, err)
+	}
+	evs, warns, err := LoadLog(l.path)
+	if err != nil || len(warns) != 0 || len(evs) != 2 {
+		t.Fatalf("LoadLog: %d events, %v, %v", len(evs), warns, err)
+	}
+}
