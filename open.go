@@ -13,7 +13,7 @@ func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *
 		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
 		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
-		LogDir: s.stateDir, Getenv: s.getenv,
+		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
 	}
 	id := f.resume
 	if f.cont {

@@ -848,3 +848,25 @@ func TestPromptStateFolderUnusable(t *testing.T) {
 		t.Fatalf("the write reached the server %d times without a log", n)
 	}
 }
+
+// TestPromptResumeKeepsTheFlagMode runs exactly what latch prints after
+// parking under --mode approve (the config says nothing of modes): the
+// session's mode comes back from its log, and the approved write runs once.
+func TestPromptResumeKeepsTheFlagMode(t *testing.T) {
+	t.Parallel()
+	r := newPromptRig(t, nil, true)
+	r.fake.Script(remember("Ada"))
+	res := r.run("", "--model", e2eModel, "--mode", "approve", "-p", "remember Ada")
+	m := resumeHint.FindStringSubmatch(res.stderr)
+	if res.code != exitParked || m == nil {
+		t.Fatalf("parking under --mode approve: exit %d, stderr %q", res.code, res.stderr)
+	}
+	r.fake.Script(ollamatest.TextTurn("Saved Ada."))
+	res = r.run("", "--resume", m[1], "--approve", m[2], "-p", "")
+	if res.code != exitOK || res.stdout != "Saved Ada.\n" || strings.Contains(res.stderr, "denied") {
+		t.Fatalf("the printed resume command: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if n := r.memCalls("create_entities"); n != 1 {
+		t.Fatalf("create_entities was sent %d times, want exactly once", n)
+	}
+}

@@ -214,6 +214,11 @@ type ApprovalParkedEvent struct {
 	Server     string         `json:"server"`
 	Tool       string         `json:"tool"`
 	Arguments  map[string]any `json:"arguments"`
+	// Digest and Description are of the tool's definition when the call
+	// was parked: an approval given later runs the call only if the tool
+	// is still the same.
+	Digest      string `json:"digest,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // ApprovalResolvedEvent says a parked call was approved or rejected.
@@ -268,6 +273,7 @@ var eventTypes = map[string]func() Event{
 	TypeToolResult:       func() Event { return &ToolResultEvent{} },
 	TypeNotice:           func() Event { return &Notice{} },
 	TypeMessage:          func() Event { return &MessageEvent{} },
+	TypeSettings:         func() Event { return &SettingsEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

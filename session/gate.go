@@ -15,7 +15,10 @@ func (s *Session) ServerMode(server string) (permissions.Mode, bool) {
 }
 
 // SetMode changes the global permission mode (the person at the keyboard).
-func (s *Session) SetMode(m permissions.Mode) { s.gate.SetMode(m) }
+func (s *Session) SetMode(m permissions.Mode) {
+	s.gate.SetMode(m)
+	s.publishSettings()
+}
 
 // SetServerMode changes one server's mode.
 func (s *Session) SetServerMode(server string, m permissions.Mode) error {
@@ -23,6 +26,7 @@ func (s *Session) SetServerMode(server string, m permissions.Mode) error {
 		return fmt.Errorf("no server %q", server)
 	}
 	s.gate.SetServerMode(server, m)
+	s.publishSettings()
 	return nil
 }
 
@@ -39,7 +43,7 @@ func (s *Session) Grant(name string) error {
 	if !ok {
 		return fmt.Errorf("no tool %q among the connected servers' tools (/tools lists them)", name)
 	}
-	s.gate.Grant(t.Name, t.Digest)
+	s.grant(t.Name, t.Digest)
 	return nil
 }
 
@@ -60,6 +64,10 @@ func (s *Session) toolsChanged(changed []string) {
 			continue
 		}
 		for _, dropped := range s.gate.ToolChanged(name, t.Digest) {
+			s.mu.Lock()
+			delete(s.set.grants, dropped)
+			s.mu.Unlock()
+			s.publishSettings()
 			s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
 				"%s changed its definition: the session grant for it was dropped (/allow %s grants it again)", dropped, dropped)})
 		}

@@ -64,6 +64,8 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 		parked   = map[string]ApprovalParkedEvent{}
 		order    []string
 		resolved []string
+		last     *SettingsEvent
+		defs     = map[string]parkedDef{}
 	)
 	for _, e := range events {
 		switch e := e.(type) {
@@ -91,8 +93,11 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 			case e.Decision == "denied" && e.By == "user":
 				decided[e.CallID] = false
 			}
+		case *SettingsEvent:
+			last = e
 		case *ApprovalParkedEvent:
 			parked[e.ApprovalID] = *e
+			defs[e.CallID] = parkedDef{digest: e.Digest, description: e.Description}
 			order = append(order, e.ApprovalID)
 		case *ApprovalResolvedEvent:
 			if ap, ok := parked[e.ApprovalID]; ok {
@@ -108,8 +113,17 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	if o.Model == "" {
 		o.Model = model
 	}
+	notices := restoreSettings(&o, last)
 	o.ID, o.LogDir, o.lock = id, dir, lock
 	s := New(o)
+	s.resumeNotices = notices
+	if last != nil {
+		for name, digest := range last.Grants {
+			s.gate.Grant(name, digest)
+			s.set.grants[name] = digest
+		}
+	}
+	s.parkedDefs = defs
 	s.history = history
 	s.turn = turn
 	s.decided = decided

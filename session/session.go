@@ -44,6 +44,11 @@ type Options struct {
 	// MaxToolRounds limits rounds of tool calls per turn (default 25).
 	MaxToolRounds int
 
+	// ModeFromFlag says Policy.Mode was given by --mode: on resume it
+	// overrides the mode the session ran with (which is restored
+	// otherwise), with a notice.
+	ModeFromFlag bool
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -96,6 +101,14 @@ type Session struct {
 	// serversStarted is when StartServers ran (see WaitServers).
 	serversStarted time.Time
 	logErr         error
+
+	// set is the permission settings the gate does not list (see
+	// SettingsEvent); resumeNotices are said when a resumed session starts.
+	set           settings
+	resumeNotices []string
+	// parkedDefs: what each call parked before a restart was approved
+	// for, by call id (see approvedRuns).
+	parkedDefs map[string]parkedDef
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -111,6 +124,8 @@ func New(o Options) *Session {
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
 		noTools: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
+		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
+		parkedDefs: map[string]parkedDef{},
 	}
 	if o.LogDir != "" {
 		s.logDir, s.lock = o.LogDir, o.lock
@@ -181,6 +196,10 @@ func (s *Session) Start() {
 	if !s.resumed {
 		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
 	}
+	for _, n := range s.resumeNotices {
+		s.publish(&Notice{Header: s.header(TypeNotice), Text: n})
+	}
+	s.publishSettings()
 }
 
 // Subscribe returns a queue of every event published from now on.

@@ -101,18 +101,25 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 
 	pc := permissions.Call{Server: tool.Server, Tool: tool.Original, Name: tool.Name, Digest: tool.Digest}
 	v := s.gate.Decide(pc)
-	if hasPrior && (v.Decision == permissions.AskUser || v.Decision == permissions.Park) {
-		// Decided before a restart: the decision stands, and is not asked again.
+	if hasPrior {
+		// Decided before a restart: a rejection is final, and an approval
+		// runs the call whatever the gate says now — the person decided —
+		// unless the tool changed since; then the gate decides afresh.
+		def, wasParked := s.parkedDefs[callID]
 		if !prior {
 			s.publishPermission(turn, callID, name, "denied", "user", "decided before the restart", v.Mode)
-			if v.Decision == permissions.Park {
-				// As when rejected before the restart (a /reject, --reject).
+			if wasParked {
 				return fail("denied: the user rejected this call")
 			}
 			return fail("denied: the user declined this call")
 		}
-		s.publishPermission(turn, callID, name, "allowed", "user", "decided before the restart", v.Mode)
-		return s.execute(ctx, turn, callID, tool, args, reply, fail)
+		change := def.changed(tool)
+		if change == "" {
+			s.publishPermission(turn, callID, name, "allowed", "user", "approved before the restart", v.Mode)
+			return s.execute(ctx, turn, callID, tool, args, reply, fail)
+		}
+		s.publish(&Notice{Header: s.header(TypeNotice), Text: name + " changed since call " + callID +
+			" was approved (" + change + "): the approval does not cover it, so it is decided again"})
 	}
 	perm := func(decision, by, reason string) {
 		s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: name,
@@ -135,7 +142,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			return fail("denied: the user declined this call")
 		}
 		if ans == AnswerAlways {
-			s.gate.Grant(tool.Name, tool.Digest)
+			s.grant(tool.Name, tool.Digest)
 		}
 		perm("allowed", "user", "")
 		crashAt("after-decision")
@@ -150,7 +157,8 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		s.mu.Unlock()
 		perm("parked", "policy", v.Reason)
 		s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: turn, ApprovalID: ap.ID,
-			CallID: callID, Server: tool.Server, Tool: name, Arguments: args})
+			CallID: callID, Server: tool.Server, Tool: name, Arguments: args, Digest: tool.Digest,
+			Description: tool.Description})
 		ok, err := s.waitApproval(ctx, ap.ID, wait)
 		if err != nil {
 			s.mu.Lock()
@@ -186,6 +194,14 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		// (a resumed session treats an allowed call without a result as
 		// in doubt).
 		crashAt("after-decision")
+		if cur, ok := s.servers.Lookup(name); !ok || cur.Digest != tool.Digest {
+			why := "it is gone"
+			if ok {
+				why = parkedDef{digest: tool.Digest, description: tool.Description}.changed(cur)
+			}
+			perm("denied", "policy", "the tool changed while the call waited for approval ("+why+")")
+			return fail("not run: " + name + " changed while the call waited for approval (" + why + "); call it again to have it decided again")
+		}
 		perm("allowed", "user", "approved")
 	case permissions.Allow:
 		if !v.Allowed() {

@@ -76,6 +76,10 @@ func Plant(e session.Event, path, plant string) session.Event {
 		f.Set(reflect.ValueOf([]api.ToolCall{tc}))
 	case f.Kind() == reflect.Slice:
 		f.Set(reflect.ValueOf([]string{plant, "line two " + plant}))
+	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.String:
+		m := reflect.MakeMap(f.Type())
+		m.SetMapIndex(reflect.ValueOf(plant).Convert(f.Type().Key()), reflect.ValueOf(plant).Convert(f.Type().Elem()))
+		f.Set(m)
 	case f.Kind() == reflect.Map:
 		f.Set(reflect.ValueOf(map[string]any{plant: plant, "nested": []any{map[string]any{"k": plant}}}))
 	default:

@@ -1,0 +1,120 @@
+package session
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"latch/mcp"
+	"latch/permissions"
+)
+
+// TypeSettings is the event that records a session's permission settings.
+const TypeSettings = "settings"
+
+// SettingsEvent records the permission settings a session runs with: the
+// mode, the per-server modes, the session grants and --allow. It is logged
+// when the session starts and after every change, and the last one is
+// restored on resume, so that a resumed session decides as it did.
+type SettingsEvent struct {
+	Header
+	Mode        string            `json:"mode"`
+	ServerModes map[string]string `json:"server_modes,omitempty"`
+	// Grants are session grants: model-facing tool name → the digest of
+	// the definition it was granted for.
+	Grants    map[string]string `json:"grants,omitempty"`
+	FlagAllow []string          `json:"flag_allow,omitempty"`
+}
+
+// settings is what the session knows of its own permission settings,
+// besides the gate: the grants (the gate does not list their digests) and
+// --allow.
+type settings struct {
+	grants    map[string]string
+	flagAllow []string
+}
+
+// publishSettings logs the current settings.
+func (s *Session) publishSettings() {
+	ev := &SettingsEvent{Header: s.header(TypeSettings), Mode: s.gate.Mode().String()}
+	for server, m := range s.gate.ServerModes() {
+		if ev.ServerModes == nil {
+			ev.ServerModes = map[string]string{}
+		}
+		ev.ServerModes[server] = m.String()
+	}
+	s.mu.Lock()
+	if len(s.set.grants) > 0 {
+		ev.Grants = maps.Clone(s.set.grants)
+	}
+	ev.FlagAllow = slices.Clone(s.set.flagAllow)
+	s.mu.Unlock()
+	s.publish(ev)
+}
+
+// grant records a session grant (the gate's and ours) and logs it.
+func (s *Session) grant(name, digest string) {
+	s.gate.Grant(name, digest)
+	s.mu.Lock()
+	s.set.grants[name] = digest
+	s.mu.Unlock()
+	s.publishSettings()
+}
+
+// restoreSettings applies the last logged settings to o before the session
+// is made: what a flag given now says wins, and is reported.
+func restoreSettings(o *Options, last *SettingsEvent) (notices []string) {
+	if last == nil {
+		return nil
+	}
+	logged, err := permissions.ParseMode(last.Mode)
+	switch {
+	case err != nil:
+	case o.ModeFromFlag && logged != o.Policy.Mode:
+		notices = append(notices, "--mode "+o.Policy.Mode.String()+" overrides this session's mode "+logged.String())
+	case !o.ModeFromFlag:
+		o.Policy.Mode = logged
+	}
+	if len(last.ServerModes) > 0 {
+		modes := maps.Clone(o.Policy.ServerModes)
+		if modes == nil {
+			modes = map[string]permissions.Mode{}
+		}
+		for server, name := range last.ServerModes {
+			if m, err := permissions.ParseMode(name); err == nil {
+				modes[server] = m
+			}
+		}
+		o.Policy.ServerModes = modes
+	}
+	for _, a := range last.FlagAllow {
+		if !slices.Contains(o.Policy.FlagAllow, a) {
+			o.Policy.FlagAllow = append(slices.Clone(o.Policy.FlagAllow), a)
+		}
+	}
+	return notices
+}
+
+// parkedDef is what a parked call was approved for: its tool's definition
+// when it was parked.
+type parkedDef struct{ digest, description string }
+
+// changed says how tool differs from the definition the call was parked
+// with, or "" when it does not (or the log did not record it).
+func (d parkedDef) changed(tool mcp.Tool) string {
+	switch {
+	case d.digest == "" || d.digest == tool.Digest:
+		return ""
+	case d.description != tool.Description:
+		return fmt.Sprintf("its description was %q, now %q", clip(d.description), clip(tool.Description))
+	}
+	return "its input schema or hints changed"
+}
+
+// clip shortens s for a message.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
+}

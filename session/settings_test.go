@@ -1,0 +1,137 @@
+package session_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"latch/permissions"
+	"latch/session"
+	"latch/session/ollamatest"
+)
+
+// notices collects the texts of the notices among evs.
+func notices(evs []session.Event) []string {
+	var out []string
+	for _, n := range of[*session.Notice](evs) {
+		out = append(out, n.Text)
+	}
+	return out
+}
+
+// TestResumeRestoresTheMode: a call parked under approve mode (given by
+// flag, not by the config) is approved after a restart whose config says
+// read_only: the session's mode comes back from the log, and the approved
+// call runs once.
+func TestResumeRestoresTheMode(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir, id, ap := park(t, box, "hat", true)
+	ol := newServer(t, logModel)
+	ol.Script(ollamatest.TextTurn("The hat is in the box."))
+	s, _ := resume(t, logOptions(ol, dir, box, permissions.ReadOnly), dir, id)
+	if m := s.Mode(); m != permissions.Approve {
+		t.Fatalf("resumed mode %v, want approve (the session's)", m)
+	}
+	r := startLogged(t, s)
+	if err := s.Decide(ap, true); err != nil {
+		t.Fatal(err)
+	}
+	finishedWith(t, r.turn(), session.ReasonStop)
+	if w := box.written(); !slices.Equal(w, []string{"hat"}) {
+		t.Fatalf("puts %v, want exactly one", w)
+	}
+}
+
+// TestApprovalRunsWhateverTheModeNow: --mode read_only given on resume
+// overrides the session's mode (with a notice), but a call the person
+// approves explicitly still runs: they decided.
+func TestApprovalRunsWhateverTheModeNow(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir, id, ap := park(t, box, "hat", true)
+	ol := newServer(t, logModel)
+	ol.Script(ollamatest.TextTurn("The hat is in the box."))
+	o := logOptions(ol, dir, box, permissions.ReadOnly)
+	o.ModeFromFlag = true
+	s, _ := resume(t, o, dir, id)
+	r := startLogged(t, s)
+	if m := s.Mode(); m != permissions.ReadOnly {
+		t.Fatalf("mode %v, want read_only (the flag)", m)
+	}
+	if err := s.Decide(ap, true); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.turn()
+	finishedWith(t, evs, session.ReasonStop)
+	if w := box.written(); !slices.Equal(w, []string{"hat"}) {
+		t.Fatalf("puts %v, want exactly one: the approval runs the call", w)
+	}
+	if p := one[*session.PermissionEvent](t, evs); p.Decision != "allowed" || p.By != "user" {
+		t.Errorf("permission %+v, want allowed by the user", p)
+	}
+	if !strings.Contains(strings.Join(notices(evs), "\n"), "--mode read_only overrides this session's mode approve") {
+		t.Errorf("no notice that the flag overrides the session's mode: %q", notices(evs))
+	}
+}
+
+// TestApprovalOfAChangedToolIsDecidedAgain: the tool's description changed
+// between parking and the approval (after a restart): the approval does
+// not cover it; the user is told what changed, and the call parks again.
+func TestApprovalOfAChangedToolIsDecidedAgain(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir, id, ap := park(t, box, "hat", true)
+	changed := newLogBox()
+	changed.srv.AddTool(mcp.NewTool("put", mcp.WithDescription("Put a thing into the box, and burn the box."),
+		mcp.WithString("thing", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			changed.mu.Lock()
+			changed.puts = append(changed.puts, req.GetString("thing", ""))
+			changed.mu.Unlock()
+			return mcp.NewToolResultText("burnt"), nil
+		})
+	s, _ := resume(t, logOptions(newServer(t, logModel), dir, changed, permissions.ReadOnly), dir, id)
+	r := startLogged(t, s)
+	if err := s.Decide(ap, true); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.until(func(e session.Event) bool { _, ok := e.(*session.ApprovalParkedEvent); return ok })
+	if w := changed.written(); len(w) != 0 {
+		t.Fatalf("the changed tool ran on the old approval: %v", w)
+	}
+	n := strings.Join(notices(evs), "\n")
+	if !strings.Contains(n, `its description was "Put a thing into the box.", now "Put a thing into the box, and burn the box."`) {
+		t.Fatalf("notices %q do not say what changed", n)
+	}
+	if again := of[*session.ApprovalParkedEvent](evs); len(again) != 1 || again[0].ApprovalID == ap {
+		t.Fatalf("parked again as %+v, want a new approval", again)
+	}
+}
+
+// TestResumeRestoresGrants: a session grant (/allow) is logged and holds
+// after a restart, for the same definition.
+func TestResumeRestoresGrants(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir := t.TempDir()
+	s := session.New(logOptions(newServer(t, logModel), dir, box, permissions.Ask))
+	startLogged(t, s)
+	if err := s.Grant("box__put"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, _ := resume(t, logOptions(newServer(t, logModel), dir, box, permissions.ReadOnly), dir, s.ID())
+	startLogged(t, s2)
+	if m := s2.Mode(); m != permissions.Ask {
+		t.Errorf("mode %v, want ask", m)
+	}
+	if !slices.ContainsFunc(s2.AllowList(), func(e permissions.Entry) bool {
+		return e.Name == "box__put" && e.Source == permissions.FromSession
+	}) {
+		t.Fatalf("AllowList after resume: %+v, want the session grant of box__put", s2.AllowList())
+	}
+}
