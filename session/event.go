@@ -243,6 +243,10 @@ type ToolResultEvent struct {
 	DurationMS int64  `json:"duration_ms"`
 	Preview    string `json:"preview,omitempty"`
 	Size       int    `json:"size"`
+	// Content is the result as the model is given it (capped as it is):
+	// after a crash between this event and the model's copy, a resume
+	// gives the model this, not the preview.
+	Content string `json:"content,omitempty"`
 	Cancelled  bool   `json:"cancelled,omitempty"`
 }
 

@@ -89,7 +89,7 @@ func startLogged(t *testing.T, s *session.Session) *reader {
 		deadline := time.Now().Add(timeout)
 		for {
 			tools, _ := s.Tools("")
-			if len(tools) == 2 {
+			if len(tools) >= 2 {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -155,7 +155,10 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 					case r != nil && !messaged[c.ID]:
 						// The result was logged but latch stopped before the
 						// model's copy was: give the model what the log has.
-						content := r.Preview
+						content := r.Content
+						if content == "" { // a log from before results were kept whole
+							content = r.Preview
+						}
 						if r.Error != "" {
 							content = errorJSON(r.Error)
 						}

@@ -135,3 +135,59 @@ func TestResumeRestoresGrants(t *testing.T) {
 		t.Fatalf("AllowList after resume: %+v, want the session grant of box__put", s2.AllowList())
 	}
 }
+
+// TestResumeGivesTheModelTheWholeResult: latch stopped after a call's
+// result was logged but before the model's copy was; on resume the model
+// gets the result it would have had live, not the log's 2 KB preview.
+func TestResumeGivesTheModelTheWholeResult(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	big := strings.Repeat("0123456789abcdef", 512) // 8 KB
+	box.srv.AddTool(mcp.NewTool("dump", mcp.WithReadOnlyHintAnnotation(true)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(big), nil
+		})
+	dir := t.TempDir()
+	ol := newServer(t, logModel)
+	ol.Script(logCallsTurn(logCall("call_dump", "box__dump")), ollamatest.TextTurn("Dumped."))
+	o := logOptions(ol, dir, box, permissions.Auto)
+	s := session.New(o)
+	r := startLogged(t, s)
+	send(t, s, "dump it")
+	finishedWith(t, r.turn(), session.ReasonStop)
+	s.Close()
+	// Drop the model's copy of the result: what a crash right after the
+	// tool_result leaves.
+	var kept []string
+	for _, l := range logLines(t, logFile(dir, s.ID())) {
+		if strings.Contains(l, `"type":"message"`) && strings.Contains(l, `"tool_call_id":"call_dump"`) {
+			continue
+		}
+		if strings.Contains(l, `"type":"message"`) && strings.Contains(l, `"Dumped."`) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	writeLines(t, logFile(dir, s.ID()), kept)
+	ol2 := newServer(t, logModel)
+	ol2.Script(ollamatest.TextTurn("Dumped."))
+	s2, _ := resume(t, logOptions(ol2, dir, box, permissions.Auto), dir, s.ID())
+	r2 := startLogged(t, s2)
+	if !s2.Continue() {
+		t.Fatal("the resumed turn did not go on")
+	}
+	finishedWith(t, r2.turn(), session.ReasonStop)
+	reqs := ol2.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, m := range reqs[0].Messages {
+		if m.Role == "tool" && m.ToolCallID == "call_dump" {
+			if m.Content != big {
+				t.Fatalf("the model got %d bytes ending %q, want the whole %d-byte result", len(m.Content), m.Content[max(len(m.Content)-10, 0):], len(big))
+			}
+			return
+		}
+	}
+	t.Fatal("the model's request lacks the result")
+}

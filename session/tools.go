@@ -252,6 +252,7 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 	ev.IsError = res.IsError
 	ev.Size = res.Size
 	ev.Preview = preview(res.Text)
+	ev.Content = res.Text
 	s.publish(ev)
 	crashAt("after-result")
 	return reply(res.Text)
