@@ -1,7 +1,8 @@
 package main
 
 // Crash tests: the real latch binary, in -p mode, killed with SIGKILL at each
-// crash point of a tool call (LATCH_TEST_CRASH_AT, see session/crash.go),
+// crash point of a tool call (LATCH_TEST_CRASH_AT, see session/crash.go;
+// only a build with the latchtest tag has them, which latchBinary makes),
 // then resumed from its session log. The tool is a write to the npm
 // server-memory, behind the approve gate; the witnesses are on disk and
 // outside latch:

@@ -54,7 +54,8 @@ func raceEnabled() bool {
 }
 
 // latchBinary builds ./latch from the module root once per test process (and
-// per flavour: with or without -race) and returns its path.
+// per flavour: with or without -race) and returns its path. It is the test
+// build: with the latchtest tag, so it has the crash points.
 //
 // There is no hook at the end of the test process (no TestMain), so the
 // binary cannot be removed when the tests end. Instead it is named after
@@ -78,7 +79,9 @@ func latchBinary(t testing.TB, race bool) string {
 		name += "-race"
 	}
 	bin := filepath.Join(dir, name)
-	args := []string{"build", "-o", bin}
+	// The latchtest tag builds in the crash points (session/crash.go) the
+	// crash tests arm with LATCH_TEST_CRASH_AT; a release build has none.
+	args := []string{"build", "-tags", "latchtest", "-o", bin}
 	if race {
 		args = append(args, "-race")
 	}

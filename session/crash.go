@@ -1,3 +1,5 @@
+//go:build latchtest
+
 package session
 
 import "os"
@@ -10,6 +12,11 @@ import "os"
 //	after-decision   the decision is on disk; the call has not started
 //	during-call      the call was sent to the server; no result yet
 //	after-result     the result is on disk; the model has not seen it
+//
+// They exist only in a build with the latchtest tag (`go build -tags
+// latchtest`, as the tests build the binary: latchBinary in pty_test.go). A
+// release build has crash_release.go instead, where they do nothing and
+// the variable is never read.
 var crashPoint = os.Getenv("LATCH_TEST_CRASH_AT")
 
 func crashAt(point string) {

@@ -246,8 +246,8 @@ type ToolResultEvent struct {
 	// Content is the result as the model is given it (capped as it is):
 	// after a crash between this event and the model's copy, a resume
 	// gives the model this, not the preview.
-	Content string `json:"content,omitempty"`
-	Cancelled  bool   `json:"cancelled,omitempty"`
+	Content   string `json:"content,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
 }
 
 // Notice is something the user should know that is not an error.

@@ -30,13 +30,24 @@ var decoders = func() map[string]func() Event {
 var ErrCorruptLog = errors.New("corrupt session log")
 
 // LoadLog reads a session log. A torn last line (a crash in mid-write) is
-// skipped with a warning; any other unreadable line is an error naming its
-// line number. Unknown event types are skipped (a newer latch wrote them).
+// skipped with a warning, and so is a tail of NUL bytes (see nulTail); any
+// other unreadable line is an error naming its line number. Unknown event
+// types are skipped (a newer latch wrote them).
 func LoadLog(path string) (events []Event, warnings []string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	var nulWarning string
+	if start, ok, _ := nulTail(bytes.NewReader(data), int64(len(data))); ok {
+		nulWarning = tornWarning(path, bytes.Count(data[:start], []byte("\n"))+1)
+		data = data[:start]
+	}
+	defer func() {
+		if err == nil && nulWarning != "" {
+			warnings = append(warnings, nulWarning)
+		}
+	}()
 	lines := bytes.Split(data, []byte("\n"))
 	torn := len(data) > 0 && data[len(data)-1] != '\n'
 	for i, line := range lines {
@@ -47,7 +58,7 @@ func LoadLog(path string) (events []Event, warnings []string, err error) {
 		var head Header
 		if err := json.Unmarshal(line, &head); err != nil {
 			if last && torn {
-				warnings = append(warnings, fmt.Sprintf("%s: line %d was cut off by a crash and is ignored", path, i+1))
+				warnings = append(warnings, tornWarning(path, i+1))
 				continue
 			}
 			return nil, warnings, fmt.Errorf("%w %s: line %d: %v", ErrCorruptLog, path, i+1, err)
@@ -63,6 +74,82 @@ func LoadLog(path string) (events []Event, warnings []string, err error) {
 		events = append(events, e)
 	}
 	return events, warnings, nil
+}
+
+func tornWarning(path string, line int) string {
+	return fmt.Sprintf("%s: line %d was cut off by a crash and is ignored", path, line)
+}
+
+// nulTail finds the NUL bytes a power loss leaves at the end of a log: the
+// file's new size reached the disk, the data appended did not, and reads
+// back as NUL bytes (with, at times, a newline of a page that did reach
+// it). It looks at the file's tail of NUL and white-space bytes (latch
+// never writes a NUL: JSON escapes it); if that tail holds a NUL, it
+// returns where the torn part starts: the start of the line the first of
+// those NULs is in. Everything from there on is one torn last line, for
+// LoadLog to skip and for cutNulTail to cut before a resumed session
+// appends.
+func nulTail(r io.ReaderAt, size int64) (start int64, found bool, err error) {
+	const chunk = 32 << 10
+	buf := make([]byte, chunk)
+	firstNul := int64(-1)
+	end := size // the tail is [end, size)
+scan:
+	for end > 0 {
+		n := min(int64(chunk), end)
+		if _, err := r.ReadAt(buf[:n], end-n); err != nil {
+			return 0, false, err
+		}
+		for i := n - 1; i >= 0; i-- {
+			switch buf[i] {
+			case 0:
+				firstNul = end - n + i
+			case '\n', '\r', ' ', '\t':
+			default:
+				end = end - n + i + 1
+				break scan
+			}
+		}
+		end -= n
+	}
+	if firstNul < 0 {
+		return 0, false, nil
+	}
+	// The torn line starts after the last newline before the first NUL.
+	for pos := firstNul; pos > 0; {
+		n := min(int64(chunk), pos)
+		if _, err := r.ReadAt(buf[:n], pos-n); err != nil {
+			return 0, false, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return pos - n + int64(i) + 1, true, nil
+		}
+		pos -= n
+	}
+	return 0, true, nil
+}
+
+// cutNulTail truncates the log f (opened on path for appending) before a
+// tail of NUL bytes (see nulTail), which LoadLog skipped as torn: what a
+// resumed session appends then starts a line of its own, and the log
+// stays readable. Without it, a NUL tail that ends in a newline would be
+// left in place, and a line in the middle of the log that is not JSON
+// makes it unreadable (ErrCorruptLog). endTornLine calls it first.
+func cutNulTail(f *os.File, path string) error {
+	r, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fi, err := r.Stat()
+	if err != nil {
+		return err
+	}
+	start, ok, err := nulTail(r, fi.Size())
+	if err != nil || !ok {
+		return err
+	}
+	return f.Truncate(start)
 }
 
 // Summary describes a saved session for `latch sessions`.

@@ -84,6 +84,9 @@ func openLog(dir, id string) (*sessionLog, error) {
 // torn line, no longer the last, would make the whole log unreadable
 // (ErrCorruptLog).
 func endTornLine(f *os.File, path string) error {
+	if err := cutNulTail(f, path); err != nil {
+		return err
+	}
 	r, err := os.Open(path)
 	if err != nil {
 		return err

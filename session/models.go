@@ -2,8 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 )
@@ -17,7 +20,15 @@ type ModelInfo struct {
 	Quantization  string
 	Capabilities  []string // from /api/show: "completion", "tools", "thinking", "vision", ...
 	ContextLength int
+	// ShowErr, when set, says why /api/show failed for the model: its
+	// capabilities (and context length) are unknown, not absent, and Tools
+	// and Thinking report false only for want of knowing. A model that
+	// /api/tags lists but whose blob is missing is one such.
+	ShowErr string
 }
+
+// CapsKnown reports whether the capabilities came from /api/show.
+func (m ModelInfo) CapsKnown() bool { return m.ShowErr == "" }
 
 // Tools reports whether the model can call tools.
 func (m ModelInfo) Tools() bool { return slices.Contains(m.Capabilities, "tools") }
@@ -37,13 +48,17 @@ func (s *Session) Models(ctx context.Context) ([]ModelInfo, error) {
 			Name: m.Name, Size: m.Size, Family: m.Details.Family,
 			ParameterSize: m.Details.ParameterSize, Quantization: m.Details.QuantizationLevel,
 		}
-		if show, err := s.client.Show(ctx, &api.ShowRequest{Model: m.Name}); err == nil {
-			info.Capabilities = capStrings(show)
-			info.ContextLength = contextLength(show)
-			s.mu.Lock()
-			s.caps[m.Name] = info.Capabilities
-			s.mu.Unlock()
+		show, err := s.client.Show(ctx, &api.ShowRequest{Model: m.Name})
+		if err != nil {
+			info.ShowErr = s.showFailure(err, m.Name)
+			out = append(out, info)
+			continue
 		}
+		info.Capabilities = capStrings(show)
+		info.ContextLength = contextLength(show)
+		s.mu.Lock()
+		s.caps[m.Name] = info.Capabilities
+		s.mu.Unlock()
 		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -80,7 +95,7 @@ func (s *Session) Probe(ctx context.Context) (ModelInfo, error) {
 	}
 	show, err := s.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return ModelInfo{Name: name}, s.wrap(err, name)
+		return ModelInfo{Name: name, ShowErr: s.showFailure(err, name)}, s.wrap(err, name)
 	}
 	caps := capStrings(show)
 	s.mu.Lock()
@@ -107,6 +122,20 @@ func contextLength(show *api.ShowResponse) int {
 		}
 	}
 	return 0
+}
+
+// showFailure says, in one line for the user, why /api/show failed for an
+// installed model. Ollama v0.17.4 answers 404 "model 'NAME' not found" for a
+// model that /api/tags lists but whose model blob is missing (the manifest
+// is there, the weights are not: an interrupted pull, a pruned blob), and
+// 500 for a blob it cannot read.
+func (s *Session) showFailure(err error, name string) string {
+	var se api.StatusError
+	if errors.As(err, &se) && se.StatusCode == 404 && strings.Contains(se.ErrorMessage, "not found") {
+		return fmt.Sprintf("/api/show failed (404 %s): Ollama lists the model but cannot read it, its files may be missing; `ollama pull %s` fetches them again",
+			strings.TrimSpace(se.ErrorMessage), name)
+	}
+	return "/api/show failed: " + s.describe(err, name)
 }
 
 // UserError is an error whose text is written for the user.

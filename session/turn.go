@@ -21,6 +21,18 @@ type round struct {
 	cancelled         bool
 }
 
+// started reports whether any of the reply arrived.
+func (r round) started() bool { return r.content != "" || r.thinking != "" || len(r.calls) > 0 }
+
+// cutOff reports whether the reply began but broke before its final line:
+// the connection closed (ErrCutOff), or Ollama ended the 200 stream with an
+// {"error":…} line, as it does when the model runner dies in mid-reply
+// ("an error was encountered while running the model: unexpected EOF").
+// Either way what arrived is a part of a reply, not an answer.
+func (r round) cutOff() bool {
+	return !r.cancelled && r.err != nil && (errors.Is(r.err, ErrCutOff) || r.started())
+}
+
 // runTurn streams the model's reply; while the model asks for tools, it
 // runs them through the gate and streams again. It always ends with a
 // TurnDone event, whatever happens; a failure is also an Error event.
@@ -50,7 +62,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		switch {
 		case r.cancelled:
 			reason = ReasonCancelled
-		case errors.Is(r.err, ErrCutOff):
+		case r.cutOff():
 			reason = ReasonCutOff
 		case r.err != nil:
 			reason = ReasonError
@@ -58,7 +70,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 			reason = ReasonLength
 		}
 		if r.err != nil {
-			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describe(r.err, model)})
+			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(r.err, model)})
 		}
 		if r.cancelled || r.err != nil || len(r.calls) == 0 {
 			break
@@ -103,6 +115,15 @@ func metricsOf(r api.ChatResponse) Metrics {
 
 // stream runs one chat request and publishes its deltas. The assistant's
 // message (with any tool calls) is added to the history.
+//
+// A reply that did not finish is kept for the model without its tool calls:
+// they were not run, and left in the history they would be calls without
+// answers (and a resumed session would take them for calls it still owes,
+// and run them). A cut-off reply's text is kept, since the user saw it and
+// may ask the model to go on, but with a note that it broke off there (see
+// cutOffNote): as it arrived it would read as the model's finished answer.
+// A cancelled reply is kept as it is: the user stopped it, and says what
+// next.
 func (s *Session) stream(ctx context.Context, turn, n int) round {
 	req := s.request(ctx)
 	r := s.chat(ctx, turn, n, req)
@@ -116,15 +137,39 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		req.Tools = nil
 		r = s.chat(ctx, turn, n, req)
 	}
-	if r.content != "" || r.thinking != "" || len(r.calls) > 0 {
+	partial := r.cancelled || r.err != nil
+	switch {
+	case !partial && r.started():
 		s.appendHistory(turn, api.Message{Role: "assistant", Content: r.content, Thinking: r.thinking, ToolCalls: r.calls})
+	case r.content == "" && r.thinking == "":
+		// Nothing of an unfinished reply to keep (at most its calls).
+	case r.cutOff():
+		s.appendHistory(turn, api.Message{Role: "assistant", Content: withNote(r.content, cutOffNote(r.err)), Thinking: r.thinking})
+	default:
+		s.appendHistory(turn, api.Message{Role: "assistant", Content: r.content, Thinking: r.thinking})
 	}
 	if r.content != "" || r.thinking != "" {
-		partial := r.cancelled || r.err != nil
 		s.publish(&AssistantMessage{Header: s.header(TypeAssistantMessage), Turn: turn, Round: n,
 			Content: r.content, Thinking: r.thinking, Partial: partial})
 	}
 	return r
+}
+
+// cutOffNote ends the history's copy of a cut-off reply, so that the model,
+// next turn, reads its reply as broken off rather than as a finished answer.
+func cutOffNote(err error) string {
+	why := "Ollama stopped it with an error"
+	if errors.Is(err, ErrCutOff) {
+		why = "the connection to Ollama closed"
+	}
+	return "[cut off: this reply was interrupted here, unfinished (" + why + ")]"
+}
+
+func withNote(content, note string) string {
+	if content == "" {
+		return note
+	}
+	return content + "\n\n" + note
 }
 
 func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) round {
@@ -156,6 +201,19 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 	r.err = err
 	r.content, r.thinking = content.String(), thinking.String()
 	return r
+}
+
+// describeChat is describe for a chat request's error, with a hint where
+// Ollama's own words mislead. A model whose blob is missing (an interrupted
+// pull, a pruned blob; /api/tags still lists it) answers 400
+// "\"NAME\" does not support chat", as an embedding-only model does.
+func (s *Session) describeChat(err error, model string) string {
+	msg := s.describe(err, model)
+	var se api.StatusError
+	if errors.As(err, &se) && se.StatusCode == 400 && strings.Contains(se.ErrorMessage, "does not support chat") {
+		msg += fmt.Sprintf(" (an embedding model cannot chat; for a chat model this means its files are missing or incomplete: `ollama pull %s` fetches them again)", model)
+	}
+	return msg
 }
 
 func isNoToolsError(err error) bool {

@@ -368,8 +368,8 @@ func TestCutStream(t *testing.T) {
 	if am.Content != "one two three" || !am.Partial {
 		t.Errorf("assistant_message = %+v, want partial \"one two three\"", am)
 	}
-	if h := s.History(); len(h) != 2 || h[1].Content != "one two three" {
-		t.Errorf("History = %+v, want the partial reply kept", h)
+	if h := s.History(); len(h) != 2 || !strings.HasPrefix(h[1].Content, "one two three\n\n[cut off") {
+		t.Errorf("History = %+v, want the partial reply kept, marked cut off", h)
 	}
 }
 
@@ -440,14 +440,15 @@ func TestMidStreamError(t *testing.T) {
 
 	send(t, s, "count")
 	evs := r.turn()
-	msg := failed(t, evs, session.ReasonError)
+	// The reply began, then broke: it is cut off (see cutoff_test.go).
+	msg := failed(t, evs, session.ReasonCutOff)
 	containsAll(t, msg, oops)
 	am := one[*session.AssistantMessage](t, evs)
 	if am.Content != "one two three four" || !am.Partial {
 		t.Errorf("assistant_message = %+v, want partial \"one two three four\"", am)
 	}
-	if h := s.History(); len(h) != 2 || h[1].Content != "one two three four" {
-		t.Errorf("History = %+v, want the partial reply kept", h)
+	if h := s.History(); len(h) != 2 || !strings.HasPrefix(h[1].Content, "one two three four\n\n[cut off") {
+		t.Errorf("History = %+v, want the partial reply kept, marked cut off", h)
 	}
 }
 

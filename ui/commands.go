@@ -208,7 +208,15 @@ func (m *Model) handleModels(msg modelsMsg) {
 	case msg.pick:
 		m.picker = newPicker(msg.models, m.b.Model())
 	default:
-		m.addNotice(modelTable(msg.models, m.b.Model()))
+		// A model whose /api/show failed has its capabilities unknown: the
+		// table says so, and a line under it says why.
+		table := modelTable(msg.models, m.b.Model())
+		for _, x := range msg.models {
+			if !x.CapsKnown() {
+				table += "\n  " + x.Name + ": capabilities unknown: " + strings.Join(strings.Fields(x.ShowErr), " ")
+			}
+		}
+		m.addNotice(table)
 	}
 	m.dirty = true
 }
@@ -222,6 +230,10 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 }
 
 func capsNote(info session.ModelInfo) string {
+	if !info.CapsKnown() {
+		// The picker's line is short: /models says why in full.
+		return " (tools, thinking: unknown: /api/show failed)"
+	}
 	var caps []string
 	if info.Tools() {
 		caps = append(caps, "tools")
@@ -242,14 +254,18 @@ func modelTable(ms []session.ModelInfo, current string) string {
 		w = max(w, len(x.Name))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %-*s  %8s  %6s  %-5s  %-8s\n", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	fmt.Fprintf(&b, "  %-*s  %8s  %6s  %-7s  %-8s\n", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
 	for _, x := range ms {
 		mark := " "
 		if x.Name == current {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%s %-*s  %8s  %6s  %-5s  %-8s\n", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
-			yesNo(x.Tools()), yesNo(x.Thinking()))
+		tools, thinking := yesNo(x.Tools()), yesNo(x.Thinking())
+		if !x.CapsKnown() {
+			tools, thinking = "unknown", "unknown" // /api/show failed: see handleModels
+		}
+		fmt.Fprintf(&b, "%s %-*s  %8s  %6s  %-7s  %-8s\n", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
+			tools, thinking)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -16,7 +16,10 @@
 //   - a tool call for a tool the request did not offer arrives as JSON text
 //     in message.content, not as tool_calls;
 //   - router errors are text/plain "404 page not found" /
-//     "405 method not allowed".
+//     "405 method not allowed";
+//   - a model whose blob is missing ([Model.MissingBlob]) is listed, but
+//     /api/show says 404 "model 'x' not found" and /api/chat 400
+//     "\"x\" does not support chat".
 //
 // Each /api/chat request that passes validation consumes one scripted [Turn]
 // (see [Server.Script]); when the queue is empty the default turn answers
@@ -76,6 +79,24 @@ type Model struct {
 	// `think value "high" is not supported for this model`, like a real
 	// server does for every model that does not use the harmony parser.
 	ThinkLevels bool
+	// MissingBlob makes the model one whose manifest is installed but whose
+	// model blob (the GGUF weights) is missing: an interrupted pull, or a
+	// blob removed by hand or by a prune. A real v0.17.4 server then:
+	//
+	//   - lists it in /api/tags as usual (ListHandler reads only the
+	//     manifest and the config blob);
+	//   - answers /api/show with 404 {"error":"model 'NAME' not found"}, NAME
+	//     as the request wrote it (GetModelInfo → getModelData →
+	//     llm.LoadModel, whose os.Stat error passes os.IsNotExist in
+	//     ShowHandler); a blob that is there but unreadable gives 500;
+	//   - answers /api/chat, with or without tools, and a load request (no
+	//     messages) with 400 {"error":"\"NAME\" does not support chat"}:
+	//     Model.Capabilities cannot open the GGUF, so "completion" is
+	//     missing and scheduleRunner fails with errCapabilityCompletion. The
+	//     think check comes first (its capability comes from the template,
+	//     which is there), and an unload (keep_alive 0, no messages) still
+	//     answers 200.
+	MissingBlob bool
 }
 
 // Chunk is one NDJSON line of a streamed reply, before the final line.
@@ -552,7 +573,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := s.find(n)
-	if e == nil {
+	if e == nil || e.MissingBlob {
 		writeJSON(w, http.StatusNotFound, jsonUTF8, errBody(fmt.Sprintf("model '%s' not found", req.Model)))
 		return
 	}
@@ -634,7 +655,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
 		return
 	}
-	if !e.has("completion") {
+	if !e.has("completion") || e.MissingBlob {
 		fail(http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
 		return
 	}
