@@ -17,6 +17,7 @@ npm:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags latchtest ./...
 
 ## build: build ./latch
 build:
