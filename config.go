@@ -222,6 +222,7 @@ func (l *loader) load(data []byte) *Config {
 	for _, key := range []string{"mcpServers", "servers"} {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
+	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	cfg.Warnings = l.warns
 	return cfg
 }

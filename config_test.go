@@ -620,3 +620,33 @@ func TestTokenEnvHoldingAGitHubToken(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestLoadConfigAmbiguousAllow: a permissions.allow entry that names tools
+// of two servers (x + "_foo" and x_ + "foo" are both x___foo) is refused,
+// naming the entry and both readings; an entry that names one is fine.
+func TestLoadConfigAmbiguousAllow(t *testing.T) {
+	for _, body := range []string{
+		`{"permissions": {"allow": ["x___foo", "x__bar"]}, "mcpServers": {"x": {"command": "a"}, "x_": {"command": "b"}}}`,
+		// the servers first, in VS Code's key
+		`{"servers": {"x_": {"command": "b"}, "x": {"command": "a"}}, "permissions": {"allow": ["x__bar", "x___foo"]}}`,
+	} {
+		path, dir := writeConfig(t, body)
+		_, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+		if err == nil {
+			t.Fatalf("%s: no error", body)
+		}
+		want := []string{"config " + path + ": permissions.allow: ", `"x___foo"`, `tool "_foo" of server "x"`,
+			`tool "foo" of server "x_"`, `server's "allow" instead`}
+		if !anyLineHasAll(err.Error(), want) {
+			t.Errorf("no error line has all of %q; got:\n%v", want, err)
+		}
+		if strings.Count(err.Error(), "ambiguous") != 1 || strings.Contains(err.Error(), "x__bar") {
+			t.Errorf("want one error, for x___foo only; got:\n%v", err)
+		}
+	}
+	path, dir := writeConfig(t, `{"permissions": {"allow": ["x__bar", "x___baz", "fs__x___foo"]},
+		"mcpServers": {"x": {"command": "a"}, "fs": {"command": "c"}}}`)
+	if _, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir})); err != nil {
+		t.Errorf("entries naming one server each: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"latch/mcp"
+	"latch/permissions"
 )
 
 var serverKeys = []string{
@@ -316,6 +317,21 @@ func (l *loader) allowList(scope, field string, raw json.RawMessage) []string {
 		}
 	}
 	return list
+}
+
+// checkAllowReadings reports each permissions.allow entry that reads as
+// tools of two or more servers: with servers x and x_, "x___foo" is tool
+// "_foo" of x or tool "foo" of x_, and the gate would allow neither.
+func (l *loader) checkAllowReadings(entries []string, servers []ServerConfig) {
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	for _, e := range entries {
+		if err := permissions.CheckEntry(e, names); err != nil {
+			l.errorf("", "permissions.allow", "%v", err)
+		}
+	}
 }
 
 func (l *loader) duration(scope, field string, raw json.RawMessage, def time.Duration) time.Duration {

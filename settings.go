@@ -39,9 +39,16 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	if _, err := permissions.ParseMode(s.mode); err != nil {
 		return nil, fmt.Errorf("--mode: %w", err)
 	}
+	names := make([]string, len(cfg.Servers))
+	for i, sv := range cfg.Servers {
+		names[i] = sv.Name
+	}
 	for _, a := range f.allow {
 		if strings.ContainsAny(a, "*?[") {
 			return nil, fmt.Errorf("--allow %q: matching is exact; list each tool", a)
+		}
+		if err := permissions.CheckEntry(a, names); err != nil {
+			return nil, fmt.Errorf("--allow: %v", err)
 		}
 	}
 	s.flagAllow = f.allow
@@ -76,6 +83,9 @@ func (s *settings) policy() permissions.Policy {
 	p := permissions.Policy{
 		Mode: mode, ServerModes: map[string]permissions.Mode{}, ServerAllow: map[string][]string{},
 		Allow: s.cfg.Permissions.Allow, FlagAllow: s.flagAllow,
+	}
+	for _, sv := range s.cfg.Servers {
+		p.Servers = append(p.Servers, sv.Name)
 	}
 	for _, sv := range s.cfg.Servers {
 		if sv.Mode != "" {

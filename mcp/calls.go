@@ -29,7 +29,7 @@ func (m *Manager) rename() {
 		for i, t := range tools {
 			originals[i] = t.Name
 		}
-		assigned := assignNames(n, originals, taken)
+		assigned := assignNames(n, originals, taken, m.order)
 		for _, t := range tools {
 			name := assigned[t.Name]
 			tool := convertTool(n, name, t)
@@ -155,7 +155,7 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) || pastDeadline(cctx):
 		return nil, fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
-	case isAuthError(err):
+	case c.isAuthError(err):
 		m.authExpired(s, c)
 		return nil, fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, s.cfg.Name, s.cfg.Name, s.cfg.Name)
 	case errors.Is(err, transport.ErrTransportClosed):
@@ -220,7 +220,7 @@ func (m *Manager) authExpired(s *server, c *conn) {
 func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case mcp.MethodNotificationToolsListChanged:
-		go m.refresh(s, gen)
+		m.requestRefresh(s, gen)
 	case string(mcp.MethodNotificationProgress):
 		p := n.Params.AdditionalFields
 		tok := fmt.Sprint(p["progressToken"])
@@ -243,6 +243,9 @@ func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
 			text = lg + ": " + text
 		}
 		text = m.red.apply(text)
+		if len(text) > maxLogLine {
+			text = m.red.cut(text, maxLogLine) + "…"
+		}
 		s.log.add(level + ": " + text)
 		m.emit(LogLine{Server: s.cfg.Name, Source: level, Text: text})
 	}
@@ -260,21 +263,78 @@ func num(v any) float64 {
 	return 0
 }
 
-// refresh lists a server's tools again after tools/list_changed.
-func (m *Manager) refresh(s *server, gen int) {
+// refreshInterval is the least time between two tool list refreshes of
+// a server: a storm of tools/list_changed costs at most one tools/list per
+// interval.
+var refreshInterval = 200 * time.Millisecond
+
+// requestRefresh asks for the server's tool list to be refreshed. Requests
+// are coalesced per server: at most one refresh runs and at most one is
+// pending; a request while one is pending changes nothing. It never blocks
+// (it runs on the transport's read loop).
+func (m *Manager) requestRefresh(s *server, gen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return
+	}
+	s.refreshPending = true
+	if s.refreshing && s.refreshGen == gen {
+		return
+	}
+	s.refreshing, s.refreshGen = true, gen
+	go m.refresher(s, gen)
+}
+
+// refresher runs the refreshes of one connection (gen) while they are
+// asked for, one at a time and at most one per refreshInterval, and ends
+// when none is pending or the connection is gone.
+func (m *Manager) refresher(s *server, gen int) {
+	for {
+		s.mu.Lock()
+		if s.gen != gen || !s.refreshPending {
+			if s.refreshGen == gen {
+				s.refreshing, s.refreshPending = false, false
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.refreshPending = false
+		s.mu.Unlock()
+		next := time.Now().Add(refreshInterval)
+		if m.refresh(s, gen) {
+			// Still connecting: the notification came before the
+			// first list was in; refresh once connected.
+			s.mu.Lock()
+			s.refreshPending = true
+			s.mu.Unlock()
+		}
+		time.Sleep(time.Until(next))
+	}
+}
+
+// refresh lists a server's tools again after tools/list_changed. It
+// reports a change (ToolsChanged, then the status with the new count) only
+// when the tool set's digest changed: a tool added, removed or redefined.
+// It returns true when the connection is not up yet, to be tried again.
+func (m *Manager) refresh(s *server, gen int) (retry bool) {
 	s.mu.Lock()
 	c := s.conn
 	cur := s.gen == gen
+	connecting := s.status.State == StateConnecting
 	s.mu.Unlock()
-	if c == nil || !cur {
-		return
+	if !cur {
+		return false
+	}
+	if c == nil {
+		return connecting
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
 	defer cancel()
 	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		s.log.add("latch: refreshing the tool list failed: " + m.red.apply(shortError(err)))
-		return
+		return false
 	}
 	before := map[string]Tool{}
 	for _, t := range m.Tools() {
@@ -285,7 +345,11 @@ func (m *Manager) refresh(s *server, gen int) {
 	s.mu.Lock()
 	if s.gen != gen || s.conn != c {
 		s.mu.Unlock()
-		return
+		return false
+	}
+	if sameTools(s.tools, res.Tools) {
+		s.mu.Unlock()
+		return false
 	}
 	s.tools = res.Tools
 	s.status.Tools = len(res.Tools)
@@ -307,7 +371,33 @@ func (m *Manager) refresh(s *server, gen int) {
 		}
 	}
 	sort.Strings(ev.Removed)
+	if len(ev.Changed) == 0 && len(ev.Removed) == 0 && len(after) == len(before) {
+		return false // the same tools as the model sees them
+	}
 	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
 	m.emit(ev)
 	m.emit(StatusChanged{Status: st})
+	return false
+}
+
+// sameTools reports whether two tool lists hold the same tools with the
+// same definitions, in any order.
+func sameTools(a, b []mcp.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	digests := make(map[string]string, len(a))
+	for _, t := range a {
+		digests[t.Name] = digest(t)
+	}
+	if len(digests) != len(a) {
+		return false // a server that lists a name twice: compare the slow way
+	}
+	for _, t := range b {
+		if d, ok := digests[t.Name]; !ok || d != digest(t) {
+			return false
+		}
+		delete(digests, t.Name)
+	}
+	return len(digests) == 0
 }

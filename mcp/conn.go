@@ -25,6 +25,7 @@ const stderrTailLines = 12
 // every call until it is closed.
 type conn struct {
 	client *client.Client
+	http   bool               // streamable HTTP or SSE: only these can answer 401
 	proc   *process           // stdio only
 	red    *redactor          // the manager's: every credential it knows
 	cancel context.CancelFunc // ends the client's long-lived context
@@ -43,19 +44,35 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // process or HTTP session, the handshake and the first tool list, all within
 // the connect timeout. On failure everything it started is stopped.
 func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
-	return dialCtx(context.Background(), cfg, token, newRedactor(token), onNote, onLog)
+	return dialCtx(context.Background(), cfg, token, newRedactor(token), dialHooks{onNote: onNote, onLog: onLog})
+}
+
+// dialHooks are what a connect tells its manager as it goes.
+type dialHooks struct {
+	onNote func(mcp.JSONRPCNotification) // a server notification
+	onLog  func(string)                  // a line of a stdio server's stderr
+	onProc func(*process)                // a stdio server's process, as soon as it started
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
-// done: a server closed while it connects.
-func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+// done: a server closed while it connects. Every step (the process, an SSE
+// stream's endpoint, the handshake, the first tool list) ends with abort or
+// the connect timeout.
+func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, h dialHooks) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
 	c := &conn{red: red, lost: make(chan error, 1), closed: make(chan struct{})}
+	onNote, onLog := h.onNote, h.onLog
+	if onLog == nil {
+		onLog = func(string) {}
+	}
 	var tr transport.Interface
 	switch cfg.Transport {
 	case TransportStdio, "":
 		p, err := startProcess(cfg)
 		if err != nil {
 			return nil, nil, nil, err
+		}
+		if h.onProc != nil {
+			h.onProc(p)
 		}
 		c.proc = p
 		c.errs.Add(1)
@@ -79,6 +96,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 			return nil, nil, nil, fmt.Errorf("bad url: %v", err)
 		}
 		tr = t
+		c.http = true
 	case TransportSSE:
 		opts := []transport.ClientOption{
 			transport.WithHTTPClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
@@ -102,6 +120,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 			}
 		})
 		tr = t
+		c.http = true
 	case TransportInProcess:
 		if cfg.InProcess == nil {
 			return nil, nil, nil, errors.New("inprocess transport without a server")
@@ -115,13 +134,20 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	// ignores mcp-go's server/discover probe would otherwise stall every
 	// connect for 5 s (API-BRIEF §1.1).
 	c.client = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	c.client.OnNotification(onNote)
+	if onNote != nil {
+		c.client.OnNotification(onNote)
+	}
 
 	life, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	// The handshake's context is not the client's: the client lives on.
 	ctx, stop := context.WithTimeout(abort, cfg.connectTimeout())
 	defer stop()
+	// But until the connect is done, giving it up (or its timeout) ends
+	// the client's context too: an SSE transport's Start waits for the
+	// stream and its endpoint under that context, not the handshake's.
+	unlink := context.AfterFunc(ctx, cancel)
+	defer unlink()
 	fail := func(err error) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
 		err = c.describe(ctx, err, cfg)
 		c.close()
@@ -140,6 +166,9 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	tools, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return fail(err)
+	}
+	if !unlink() { // given up at the last moment: the client's context is gone
+		return fail(ctx.Err())
 	}
 	return c, res, tools.Tools, nil
 }
@@ -184,7 +213,7 @@ func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error 
 		return ce
 	}
 	switch {
-	case isAuthError(err):
+	case c.isAuthError(err):
 		ce.reason, ce.auth = "the server answered 401", true
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		ce.reason = fmt.Sprintf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
@@ -200,9 +229,16 @@ func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error 
 	return ce
 }
 
-func isAuthError(err error) bool {
+// isAuthError reports whether err is an HTTP 401 from the server: only an
+// HTTP transport (streamable HTTP or SSE) can answer one, and mcp-go
+// reports it as a typed error. A "401" in the text of an error (a stdio
+// tool's "report-401.txt not found", a JSON-RPC error) is not one.
+func (c *conn) isAuthError(err error) bool {
+	if !c.http || err == nil {
+		return false
+	}
 	return errors.Is(err, transport.ErrUnauthorized) || client.IsAuthorizationRequiredError(err) ||
-		client.IsOAuthAuthorizationRequiredError(err) || strings.Contains(err.Error(), "401")
+		client.IsOAuthAuthorizationRequiredError(err)
 }
 
 // shortError drops mcp-go's repeated wrapping prefixes.

@@ -14,6 +14,10 @@ import (
 // tokenCommandTimeout bounds a token_command.
 var tokenCommandTimeout = 10 * time.Second
 
+// tokenCommandWaitDelay bounds how long a token_command's output is waited
+// for after it timed out or exited (exec.Cmd.WaitDelay).
+var tokenCommandWaitDelay = time.Second
+
 // resolveToken reads the server's credential now, from wherever the config
 // says it lives. It is called each time a client is built, never earlier,
 // and the value is never cached past a close. Errors name the source (the
@@ -49,9 +53,23 @@ func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) strin
 		ctx, cancel := context.WithTimeout(ctx, tokenCommandTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, c.TokenCommand[0], c.TokenCommand[1:]...)
+		// In its own process group, all of which is killed at the
+		// timeout: a child it left running (`helper &`) would otherwise
+		// hold its stdout open, and Wait with it, long past the timeout.
+		setProcessGroup(cmd)
+		cmd.Cancel = func() error {
+			killGroup(cmd)
+			return nil
+		}
+		// However the pipe is held (a child that left the group), Wait
+		// returns this long after the timeout or the command's exit.
+		cmd.WaitDelay = tokenCommandWaitDelay
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		err := cmd.Run()
+		if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+			err = nil // it exited well; a child it left holds stdout
+		}
 		name := c.TokenCommand[0]
 		switch {
 		case ctx.Err() != nil:

@@ -5,6 +5,10 @@ import "sync"
 // logLines is how many lines of a server's log are kept.
 const logLines = 500
 
+// maxLogLine is the most bytes of a log notification's text kept (a
+// stderr line is cut the same way).
+const maxLogLine = 2000
+
 // logBuf is a bounded, goroutine-safe ring of log lines.
 type logBuf struct {
 	mu    sync.Mutex

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,6 +43,9 @@ type Manager struct {
 	// renameMu serializes rename, so that of two concurrent renames the
 	// later one can't overwrite names with an earlier read of the tools.
 	renameMu sync.Mutex
+
+	// shut is set by CloseAll: nothing connects after it.
+	shut atomic.Bool
 
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
@@ -74,6 +78,15 @@ type server struct {
 	// that connect has returned (and stopped whatever it started).
 	abort   context.CancelFunc
 	dialing chan struct{}
+	// procs are the processes started for this server and not yet
+	// stopped, whichever connect started them: a close stops them all.
+	procs map[*process]struct{}
+	// Tool list refreshes (tools/list_changed) of connection refreshGen: a
+	// refresher runs while refreshing, and refreshPending asks it for one
+	// more (see requestRefresh).
+	refreshing     bool
+	refreshPending bool
+	refreshGen     int
 }
 
 // New makes a manager for the servers. Nothing connects until Start.
@@ -137,11 +150,14 @@ func transportName(t string) string {
 }
 
 // Start connects every enabled server in the background, in parallel. It
-// returns at once; each server reports its progress as events.
+// returns at once; each server reports its progress as events. Each connect
+// is registered before Start returns, so a CloseAll right after stops it.
 func (m *Manager) Start() {
 	for _, name := range m.order {
 		if s := m.servers[name]; !s.cfg.Disabled {
-			go m.connect(s)
+			if a := m.begin(s); a != nil {
+				go m.connect(s, a)
+			}
 		}
 	}
 }
@@ -151,6 +167,9 @@ func (m *Manager) Names() []string { return append([]string(nil), m.order...) }
 
 // ErrUnknownServer is returned for a name that is not configured.
 var ErrUnknownServer = errors.New("no such server")
+
+// ErrShutDown is returned by Connect and SetToken after CloseAll.
+var ErrShutDown = errors.New("the servers are shut down (latch is quitting)")
 
 func (m *Manager) get(name string) (*server, error) {
 	s, ok := m.servers[name]
@@ -163,22 +182,34 @@ func (m *Manager) get(name string) (*server, error) {
 // Connect connects a server (or "all"). On a server that is connected it
 // reconnects: the old client is closed and a new one built, with the
 // credential read again. It returns when the connection is up or failed.
+// The connect is registered as soon as Connect is called, so a Close or
+// CloseAll from then on stops it and whatever it started.
 func (m *Manager) Connect(name string) error {
 	if name == "all" {
 		var wg sync.WaitGroup
+		var err error
 		for _, n := range m.order {
+			s := m.servers[n]
+			a := m.begin(s)
+			if a == nil {
+				err = ErrShutDown
+				continue
+			}
 			wg.Add(1)
-			go func(s *server) { defer wg.Done(); m.closeServer(s, false); m.connect(s) }(m.servers[n])
+			go func() { defer wg.Done(); m.connect(s, a) }()
 		}
 		wg.Wait()
-		return nil
+		return err
 	}
 	s, err := m.get(name)
 	if err != nil {
 		return err
 	}
-	m.closeServer(s, false)
-	m.connect(s)
+	a := m.begin(s)
+	if a == nil {
+		return ErrShutDown
+	}
+	m.connect(s, a)
 	st := s.snapshot()
 	if st.State != StateConnected {
 		return errors.New(st.Summary())
@@ -201,34 +232,49 @@ func (m *Manager) SetToken(name, token string) error {
 }
 
 // Close ends a server's connection (or "all"): a stdio server and its
-// children are stopped, an HTTP session closed.
+// children are stopped, an HTTP session closed. A connect in progress is
+// given up, and every process it started stopped.
 func (m *Manager) Close(name string) error {
 	if name == "all" {
-		m.CloseAll()
+		m.closeAll()
 		return nil
 	}
 	s, err := m.get(name)
 	if err != nil {
 		return err
 	}
-	m.closeServer(s, true)
+	m.closeServer(s)
 	return nil
 }
 
-// CloseAll closes every server in parallel; stubborn stdio servers are
-// killed, so this takes at most a few seconds.
+// CloseAll is for quitting: it closes every server in parallel, gives up
+// every connect in progress and stops every process latch started for the
+// servers, whatever its connection's state; stubborn stdio servers are
+// killed, so this takes at most a few seconds. Nothing connects after it:
+// Start does nothing, and Connect and SetToken return ErrShutDown.
 func (m *Manager) CloseAll() {
+	m.shut.Store(true)
+	m.closeAll()
+}
+
+func (m *Manager) closeAll() {
 	var wg sync.WaitGroup
 	for _, n := range m.order {
 		wg.Add(1)
-		go func(s *server) { defer wg.Done(); m.closeServer(s, true) }(m.servers[n])
+		go func(s *server) { defer wg.Done(); m.closeServer(s) }(m.servers[n])
 	}
 	wg.Wait()
 }
 
-// closeServer drops the server's connection. report says whether to move it
-// to "closed" (a user's /close) or leave the state to what comes next.
-func (m *Manager) closeServer(s *server, report bool) {
+// closeWait bounds how long a close waits for a connect it gave up to
+// return (each step of a connect ends with its context, and its processes
+// are stopped by the close itself; this is a safety net).
+var closeWait = 5 * time.Second
+
+// closeServer drops the server's connection, gives up a connect in
+// progress, stops every process of the server and moves it to "closed"
+// (a disabled server that never connected stays disabled).
+func (m *Manager) closeServer(s *server) {
 	s.mu.Lock()
 	c := s.conn
 	s.conn = nil
@@ -239,45 +285,139 @@ func (m *Manager) closeServer(s *server, report bool) {
 	s.mu.Unlock()
 	m.rename()
 	if abort != nil {
-		// A connect in progress gives up and stops its process; wait for
-		// that, so nothing outlives the close.
 		abort()
-		<-dialing
+	}
+	// Stop the processes now, whatever the connect is doing: that ends a
+	// handshake or a tools/list as well.
+	stopped := m.stopProcesses(s)
+	if dialing != nil {
+		select {
+		case <-dialing:
+		case <-time.After(closeWait):
+			s.log.add("latch: an abandoned connect did not return within " + closeWait.String())
+		}
 	}
 	if c != nil {
 		c.close()
 	}
-	if report {
-		s.mu.Lock()
-		wasDisabled := s.status.State == StateDisabled && c == nil
-		if !wasDisabled {
-			s.setLocked(StateClosed, "")
-		}
-		st := s.status
-		s.mu.Unlock()
-		if !wasDisabled {
-			m.emit(StatusChanged{Status: st})
-		}
+	<-stopped
+	// Anything a connect started after the first sweep (it stops its own
+	// process when it fails, but the wait above is bounded).
+	<-m.stopProcesses(s)
+	s.mu.Lock()
+	wasDisabled := s.status.State == StateDisabled && c == nil
+	if !wasDisabled {
+		s.setLocked(StateClosed, "")
+	}
+	st := s.status
+	s.mu.Unlock()
+	if !wasDisabled {
+		m.emit(StatusChanged{Status: st})
 	}
 }
 
-// connect builds a client and connects it, reporting each step.
-func (m *Manager) connect(s *server) {
-	ctx, abort := context.WithCancel(context.Background())
-	dialing := make(chan struct{})
-	defer func() {
-		abort()
-		close(dialing)
-	}()
+// stopProcesses stops every process of s in parallel; the channel is
+// closed when all have been stopped.
+func (m *Manager) stopProcesses(s *server) <-chan struct{} {
 	s.mu.Lock()
+	procs := make([]*process, 0, len(s.procs))
+	for p := range s.procs {
+		procs = append(procs, p)
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for _, p := range procs {
+			wg.Add(1)
+			go func() { defer wg.Done(); p.stop() }()
+		}
+		wg.Wait()
+	}()
+	return done
+}
+
+// track registers a process started for s, until it is stopped.
+func (s *server) track(p *process) {
+	p.onStopped = func() {
+		s.mu.Lock()
+		delete(s.procs, p)
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	if s.procs == nil {
+		s.procs = map[*process]struct{}{}
+	}
+	s.procs[p] = struct{}{}
+	s.mu.Unlock()
+}
+
+// attempt is one connect of a server, registered by begin.
+type attempt struct {
+	gen     int
+	ctx     context.Context // done when the connect is given up
+	abort   context.CancelFunc
+	dialing chan struct{} // closed when the connect has returned
+	// What the connect replaces, closed before it dials.
+	old        *conn
+	oldAbort   context.CancelFunc
+	oldDialing chan struct{}
+}
+
+// begin registers a connect of s and moves s to connecting: from now on a
+// close gives it up. It returns nil after CloseAll.
+func (m *Manager) begin(s *server) *attempt {
+	ctx, abort := context.WithCancel(context.Background())
+	a := &attempt{ctx: ctx, abort: abort, dialing: make(chan struct{})}
+	s.mu.Lock()
+	// Checked under s.mu: CloseAll sets shut before it takes any s.mu, so
+	// either this sees it, or CloseAll sees this attempt.
+	if m.shut.Load() {
+		s.mu.Unlock()
+		abort()
+		return nil
+	}
+	a.old, a.oldAbort, a.oldDialing = s.conn, s.abort, s.dialing
+	s.conn = nil
+	s.tools = nil
 	s.gen++
-	gen := s.gen
-	s.abort, s.dialing = abort, dialing
-	override := s.override
+	a.gen = s.gen
+	s.abort, s.dialing = abort, a.dialing
 	s.setLocked(StateConnecting, "")
 	st := s.status
 	s.mu.Unlock()
+	if a.old != nil {
+		m.rename()
+	}
 	m.emit(StatusChanged{Status: st})
+	return a
+}
+
+// connect runs an attempt: it closes what the attempt replaces, then
+// builds a client and connects it, reporting each step.
+func (m *Manager) connect(s *server, a *attempt) {
+	defer func() {
+		a.abort()
+		close(a.dialing)
+	}()
+	if a.oldAbort != nil {
+		a.oldAbort()
+		select {
+		case <-a.oldDialing:
+		case <-time.After(closeWait):
+		}
+	}
+	if a.old != nil {
+		a.old.close()
+	}
+	ctx, gen := a.ctx, a.gen
+	if ctx.Err() != nil {
+		return // closed meanwhile
+	}
+	s.mu.Lock()
+	override := s.override
+	s.mu.Unlock()
 
 	token := override
 	if token == "" && s.cfg.hasCredential() {
@@ -288,9 +428,12 @@ func (m *Manager) connect(s *server) {
 		}
 	}
 	m.red.add(token)
-	onNote := func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) }
-	onLog := func(line string) { s.log.add("stderr: " + line) }
-	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, onNote, onLog)
+	h := dialHooks{
+		onNote: func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) },
+		onLog:  func(line string) { s.log.add("stderr: " + line) },
+		onProc: s.track,
+	}
+	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {
 		state, exit, tail := StateFailed, "", []string(nil)
 		var ce *connectError
@@ -325,7 +468,7 @@ func (m *Manager) connect(s *server) {
 		return
 	}
 	s.setLocked(StateConnected, "")
-	st = s.status
+	st := s.status
 	s.mu.Unlock()
 	m.emit(StatusChanged{Status: st})
 	go m.watch(s, gen, c)

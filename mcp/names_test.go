@@ -38,16 +38,26 @@ func TestCleanName(t *testing.T) {
 }
 
 func TestAssignNamesCollisionsAreDeterministic(t *testing.T) {
-	// "a__b" + "c" and "a" + "b__c" join to the same name.
+	// "a__b" + "c" and "a" + "b__c" join to the same name, which belongs
+	// to a__b: a's tool gets another, whichever server is named first.
+	servers := []string{"a", "a__b"}
 	for _, order := range [][]string{{"x", "y"}, {"y", "x"}} {
-		taken := map[string]bool{}
-		first := assignNames("a__b", []string{"c"}, taken)
-		second := assignNames("a", []string{"b__c", order[0], order[1]}, taken)
-		if first["c"] != "a__b__c" || second["b__c"] != "a__b__c_2" {
-			t.Fatalf("got %v %v", first, second)
-		}
-		if second["x"] != "a__x" || second["y"] != "a__y" {
-			t.Fatalf("got %v", second)
+		for _, abFirst := range []bool{true, false} {
+			taken := map[string]bool{}
+			var first, second map[string]string
+			if abFirst {
+				first = assignNames("a__b", []string{"c"}, taken, servers)
+				second = assignNames("a", []string{"b__c", order[0], order[1]}, taken, servers)
+			} else {
+				second = assignNames("a", []string{"b__c", order[0], order[1]}, taken, servers)
+				first = assignNames("a__b", []string{"c"}, taken, servers)
+			}
+			if first["c"] != "a__b__c" || !strings.HasPrefix(second["b__c"], "a__Xb__c_") {
+				t.Fatalf("got %v %v", first, second)
+			}
+			if second["x"] != "a__x" || second["y"] != "a__y" {
+				t.Fatalf("got %v", second)
+			}
 		}
 	}
 }

@@ -29,6 +29,11 @@ type process struct {
 	exited chan struct{} // closed when the leader has exited and been reaped
 	mu     sync.Mutex
 	err    error // the leader's exit error, once exited
+
+	stopOnce sync.Once
+	// onStopped, if set before stop is first called, runs once the
+	// process and its group are gone (the manager's registry forgets it).
+	onStopped func()
 }
 
 // startProcess starts c's command in its own process group, with pipes we
@@ -104,8 +109,19 @@ func (p *process) exitStatus() string {
 
 // stop ends the server and its process group: stdin closed, a grace to
 // exit, SIGTERM, then SIGKILL. It returns once the leader is reaped (at
-// most stopGrace+termGrace plus a moment).
+// most stopGrace+termGrace plus a moment). It is safe to call more than
+// once and from several goroutines: every call returns when the first is
+// done.
 func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		p.doStop()
+		if p.onStopped != nil {
+			p.onStopped()
+		}
+	})
+}
+
+func (p *process) doStop() {
 	p.stdin.Close()
 	if !p.wait(stopGrace) {
 		signalGroup(p.cmd, false)

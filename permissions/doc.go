@@ -13,6 +13,14 @@
 // grants made in this session. Matching is exact and case-sensitive: no globs,
 // no prefixes, no case folding.
 //
+// Every entry is decided on the call's server and original tool name, never
+// on the model-facing string alone. A namespaced entry names one server's tool
+// (server__tool, the tool by its original name, or by its model-facing name
+// when that had to be fixed up); it is read against the configured servers
+// (Policy.Servers), and one that reads as tools of two servers (x___foo, with
+// servers x and x_) allows neither: CheckEntry reports it, so that the config
+// can refuse it. A session grant covers the server it was made for.
+//
 // The gate fails closed. The zero Policy and the zero Gate are read_only with
 // an empty allow-list, so they deny every call; an unknown Mode value counts as
 // read_only; an empty name is never allow-listed. Decide never changes the

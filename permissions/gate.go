@@ -2,6 +2,8 @@ package permissions
 
 import (
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -19,7 +21,8 @@ type Gate struct {
 	serverAllow map[string]map[string]struct{} // server → its original tool names
 	allow       map[string]struct{}            // permissions.allow
 	flagAllow   map[string]struct{}            // --allow
-	grants      map[string]string              // session grants: namespaced name → digest
+	servers     []string                       // the servers namespaced names are read against
+	grants      map[string]grant               // session grants, by model-facing name
 	decisions   map[string]bool                // call id → the user's decision
 	interactive bool                           // someone can answer an AskUser
 }
@@ -34,6 +37,7 @@ func NewGate(p Policy) *Gate {
 		serverAllow: make(map[string]map[string]struct{}, len(p.ServerAllow)),
 		allow:       nameSet(p.Allow),
 		flagAllow:   nameSet(p.FlagAllow),
+		servers:     knownServers(p),
 		interactive: true,
 	}
 	for server, m := range p.ServerModes {
@@ -45,6 +49,18 @@ func NewGate(p Policy) *Gate {
 		}
 	}
 	return g
+}
+
+// knownServers are the servers a policy names: Servers, and those with a
+// mode or an allow of their own; sorted, without "" and duplicates.
+func knownServers(p Policy) []string {
+	var out []string
+	out = append(out, p.Servers...)
+	out = slices.AppendSeq(out, maps.Keys(p.ServerModes))
+	out = slices.AppendSeq(out, maps.Keys(p.ServerAllow))
+	out = slices.DeleteFunc(out, func(s string) bool { return s == "" })
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // nameSet returns the non-empty names of list as a set.
@@ -96,25 +112,61 @@ func (g *Gate) decide(c Call) Verdict {
 // listed reports whether c is allow-listed and by which source, trying the
 // most durable source first. Matching is exact; an empty name never matches.
 // The caller holds g.mu.
+//
+// Every entry is matched on c's server and tool, never on the model-facing
+// string alone: a namespaced entry must read as a tool of c.Server (see
+// names), and a session grant must have been made for c's server.
 func (g *Gate) listed(c Call) (Source, bool) {
 	if c.Tool != "" {
 		if _, ok := g.serverAllow[c.Server][c.Tool]; ok {
 			return FromServer, true
 		}
 	}
-	if c.Name == "" {
+	if c.Server == "" {
 		return "", false
 	}
-	if _, ok := g.allow[c.Name]; ok {
+	if g.names(g.allow, c) {
 		return FromConfig, true
 	}
-	if _, ok := g.flagAllow[c.Name]; ok {
+	if g.names(g.flagAllow, c) {
 		return FromFlag, true
 	}
-	if digest, ok := g.grants[c.Name]; ok && (digest == "" || digest == c.Digest) {
+	if gr, ok := g.grants[c.Name]; ok && c.Name != "" && gr.covers(c, g.servers) {
 		return FromSession, true
 	}
 	return "", false
+}
+
+// names reports whether set holds a namespaced entry naming c's tool: its
+// original name, c.Server + "__" + c.Tool, or, for a tool whose name had to
+// be fixed up, its model-facing name c.Name. The entry must name c's server
+// and no other the gate knows: one that reads as tools of two servers
+// (x___foo, with servers x and x_) allows neither. The caller holds g.mu.
+func (g *Gate) names(set map[string]struct{}, c Call) bool {
+	if len(set) == 0 {
+		return false
+	}
+	prefix := c.Server + NamespaceSep
+	for _, entry := range [2]string{prefix + c.Tool, c.Name} {
+		if len(entry) <= len(prefix) || !strings.HasPrefix(entry, prefix) {
+			continue // no tool, or not c's server: c.Name of another server
+		}
+		if _, ok := set[entry]; ok && onlyReading(entry, c.Server, g.servers) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyReading reports whether name, which reads as a tool of server, reads
+// as a tool of no other of servers.
+func onlyReading(name, server string, servers []string) bool {
+	for _, s := range servers {
+		if s != server && len(name) > len(s)+len(NamespaceSep) && strings.HasPrefix(name, s+NamespaceSep) {
+			return false
+		}
+	}
+	return true
 }
 
 // effectiveMode returns the mode for server (its override, else the global

@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -213,7 +214,7 @@ func TestServerAllowIsPerServerAndByOriginalName(t *testing.T) {
 	}
 }
 
-func TestNamespacedAllowMatchesName(t *testing.T) {
+func TestNamespacedAllowMatchesServerAndTool(t *testing.T) {
 	t.Parallel()
 	for _, p := range []Policy{{Allow: []string{"fs__list_directory"}}, {FlagAllow: []string{"fs__list_directory"}}} {
 		g := NewGate(p)
@@ -224,9 +225,89 @@ func TestNamespacedAllowMatchesName(t *testing.T) {
 		if v := g.Decide(Call{Server: "fs", Tool: "fs__list_directory", Name: "fs__list_dir"}); v.Decision != Deny {
 			t.Errorf("%+v: Tool matched a namespaced entry: %v", p, v.Decision)
 		}
-		// a namespaced entry matches Name, whatever the server says
-		if v := g.Decide(Call{Server: "other", Tool: "x", Name: "fs__list_directory"}); v.Decision != Allow {
-			t.Errorf("%+v: Name did not match: %v", p, v.Decision)
+		// a namespaced entry names a server's tool: it does not match
+		// another server's tool because the model-facing string is equal
+		if v := g.Decide(Call{Server: "other", Tool: "x", Name: "fs__list_directory"}); v.Decision != Deny {
+			t.Errorf("%+v: another server's call matched: %v", p, v.Decision)
+		}
+		// it names the tool by its original name, whatever its
+		// model-facing name had to become
+		if v := g.Decide(Call{Server: "fs", Tool: "list_directory", Name: "fs__list_directory_2"}); v.Decision != Allow {
+			t.Errorf("%+v: original name did not match: %v", p, v.Decision)
+		}
+	}
+	// A tool whose name had to be fixed up is named by its model-facing name.
+	g := NewGate(Policy{Allow: []string{"fs__read_file_1a2b3c4d"}})
+	if v := g.Decide(Call{Server: "fs", Tool: "read.file", Name: "fs__read_file_1a2b3c4d"}); v.Decision != Allow {
+		t.Errorf("fixed-up name: %v", v.Decision)
+	}
+}
+
+// TestNamespacedEntryOfTwoServers: servers x (tool _foo) and x_ (tool foo)
+// both read from x___foo; an entry meant for one must not run the other.
+func TestNamespacedEntryOfTwoServers(t *testing.T) {
+	t.Parallel()
+	xFoo := Call{Server: "x", Tool: "_foo", Name: "x__Xfoo_bb4da7b5", Digest: "d1"}
+	xUFoo := Call{Server: "x_", Tool: "foo", Name: "x___foo", Digest: "d2"}
+	servers := []string{"x", "x_"}
+
+	// The ambiguous entry allows neither, and the config is told why.
+	for _, p := range []Policy{
+		{Servers: servers, Allow: []string{"x___foo"}},
+		{Servers: servers, FlagAllow: []string{"x___foo"}},
+		// a server the policy gives a mode or an allow is known too
+		{ServerModes: map[string]Mode{"x": ReadOnly, "x_": ReadOnly}, Allow: []string{"x___foo"}},
+		{ServerAllow: map[string][]string{"x": {"other"}}, ServerModes: map[string]Mode{"x_": ReadOnly}, Allow: []string{"x___foo"}},
+	} {
+		g := NewGate(p)
+		for _, c := range []Call{xFoo, xUFoo} {
+			if v := g.Decide(c); v.Decision != Deny {
+				t.Errorf("%+v: %+v = %v by %s, want deny", p, c, v.Decision, v.Source)
+			}
+		}
+	}
+	err := CheckEntry("x___foo", servers)
+	var amb *AmbiguousEntryError
+	if !errors.As(err, &amb) || len(amb.Readings) != 2 ||
+		amb.Readings[0] != (Reading{"x", "_foo"}) || amb.Readings[1] != (Reading{"x_", "foo"}) {
+		t.Fatalf("CheckEntry = %v", err)
+	}
+	for _, want := range []string{`"x___foo"`, `tool "_foo" of server "x"`, `tool "foo" of server "x_"`, `"allow"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %s", err, want)
+		}
+	}
+	if err := CheckEntry("x__bar", servers); err != nil {
+		t.Errorf("x__bar: %v", err)
+	}
+
+	// Unambiguous entries name one server's tool only.
+	g := NewGate(Policy{Servers: servers, Allow: []string{"x__Xfoo_bb4da7b5", "x__bar"}})
+	if v := g.Decide(xFoo); v.Decision != Allow {
+		t.Errorf("x's _foo by its model-facing name: %v", v.Decision)
+	}
+	if v := g.Decide(Call{Server: "x_", Tool: "bar", Name: "x___bar"}); v.Decision != Deny {
+		t.Errorf("x__bar allowed x_'s bar: %v", v.Decision)
+	}
+	if v := g.Decide(Call{Server: "x", Tool: "bar", Name: "x__bar"}); v.Decision != Allow {
+		t.Errorf("x__bar: %v", v.Decision)
+	}
+
+	// A session grant covers the server it was made for.
+	for _, grantIt := range []func(g *Gate){
+		func(g *Gate) { g.Grant("x___foo", "d2") },
+		func(g *Gate) { g.GrantCall(xUFoo) },
+	} {
+		g := NewGate(Policy{Servers: servers})
+		grantIt(g)
+		if v := g.Decide(xUFoo); v.Decision != Allow || v.Source != FromSession {
+			t.Errorf("granted x_'s foo: %v", v.Decision)
+		}
+		// x's _foo, even under the same model-facing name
+		for _, c := range []Call{xFoo, {Server: "x", Tool: "_foo", Name: "x___foo", Digest: "d2"}} {
+			if v := g.Decide(c); v.Decision != Deny {
+				t.Errorf("the grant for x_'s foo allowed %+v", c)
+			}
 		}
 	}
 }
@@ -243,7 +324,7 @@ func TestExactMatching(t *testing.T) {
 	denied := []Call{
 		{Server: "fs", Tool: "Read", Name: "fs__Read"},
 		{Server: "FS", Tool: "read", Name: "FS__read"},
-		{Server: "fs", Tool: "read_text_file", Name: "fs__READ_TEXT_FILE"},
+		{Server: "fs", Tool: "READ_TEXT_FILE", Name: "fs__READ_TEXT_FILE"},
 		{Server: "fs", Tool: "reads", Name: "fs__reads"},
 		{Server: "fs", Tool: "rea", Name: "fs__rea"},
 		{Server: "fs", Tool: "read ", Name: "fs__read "},
@@ -258,6 +339,11 @@ func TestExactMatching(t *testing.T) {
 		{Server: "crm", Tool: "get_a", Name: "crm__get_a"},
 		{Server: "fs", Tool: "edit2", Name: "fs__edit2"},
 		{Server: "fs", Tool: "Edit", Name: "fs__Edit"},
+		// an entry with no tool names none
+		{Server: "mem", Tool: "", Name: "mem__"},
+		// an entry names a server's tool, not a model-facing string
+		{Server: "x", Tool: "x", Name: "fs__*"},
+		{Server: "x", Tool: "x", Name: "fs__edit"},
 	}
 	for _, c := range denied {
 		if v := g.Decide(c); v.Decision != Deny {
@@ -269,11 +355,10 @@ func TestExactMatching(t *testing.T) {
 		{Server: "fs", Tool: "list*", Name: "x"},
 		{Server: "fs", Tool: "get?", Name: "x"},
 		{Server: "fs", Tool: "[ab]", Name: "x"},
-		{Server: "x", Tool: "x", Name: "fs__*"},
-		{Server: "x", Tool: "x", Name: "mem__"},
-		{Server: "x", Tool: "x", Name: "crm__?"},
-		{Server: "x", Tool: "x", Name: "crm__get_[a-z]"},
-		{Server: "x", Tool: "x", Name: "fs__edit"},
+		{Server: "fs", Tool: "*", Name: "fs__*"},
+		{Server: "crm", Tool: "?", Name: "crm__?"},
+		{Server: "crm", Tool: "get_[a-z]", Name: "crm__get_[a-z]"},
+		{Server: "fs", Tool: "edit", Name: "fs__edit"},
 	}
 	for _, c := range literal {
 		if v := g.Decide(c); v.Decision != Allow {

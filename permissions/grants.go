@@ -3,23 +3,72 @@ package permissions
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
-// Grant allows the namespaced tool name for the rest of the session (/allow
-// NAME, or `a` in the modal). The grant covers the tool's definition with the
-// given digest only; with digest "" it covers any definition until
-// ToolChanged is called for the tool. Granting again replaces the digest. An
-// empty name is ignored.
+// grant is one session grant.
+type grant struct {
+	digest string
+	// server and tool, when known (GrantCall), are what the grant is for;
+	// without them (Grant) the model-facing name's server is the one it
+	// belongs to (see covers).
+	server, tool string
+}
+
+// covers reports whether the grant, made under c.Name, covers c.
+func (gr grant) covers(c Call, servers []string) bool {
+	if gr.digest != "" && gr.digest != c.Digest {
+		return false
+	}
+	if gr.server != "" {
+		return gr.server == c.Server && gr.tool == c.Tool
+	}
+	// A model-facing name belongs to the longest server whose name and
+	// "__" begin it (x___foo is x_'s, not x's): latch names tools so.
+	if !strings.HasPrefix(c.Name, c.Server+NamespaceSep) {
+		return false
+	}
+	for _, s := range servers {
+		if len(s) > len(c.Server) && strings.HasPrefix(c.Name, s+NamespaceSep) {
+			return false
+		}
+	}
+	return true
+}
+
+// Grant allows the tool with the model-facing name for the rest of the
+// session (/allow NAME, or `a` in the modal). The grant covers the tool's
+// definition with the given digest only; with digest "" it covers any
+// definition until ToolChanged is called for the tool. Granting again
+// replaces the grant. An empty name is ignored.
+//
+// It covers a call of that name to the server the name belongs to (the
+// longest known server whose name and "__" begin it, as latch names tools).
+// GrantCall ties a grant to the call's server and tool themselves.
 func (g *Gate) Grant(name, digest string) {
+	g.grant(name, grant{digest: digest})
+}
+
+// GrantCall is Grant for the tool of c: c.Name with c.Digest, covering
+// calls to c.Server's tool c.Tool under that name only.
+func (g *Gate) GrantCall(c Call) {
+	if c.Server == "" || c.Tool == "" {
+		g.grant(c.Name, grant{digest: c.Digest})
+		return
+	}
+	g.grant(c.Name, grant{digest: c.Digest, server: c.Server, tool: c.Tool})
+}
+
+func (g *Gate) grant(name string, gr grant) {
 	if name == "" {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.grants == nil {
-		g.grants = make(map[string]string)
+		g.grants = make(map[string]grant)
 	}
-	g.grants[name] = digest
+	g.grants[name] = gr
 }
 
 // Revoke removes the session grant for name and reports whether there was
@@ -40,7 +89,7 @@ func (g *Gate) ToolChanged(name, digest string) []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	old, ok := g.grants[name]
-	if !ok || old == digest {
+	if !ok || old.digest == digest {
 		return nil
 	}
 	delete(g.grants, name)

@@ -1,5 +1,11 @@
 package permissions
 
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // Source says where an allow-list entry came from.
 type Source string
 
@@ -41,10 +47,73 @@ type Policy struct {
 	// ServerAllow maps a server's config name to its `allow`: the server's
 	// ORIGINAL tool names, matched against Call.Tool for that server only.
 	ServerAllow map[string][]string
-	// Allow is `permissions.allow`: namespaced names, matched against Call.Name.
+	// Allow is `permissions.allow`: namespaced names (see Readings).
 	Allow []string
-	// FlagAllow is --allow: namespaced names, matched against Call.Name.
+	// FlagAllow is --allow: namespaced names (see Readings).
 	FlagAllow []string
+	// Servers are the names of every configured server. A namespaced entry
+	// or grant is read against them, together with the servers named in
+	// ServerModes and ServerAllow (see Readings): an entry that reads as
+	// tools of two servers allows neither. Without them the gate knows only
+	// the servers ServerModes and ServerAllow name.
+	Servers []string
+}
+
+// Reading is one way to read a namespaced name: a tool of a server.
+type Reading struct {
+	Server string // the server's config name
+	Tool   string // the rest of the name: the tool's original name, or a fixed-up one
+}
+
+// Readings returns every way name reads as <server>__<tool> with one of
+// servers: each server s such that name begins with s + "__" and goes on,
+// sorted by server. With servers x and x_, "x___foo" has two readings:
+// tool "_foo" of x and tool "foo" of x_.
+func Readings(name string, servers []string) []Reading {
+	var out []Reading
+	for _, s := range servers {
+		if s != "" && len(name) > len(s)+len(NamespaceSep) && strings.HasPrefix(name, s+NamespaceSep) &&
+			!slices.ContainsFunc(out, func(r Reading) bool { return r.Server == s }) {
+			out = append(out, Reading{Server: s, Tool: name[len(s)+len(NamespaceSep):]})
+		}
+	}
+	slices.SortFunc(out, func(a, b Reading) int { return strings.Compare(a.Server, b.Server) })
+	return out
+}
+
+// AmbiguousEntryError is a namespaced allow-list entry that reads as tools
+// of two or more servers: it allows none of them.
+type AmbiguousEntryError struct {
+	Entry    string
+	Readings []Reading
+}
+
+func (e *AmbiguousEntryError) Error() string {
+	var b strings.Builder
+	b.WriteString(strconv.Quote(e.Entry) + " is ambiguous: it reads as ")
+	for i, r := range e.Readings {
+		switch {
+		case i == len(e.Readings)-1:
+			b.WriteString(" and as ")
+		case i > 0:
+			b.WriteString(", as ")
+		}
+		b.WriteString("tool " + strconv.Quote(r.Tool) + " of server " + strconv.Quote(r.Server))
+	}
+	r := e.Readings[0]
+	b.WriteString("; allow the tool in its server's \"allow\" instead (the server's own tool names, e.g. \"allow\": [" +
+		strconv.Quote(r.Tool) + "] in server " + strconv.Quote(r.Server) + ")")
+	return b.String()
+}
+
+// CheckEntry returns an *AmbiguousEntryError when the namespaced name reads
+// as tools of two or more of servers, else nil. The config loader and the
+// flags use it to refuse such entries; the gate never lets one match.
+func CheckEntry(name string, servers []string) error {
+	if rs := Readings(name, servers); len(rs) > 1 {
+		return &AmbiguousEntryError{Entry: name, Readings: rs}
+	}
+	return nil
 }
 
 // Call is one tool call to decide on. The session fills it from its own tool
@@ -54,7 +123,8 @@ type Call struct {
 	Server string
 	// Tool is the tool's original name on the server.
 	Tool string
-	// Name is the model-facing namespaced name, e.g. fs__read_text_file.
+	// Name is the model-facing namespaced name, e.g. fs__read_text_file. It
+	// begins with Server + "__".
 	Name string
 	// Digest is the digest of the tool's definition (schema and description),
 	// "" if unknown. A session grant only covers the definition it was made for.

@@ -41,10 +41,10 @@ type pools struct{ servers, tools, names, digests []string }
 
 func newPools(s1, s2 string) pools {
 	return pools{
-		servers: []string{"fs", "FS", "mem", "f", "", s1},
-		tools:   []string{"read", "Read", "read_file", "write", "*", "re*", "read?", "", s2},
+		servers: []string{"fs", "FS", "mem", "f", "", "fs_", "fs__read", s1},
+		tools:   []string{"read", "Read", "read_file", "write", "*", "re*", "read?", "", "_read", "file", s2},
 		names: []string{"fs__read", "fs__Read", "fs__read_file", "fs__write", "fs__*", "fs__", "fs__re*",
-			"mem__read", "FS__read", "read", "", s1, s2, s1 + "__" + s2},
+			"mem__read", "FS__read", "read", "", "fs___read", "fs__read__file", "fs_____read", s1, s2, s1 + "__" + s2},
 		digests: []string{"", "d1", "d2"},
 	}
 }
@@ -73,6 +73,7 @@ func (s *byteSource) policy(p pools) Policy {
 	}
 	pol.Allow = s.names(p.names)
 	pol.FlagAllow = s.names(p.names)
+	pol.Servers = s.names(p.servers)
 	return pol
 }
 
@@ -82,23 +83,78 @@ type model struct {
 	policy      Policy
 	global      Mode
 	overrides   map[string]Mode
-	grants      map[string]string
+	grants      map[string]modelGrant
 	interactive bool
 }
 
-// listed is "allow-listed" computed straight from the policy data.
+// modelGrant is a session grant: by name only (Grant), or for a server's
+// tool (GrantCall).
+type modelGrant struct{ digest, server, tool string }
+
+// servers are the servers the policy names, anywhere.
+func (m *model) servers() []string {
+	var out []string
+	for _, s := range m.policy.Servers {
+		out = append(out, s)
+	}
+	for s := range m.policy.ServerModes {
+		out = append(out, s)
+	}
+	for s := range m.policy.ServerAllow {
+		out = append(out, s)
+	}
+	return out
+}
+
+// readsAs lists the servers (those the policy names and c's) of which the
+// namespaced entry names a tool: server, "__", at least one character.
+func (m *model) readsAs(entry string, c Call) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range append(m.servers(), c.Server) {
+		if s != "" && strings.HasPrefix(entry, s+"__") && len(entry) > len(s+"__") {
+			out[s] = true
+		}
+	}
+	return out
+}
+
+// listed is "allow-listed" computed straight from the policy data: a
+// server's allow by original name; a namespaced entry when it names c's
+// server and no other, and then c's original or model-facing name; a grant
+// made for c's server (by GrantCall, or by Grant when c's server is the
+// longest known server that begins the name).
 func (m *model) listed(c Call) bool {
 	if c.Tool != "" && slices.Contains(m.policy.ServerAllow[c.Server], c.Tool) {
 		return true
 	}
-	if c.Name == "" {
+	if c.Server == "" {
 		return false
 	}
-	if slices.Contains(m.policy.Allow, c.Name) || slices.Contains(m.policy.FlagAllow, c.Name) {
-		return true
+	for _, entry := range append(slices.Clone(m.policy.Allow), m.policy.FlagAllow...) {
+		readers := m.readsAs(entry, c)
+		if len(readers) != 1 || !readers[c.Server] {
+			continue
+		}
+		if (c.Tool != "" && entry == c.Server+"__"+c.Tool) || entry == c.Name {
+			return true
+		}
 	}
-	digest, granted := m.grants[c.Name]
-	return granted && (digest == "" || digest == c.Digest)
+	gr, granted := m.grants[c.Name]
+	if !granted || c.Name == "" || (gr.digest != "" && gr.digest != c.Digest) {
+		return false
+	}
+	if gr.server != "" {
+		return gr.server == c.Server && gr.tool == c.Tool
+	}
+	if !strings.HasPrefix(c.Name, c.Server+"__") {
+		return false
+	}
+	for s := range m.readsAs(c.Name, c) {
+		if len(s) > len(c.Server) {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *model) effective(server string) Mode {
@@ -164,7 +220,7 @@ func checkGate(t *testing.T, data []byte, s1, s2 string) {
 	pol := src.policy(p)
 	g := NewGate(pol)
 	m := &model{policy: pol, global: pol.Mode, overrides: maps.Clone(pol.ServerModes),
-		grants: map[string]string{}, interactive: true}
+		grants: map[string]modelGrant{}, interactive: true}
 	if m.overrides == nil {
 		m.overrides = map[string]Mode{}
 	}
@@ -199,10 +255,23 @@ func checkGate(t *testing.T, data []byte, s1, s2 string) {
 			m.interactive = on
 		case 4:
 			name, digest := src.pick(p.names), src.pick(p.digests)
-			history = append(history, fmt.Sprintf("Grant(%q, %q)", name, digest))
-			g.Grant(name, digest)
-			if name != "" {
-				m.grants[name] = digest
+			if src.next()%2 == 0 {
+				history = append(history, fmt.Sprintf("Grant(%q, %q)", name, digest))
+				g.Grant(name, digest)
+				if name != "" {
+					m.grants[name] = modelGrant{digest: digest}
+				}
+				break
+			}
+			c := Call{Server: src.pick(p.servers), Tool: src.pick(p.tools), Name: name, Digest: digest}
+			history = append(history, fmt.Sprintf("GrantCall(%+v)", c))
+			g.GrantCall(c)
+			switch {
+			case name == "":
+			case c.Server == "" || c.Tool == "":
+				m.grants[name] = modelGrant{digest: digest}
+			default:
+				m.grants[name] = modelGrant{digest: digest, server: c.Server, tool: c.Tool}
 			}
 		case 5:
 			name := src.pick(p.names)
@@ -216,7 +285,7 @@ func checkGate(t *testing.T, data []byte, s1, s2 string) {
 			name, digest := src.pick(p.names), src.pick(p.digests)
 			history = append(history, fmt.Sprintf("ToolChanged(%q, %q)", name, digest))
 			var want []string
-			if old, ok := m.grants[name]; ok && old != digest {
+			if old, ok := m.grants[name]; ok && old.digest != digest {
 				want = []string{name}
 				delete(m.grants, name)
 			}

@@ -43,7 +43,7 @@ func (s *Session) Grant(name string) error {
 	if !ok {
 		return fmt.Errorf("no tool %q among the connected servers' tools (/tools lists them)", name)
 	}
-	s.grant(t.Name, t.Digest)
+	s.grant(permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest})
 	return nil
 }
 

@@ -53,10 +53,10 @@ func (s *Session) publishSettings() {
 }
 
 // grant records a session grant (the gate's and ours) and logs it.
-func (s *Session) grant(name, digest string) {
-	s.gate.Grant(name, digest)
+func (s *Session) grant(c permissions.Call) {
+	s.gate.GrantCall(c)
 	s.mu.Lock()
-	s.set.grants[name] = digest
+	s.set.grants[c.Name] = c.Digest
 	s.mu.Unlock()
 	s.publishSettings()
 }

@@ -142,7 +142,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 			return fail("denied: the user declined this call")
 		}
 		if ans == AnswerAlways {
-			s.grant(tool.Name, tool.Digest)
+			s.grant(pc)
 		}
 		perm("allowed", "user", "")
 		crashAt("after-decision")

@@ -23,6 +23,8 @@
 //	                clipboard write, an OSC 0 window title "pwned", a DSR
 //	t0 … tN-1       (only with -tools N) return their own name
 //	late            (only with -list-changed-after) returns "late"
+//	rpc_fail        (only with -fail-with MSG) fails the request with a
+//	                JSON-RPC error whose message is MSG
 //
 // Flags:
 //
@@ -51,6 +53,9 @@
 //	-echo-env NAME         add the tool "env", which returns $NAME
 //	-getenv                add the tool "getenv", which returns any variable
 //	-hostile               add the tool "rpc_error"
+//	-list-delay D          answer every tools/list only after D, writing
+//	                       "fakemcp: tools/list, waiting D" to stderr first
+//	-fail-with MSG         add the tool "rpc_fail", whose JSON-RPC error is MSG
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
 // "fakemcp: got terminated, exiting" (or "got interrupt") to stderr and exit
@@ -96,6 +101,8 @@ type options struct {
 	echoEnv          string
 	getenv           bool
 	hostile          bool
+	listDelay        time.Duration
+	failWith         string
 }
 
 // grandchildLife is how long -sleep-forever sleeps: long enough for any test,
@@ -121,6 +128,8 @@ func main() {
 	flag.StringVar(&o.echoEnv, "echo-env", "", "add the tool \"env\" returning this environment variable's value")
 	flag.BoolVar(&o.getenv, "getenv", false, "add the tool \"getenv\" returning the value of the variable it is given")
 	flag.BoolVar(&o.hostile, "hostile", false, "add the tool \"rpc_error\", whose error holds terminal escapes")
+	flag.DurationVar(&o.listDelay, "list-delay", 0, "answer every tools/list only after this `duration`")
+	flag.StringVar(&o.failWith, "fail-with", "", "add the tool \"rpc_fail\", failing with this `message`")
 	flag.Parse()
 
 	if o.sleepForever {
@@ -208,6 +217,14 @@ func serve(o options, start time.Time) error {
 	opts = append(opts, server.WithToolCapabilities(true))
 	if o.pageSize > 0 {
 		opts = append(opts, server.WithPaginationLimit(o.pageSize))
+	}
+	if o.listDelay > 0 {
+		hooks := &server.Hooks{}
+		hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) {
+			fmt.Fprintf(os.Stderr, "fakemcp: tools/list, waiting %v\n", o.listDelay)
+			time.Sleep(o.listDelay)
+		})
+		opts = append(opts, server.WithHooks(hooks))
 	}
 	if o.crashOnCall {
 		opts = append(opts, server.WithToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
@@ -324,6 +341,14 @@ func addTools(s *server.MCPServer, o options) {
 		s.AddTool(mcp.NewTool("rpc_error", mcp.WithDescription("Fails with escapes in its error.")),
 			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return nil, errors.New(HostileError)
+			})
+	}
+
+	if o.failWith != "" {
+		msg := o.failWith
+		s.AddTool(mcp.NewTool("rpc_fail", mcp.WithDescription("Fails with the -fail-with message.")),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, errors.New(msg)
 			})
 	}
 
