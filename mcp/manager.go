@@ -279,11 +279,16 @@ func (m *Manager) closeServer(s *server) {
 	c := s.conn
 	s.conn = nil
 	s.gen++
+	hadTools := len(s.tools) > 0
 	s.tools = nil
 	abort, dialing := s.abort, s.dialing
 	s.abort, s.dialing = nil, nil
 	s.mu.Unlock()
-	m.rename()
+	if hadTools {
+		// Names only change when tools go: closing 10,000 servers that
+		// never connected costs no renaming (which is linear in servers).
+		m.rename()
+	}
 	if abort != nil {
 		abort()
 	}
