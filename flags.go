@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"latch/session"
+	"latch/themes"
 	"latch/ui/sanitize"
 )
 
@@ -71,7 +72,7 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.StringVar(&f.host, "host", "", "Ollama `host`, as OLLAMA_HOST (default http://127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", "", "permission `mode`: read_only, ask, approve or auto")
 	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool); repeatable")
-	fs.StringVar(&f.theme, "theme", "", "colour `theme`: auto, dark or light")
+	fs.StringVar(&f.theme, "theme", "", "colour `theme`: "+themes.Usage())
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.Func("p", "run one turn with this `prompt` and print the answer (no screen); \"-\" reads it from stdin", func(v string) error {
 		f.prompt, f.promptSet = v, true

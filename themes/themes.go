@@ -166,3 +166,9 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Usage describes the values --theme takes, for its help: every built-in
+// theme, then user themes.
+func Usage() string {
+	return strings.Join(Names(), ", ") + ", or a user theme NAME (the file NAME.json in $XDG_CONFIG_HOME/latch/themes)"
+}

@@ -134,7 +134,8 @@ func (e *ThemeError) Error() string {
 // warning, success, status_fg, status_bg, border) take a string: "#rgb",
 // "#rrggbb" or an ANSI index "0"–"255". "dark" and "bold" take a boolean,
 // "glamour" one of glamour's built-in styles. "base" names a built-in theme
-// whose tokens fill the ones the file leaves out; without it the base is
+// whose tokens fill the ones the file leaves out ("mono" too: the theme is
+// then monochrome, and takes no colour token); without it the base is
 // "auto", so a theme stays valid when latch adds tokens. "auto" and
 // "high-contrast" pick their dark or light variant by the file's "dark"
 // token, else by darkBackground. A "dark" that differs from the base's
@@ -143,9 +144,9 @@ func (e *ThemeError) Error() string {
 // token with a suggestion, a wrong JSON type, a value that is not a colour)
 // is reported, each a *ThemeError naming the file and token.
 func LoadFile(path string, darkBackground bool) (Palette, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
-		return Palette{}, fmt.Errorf("theme %s: %w", path, err)
+		return Palette{}, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxThemeFile+1))
@@ -157,6 +158,32 @@ func LoadFile(path string, darkBackground bool) (Palette, error) {
 	}
 	name := strings.TrimSuffix(filepath.Base(path), ".json")
 	return parse(path, name, data, darkBackground)
+}
+
+// openRegular opens path for reading if it is a regular file (or a link
+// to one). Anything else is refused before it is read: a FIFO would block
+// the open, or the read, until something writes to it, and a device may
+// never end. The check is on the open file, so the file cannot be swapped
+// between the check and the read.
+func openRegular(path string) (*os.File, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("theme %s: %w", path, err)
+	} else if !st.Mode().IsRegular() {
+		return nil, &ThemeError{File: path, Msg: "not a regular file; a theme is a small JSON file"}
+	}
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, fmt.Errorf("theme %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = &ThemeError{File: path, Msg: "not a regular file; a theme is a small JSON file"}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // field is one settable token of a Palette.
@@ -230,11 +257,7 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 				bad(e, "want a string naming a built-in theme, got %s", jsonKind(e.raw))
 				continue
 			}
-			bases := slices.DeleteFunc(Names(), func(n string) bool { return n == "mono" })
-			if k := strings.ToLower(s); k == "mono" || k == "no-color" {
-				bad(e, "%q has no colours to inherit; base is one of %s", s, strings.Join(bases, ", "))
-				continue
-			}
+			bases := Names()
 			if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
 				if sg := suggest(s, bases); sg != "" {
 					bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
@@ -297,6 +320,11 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 			}
 			v.Field(f.index).SetString(s)
 			glamourSet = true
+		case base.Mono:
+			// Build draws a monochrome palette with attributes only: a
+			// colour here would silently do nothing.
+			bad(e, "the mono base draws no colour (bold, italic, reverse and the like only); remove this token, or pick a base with colours")
+			continue
 		default:
 			s, ok := asString(e.raw)
 			if !ok {

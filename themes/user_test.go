@@ -204,7 +204,7 @@ func TestBrokenUserThemes(t *testing.T) {
 		{"bad glamour", `{"glamour": "drakula"}`, "glamour", []string{`"drakula" is not a glamour style; did you mean "dracula"?`}},
 		{"bad base", `{"base": "nrod"}`, "base", []string{`"nrod" is not a built-in theme; did you mean "nord"?`}},
 		{"empty base", `{"base": ""}`, "base", []string{`"" is not a built-in theme`}},
-		{"mono base", `{"base": "mono"}`, "base", []string{"no colours to inherit"}},
+		{"colour on a mono base", `{"base": "mono", "accent": "#fff"}`, "accent", []string{"the mono base draws no colour"}},
 		{"array base", `{"base": ["dark"]}`, "base", []string{"got an array"}},
 		{"duplicate token", `{"text": "1", "text": "2"}`, "text", []string{"duplicate token"}},
 		{"bad JSON", "{\n  \"text\": \"#fff\",\n}", "", []string{":3:1: invalid JSON"}},

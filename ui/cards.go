@@ -22,6 +22,9 @@ const (
 	cardDone
 	cardDenied
 	cardError
+	// cardUnknown is a call whose outcome is unknown: it was running when
+	// latch stopped (a resumed session), and nothing runs it now.
+	cardUnknown
 )
 
 // card is a tool call in the chat. It changes state in place as events
@@ -48,6 +51,16 @@ type card struct {
 	cancelled bool
 	frame     int // the spinner's frame while running
 	clock     func() time.Time
+	replayed  bool // drawn from a resumed session's log, not yet seen live
+	inDoubt   bool // in the resumed session's calls in doubt: /retry or /dismiss it
+	dismissed bool // the user dismissed it: the model is told its outcome is unknown
+
+	// The arguments' lines, laid out for argsWidth, kept while the call
+	// runs: they never change, and a running card is laid out again on
+	// every frame of its spinner. (Other cards' layouts are cached whole,
+	// within the chat's layout budget.)
+	argsWidth int
+	argsLines []string
 }
 
 // prettyArgs renders arguments as indented JSON, sanitized.
@@ -99,6 +112,14 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 		if c.cancelled {
 			icon, state = "⏹", "cancelled"
 		}
+	case cardUnknown:
+		icon, state = "⚠", "outcome unknown: latch stopped while it ran"
+		switch id := sanitize.Line(c.callID); {
+		case c.dismissed:
+			state = "outcome unknown · dismissed: the model is told so"
+		case c.inDoubt:
+			state += fmt.Sprintf(" · /retry %s or /dismiss %s", id, id)
+		}
 	}
 	hint := ""
 	switch {
@@ -112,7 +133,7 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	switch c.state {
 	case cardDenied, cardError:
 		style = st.Chat.Error
-	case cardAsking, cardParked:
+	case cardAsking, cardParked, cardUnknown:
 		style = st.Status.Busy.UnsetBackground()
 	}
 	for _, l := range plainLines(head, width) {
@@ -124,7 +145,17 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 			lines = append(lines, "  │ "+s(strings.TrimPrefix(l, margin)))
 		}
 	}
-	add(prettyArgs(c.args), st.Chat.Notice.Render)
+	switch {
+	case c.state != cardRunning:
+		c.argsLines = nil
+		add(prettyArgs(c.args), st.Chat.Notice.Render)
+	case c.argsLines == nil || c.argsWidth != width:
+		n := len(lines)
+		add(prettyArgs(c.args), st.Chat.Notice.Render)
+		c.argsLines, c.argsWidth = lines[n:len(lines):len(lines)], width
+	default:
+		lines = append(lines, c.argsLines...)
+	}
 	if c.state == cardRunning && c.total > 0 {
 		add(progressBar(c.progress, c.total, min(inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
 	}
@@ -172,10 +203,24 @@ func (m *Model) cardFor(callID string) *entry {
 func (m *Model) handleToolEvent(ev session.Event) {
 	switch e := ev.(type) {
 	case *session.ToolCallEvent:
-		c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
-			readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now}
-		m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 		m.reply = nil // text after the call is a new reply
+		if en := m.cardFor(e.CallID); en != nil && en.card.replayed && !m.replaying && !en.card.settled() {
+			// A resumed session goes on with a call its log showed
+			// unfinished (in doubt, asked, parked): it is that call, so its
+			// card is settled in place rather than drawn twice.
+			c := en.card
+			c.server, c.tool, c.args, c.readOnly, c.destroys = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive
+			c.argsLines = nil
+			c.replayed, c.inDoubt, c.reason = false, false, ""
+			if c.state != cardParked {
+				c.state = cardRequested
+			}
+			en.invalidate()
+			break
+		}
+		c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
+			readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now, replayed: m.replaying}
+		m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 	case *session.PermissionEvent:
 		en := m.cardFor(e.CallID)
 		if en == nil {
@@ -224,6 +269,8 @@ func (m *Model) handleToolEvent(ev session.Event) {
 		c := en.card
 		c.duration = time.Duration(e.DurationMS) * time.Millisecond
 		switch {
+		case e.Error != "" && c.dismissed:
+			c.state = cardUnknown // the model is told its outcome is unknown
 		case e.Error != "" && c.state != cardDenied:
 			c.state, c.reason, c.cancelled = cardError, e.Error, e.Cancelled
 		case e.Error == "":
@@ -234,6 +281,36 @@ func (m *Model) handleToolEvent(ev session.Event) {
 	}
 	m.chat.dirty = true
 	m.dirty = true
+}
+
+// settled reports whether the card's call has an outcome: done, denied or
+// failed.
+func (c *card) settled() bool {
+	return c.state == cardDone || c.state == cardDenied || c.state == cardError
+}
+
+// settleReplayed marks the calls a resumed session's log left running as
+// in doubt: nothing runs them now, so no card may spin. inDoubt lists the
+// calls the session can /retry or /dismiss; one without a card (its event
+// was not logged) gets one.
+func (m *Model) settleReplayed(inDoubt []session.InDoubt) {
+	for _, en := range m.cards {
+		if en.card.state == cardRunning {
+			en.card.state = cardUnknown
+			en.invalidate()
+		}
+	}
+	for _, d := range inDoubt {
+		en := m.cardFor(d.CallID)
+		if en == nil {
+			c := &card{callID: d.CallID, server: d.Server, tool: d.Tool, args: d.Arguments, clock: m.now, replayed: true}
+			en = m.chat.add(&entry{kind: toolEntry, turn: d.Turn, card: c})
+			m.cards[d.CallID] = en
+		}
+		en.card.state, en.card.inDoubt = cardUnknown, true
+		en.invalidate()
+	}
+	m.chat.dirty = true
 }
 
 // anyRunning reports whether a card shows a running call.

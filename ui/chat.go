@@ -42,6 +42,9 @@ func newChatPane(st *themes.Styles, md *mdRenderer, opts *viewOpts) *chatPane {
 func (p *chatPane) relayout() {
 	for _, e := range p.entries {
 		e.invalidate()
+		if e.card != nil {
+			e.card.argsLines = nil // styled by the old theme
+		}
 	}
 	p.dirty = true
 }

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap holds every key binding of the chat screen.
 type keyMap struct {
@@ -52,4 +55,42 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
 		{k.Thinking, k.Expand},
 	}
+}
+
+// isText reports whether msg is text rather than a key: pasted characters,
+// or a burst of typed ones. A burst arrives as one KeyRunes message whose
+// String() is the text itself, so typing "ctrl+c" or "esc" fast (or pasting
+// without bracketed paste) would spell a key's name; text never acts as a
+// key. One character typed alone is that key (?, y, n, …).
+func isText(msg tea.KeyMsg) bool {
+	return msg.Type == tea.KeyRunes && (msg.Paste || len(msg.Runes) != 1)
+}
+
+// matches is key.Matches for keys only: text never matches a binding.
+func matches(msg tea.KeyMsg, b key.Binding) bool {
+	return !isText(msg) && key.Matches(msg, b)
+}
+
+// isRune reports whether msg is one of rs, typed alone.
+func isRune(msg tea.KeyMsg, rs ...rune) bool {
+	if msg.Type != tea.KeyRunes || isText(msg) || msg.Alt {
+		return false
+	}
+	for _, r := range rs {
+		if msg.Runes[0] == r {
+			return true
+		}
+	}
+	return false
+}
+
+// asText marks a burst of typed characters as a paste before it reaches an
+// editor (the textarea, the token input), whose own bindings compare
+// String() too: "ctrl+k" typed fast would delete the line, "ctrl+v" paste
+// the clipboard. A paste's String() is bracketed, so no binding matches it.
+func asText(msg tea.KeyMsg) tea.KeyMsg {
+	if isText(msg) {
+		msg.Paste = true
+	}
+	return msg
 }

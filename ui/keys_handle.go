@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"latch/session"
 )
 
 // handleKey routes a key: the picker first when open, then global keys,
-// then the editor.
+// then the editor. Keys are matched by type (matches, isRune), never by
+// the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.keys.Quit) {
+	if matches(msg, m.keys.Quit) {
 		return m.quit()
 	}
 	if m.token != nil {
@@ -24,7 +24,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleModalKey(msg)
 	}
 	if m.helpOpen {
-		if msg.String() == "esc" || msg.String() == "?" || msg.String() == "q" {
+		if msg.Type == tea.KeyEsc || isRune(msg, '?', 'q') {
 			m.helpOpen = false
 			m.dirty = true
 		}
@@ -34,7 +34,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handlePickerKey(msg)
 	}
 	switch {
-	case key.Matches(msg, m.keys.Cancel):
+	case matches(msg, m.keys.Cancel):
 		// Esc stops the innermost thing: the queue of messages typed
 		// during a reply, then a running tool call (the model is told and
 		// goes on), else the streaming reply.
@@ -52,32 +52,32 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.dirty = true
 		return nil
-	case key.Matches(msg, m.keys.Thinking):
+	case matches(msg, m.keys.Thinking):
 		m.toggleThinking()
-	case key.Matches(msg, m.keys.Expand):
+	case matches(msg, m.keys.Expand):
 		m.view.expandCards = !m.view.expandCards
 		m.relayoutAll()
-	case key.Matches(msg, m.keys.Copy):
+	case matches(msg, m.keys.Copy):
 		return m.copyLast()
-	case key.Matches(msg, m.keys.Help) && m.input.value() == "":
+	case matches(msg, m.keys.Help) && m.input.value() == "":
 		return m.cmdHelp(nil)
-	case key.Matches(msg, m.keys.PageUp):
+	case matches(msg, m.keys.PageUp):
 		m.chat.scroll(-max(m.chat.height-1, 1))
-	case key.Matches(msg, m.keys.PageDown):
+	case matches(msg, m.keys.PageDown):
 		m.chat.scroll(max(m.chat.height-1, 1))
-	case key.Matches(msg, m.keys.LineUp):
+	case matches(msg, m.keys.LineUp):
 		m.chat.scroll(-1)
-	case key.Matches(msg, m.keys.LineDown):
+	case matches(msg, m.keys.LineDown):
 		m.chat.scroll(1)
-	case key.Matches(msg, m.keys.Bottom):
+	case matches(msg, m.keys.Bottom):
 		m.chat.gotoBottom()
-	case key.Matches(msg, m.keys.Send) && !msg.Paste:
+	case matches(msg, m.keys.Send):
 		return m.submit()
-	case key.Matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
+	case matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
 		m.complete()
 	default:
 		before := m.input.height()
-		cmd := m.input.update(msg)
+		cmd := m.input.update(asText(msg))
 		if m.input.height() != before {
 			m.layout()
 		}

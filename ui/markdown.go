@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
@@ -42,6 +44,9 @@ func (m *mdRenderer) render(md string, width int) []string {
 		r, err := glamour.NewTermRenderer(
 			glamour.WithStandardStyle(style),
 			glamour.WithWordWrap(width-len(margin)*2),
+			// A single newline is a line break, as chat users expect and
+			// as the reply showed while it streamed.
+			glamour.WithPreservedNewLines(),
 			glamour.WithColorProfile(lipgloss.ColorProfile()),
 		)
 		if err != nil {
@@ -49,7 +54,7 @@ func (m *mdRenderer) render(md string, width int) []string {
 		}
 		m.r, m.width = r, width
 	}
-	out, err := m.r.Render(md)
+	out, err := m.r.Render(breakLongWords(md, width-len(margin)*2))
 	if err != nil {
 		return plainLines(md, width)
 	}
@@ -98,27 +103,48 @@ func wrapLine(l string, w int, indent string) []string {
 	if ansi.StringWidth(l) <= w {
 		return []string{indent + l}
 	}
-	parts := strings.Split(ansi.Wrap(l, w, ""), "\n")
-	for i, p := range parts {
-		parts[i] = indent + p
+	rows := fitRows(strings.Split(ansi.Wrap(l, w, ""), "\n"), w)
+	for i, r := range rows {
+		rows[i] = indent + r
 	}
-	return parts
+	return rows
+}
+
+// fitRows cuts rows wider than w: ansi.Wrap keeps the spaces that start a
+// line in front of a word as wide as the line, and so overflows it.
+func fitRows(rows []string, w int) []string {
+	for i, r := range rows {
+		if len(r) > w && ansi.StringWidth(r) > w {
+			out := append([]string(nil), rows[:i]...)
+			for _, r := range rows[i:] {
+				if len(r) > w && ansi.StringWidth(r) > w {
+					out = append(out, strings.Split(ansi.Hardwrap(r, w, true), "\n")...)
+				} else {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+	}
+	return rows
 }
 
 // mdStream shows a reply whose markdown is still arriving. Finished blocks
 // (separated by a blank line outside a code fence) are rendered with glamour
-// once and kept; the unfinished block is shown as plain wrapped text, of
-// which only the last, growing line is re-wrapped per delta. So the cost of
-// a delta does not grow with the reply.
+// once and kept; the unfinished block is shown as plain wrapped text. Its
+// complete lines are wrapped once; of the incomplete last line only the end
+// is wrapped again per delta (see tail). So the cost of a delta does not
+// grow with the reply, not even when the reply is one long line.
 type mdStream struct {
 	src       strings.Builder
+	scanned   int      // bytes of src searched for a newline
 	cut       int      // bytes of src that are rendered blocks
 	lineStart int      // start of the incomplete last line
 	inFence   bool     // inside a ``` or ~~~ block
 	fence     string   // the fence that opened it
 	blocks    []string // rendered lines of the finished blocks
 	tailDone  []string // wrapped complete lines of the unfinished block
-	tailLine  []string // the wrapped incomplete line
+	tail      tailWrap // the incomplete last line
 	width     int
 	// plain streams (thinking traces) never render markdown: every line is
 	// wrapped to width-len(indent), prefixed with indent and styled.
@@ -127,39 +153,116 @@ type mdStream struct {
 	style  func(...string) string
 }
 
-// reset clears the stream for a new width: everything is laid out again.
+// tailWrap wraps the incomplete last line of a stream as it grows. Word
+// wrapping is greedy: text added to a line can change only its last wrapped
+// row, never the rows before. So rows are frozen once two more follow them,
+// and only the text from the first row not frozen is wrapped again.
+type tailWrap struct {
+	from   int      // raw offset of the line in the stream's source
+	safe   int      // raw offset up to which san holds the line, sanitized
+	san    []byte   // the line, sanitized, up to safe
+	resume int      // offset in san of the first row not frozen
+	frozen []string // the frozen rows, decorated
+	live   []string // the rows from resume on, decorated
+}
+
+// reset starts a new line at raw offset from.
+func (t *tailWrap) reset(from int) {
+	t.from, t.safe, t.san, t.resume, t.frozen, t.live = from, from, t.san[:0], 0, nil, nil
+}
+
+// relayout clears the stream for a new width: everything is laid out again.
 func (s *mdStream) relayout(r *mdRenderer, width int) {
 	text := s.src.String()
 	*s = mdStream{width: width, plain: s.plain, indent: s.indent, style: s.style}
 	s.append(r, text)
 }
 
-// append adds a delta and updates the layout.
-func (s *mdStream) append(r *mdRenderer, delta string) {
-	s.src.WriteString(delta)
-	src := s.src.String()
+// wrapWidth is the width lines are wrapped to, and their indent.
+func (s *mdStream) wrapWidth() (string, int) {
 	indent, w := margin, s.width-len(margin)*2
 	if s.plain {
 		indent, w = "", s.width-len(margin)-ansiWidth(s.indent)
 	}
-	if w < 10 {
-		w = 10
-	}
-	wrap := func(line string) []string {
-		ls := wrapLine(sanitizeText(line), w, indent)
+	return indent, max(w, 10)
+}
+
+// decorate indents (and, for a plain stream, styles) wrapped rows.
+func (s *mdStream) decorate(rows []string) []string {
+	indent, _ := s.wrapWidth()
+	for i, l := range rows {
 		if s.plain {
-			for i, l := range ls {
-				ls[i] = margin + s.style(s.indent+l)
+			rows[i] = margin + s.style(s.indent+l)
+		} else {
+			rows[i] = indent + l
+		}
+	}
+	return rows
+}
+
+// wrap lays out one complete line of src, from the tail's state when the
+// line was seen incomplete before.
+func (s *mdStream) wrap(src string, start, end int) []string {
+	_, w := s.wrapWidth()
+	if s.tail.from != start || s.tail.safe == start {
+		rows, _ := greedyWrap(sanitizeText(src[start:end]), w)
+		return s.decorate(rows)
+	}
+	rows, _ := greedyWrap(string(s.tail.san[s.tail.resume:])+sanitizeText(src[s.tail.safe:end]), w)
+	return append(s.tail.frozen, s.decorate(rows)...)
+}
+
+// growTail lays out the incomplete last line, src[lineStart:], again.
+func (s *mdStream) growTail(src string) {
+	t := &s.tail
+	if t.from != s.lineStart {
+		t.reset(s.lineStart)
+	}
+	// Sanitize what arrived, but for a last rune that may be incomplete
+	// (or a CR that a LF may follow): sanitizing text in pieces is the same
+	// as at once when every piece ends after a whole rune other than CR.
+	raw := src[t.safe:]
+	keep := len(raw)
+	if keep > 0 && raw[keep-1] == '\r' {
+		keep--
+	} else if r, n := utf8.DecodeLastRuneInString(raw); r == utf8.RuneError && n <= 1 && keep > 0 {
+		for k := 1; k <= min(utf8.UTFMax-1, keep); k++ {
+			if utf8.RuneStart(raw[keep-k]) {
+				if !utf8.FullRuneInString(raw[keep-k:]) {
+					keep -= k
+				}
+				break
 			}
 		}
-		return ls
 	}
+	t.san = append(t.san, sanitizeText(raw[:keep])...)
+	t.safe += keep
+	_, w := s.wrapWidth()
+	rows, starts := greedyWrap(string(t.san[t.resume:])+sanitizeText(raw[keep:]), w)
+	// All rows but the last are final (see greedyWrap); two are kept open,
+	// and only text of the sanitized line (not the held-back end) frozen.
+	if n := len(rows) - 2; n > 0 && starts[n] <= len(t.san)-t.resume {
+		t.frozen = append(t.frozen, s.decorate(rows[:n])...)
+		t.resume += starts[n]
+		rows = rows[n:]
+	}
+	t.live = s.decorate(rows)
+}
+
+// isWrapSpace reports whether wrapping may drop r at a break.
+func isWrapSpace(r rune) bool { return unicode.IsSpace(r) && r != '\u00a0' }
+
+// append adds a delta and updates the layout.
+func (s *mdStream) append(r *mdRenderer, delta string) {
+	s.src.WriteString(delta)
+	src := s.src.String()
 	for {
-		nl := strings.IndexByte(src[s.lineStart:], '\n')
+		nl := strings.IndexByte(src[s.scanned:], '\n')
 		if nl < 0 {
+			s.scanned = len(src)
 			break
 		}
-		end := s.lineStart + nl
+		end := s.scanned + nl
 		line := src[s.lineStart:end]
 		trimmed := strings.TrimSpace(line)
 		switch {
@@ -167,12 +270,12 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 			if strings.HasPrefix(trimmed, s.fence) && strings.Trim(trimmed, s.fence[:1]) == "" {
 				s.inFence = false
 			}
-			s.tailDone = append(s.tailDone, wrap(line)...)
+			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
 		case s.plain:
-			s.tailDone = append(s.tailDone, wrap(line)...)
+			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
 			s.inFence, s.fence = true, trimmed[:3]
-			s.tailDone = append(s.tailDone, wrap(line)...)
+			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
 		case trimmed == "":
 			if block := src[s.cut:s.lineStart]; strings.TrimSpace(block) != "" {
 				if len(s.blocks) > 0 {
@@ -183,26 +286,28 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 			s.cut = end + 1
 			s.tailDone = s.tailDone[:0]
 		default:
-			s.tailDone = append(s.tailDone, wrap(line)...)
+			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
 		}
-		s.lineStart = end + 1
+		s.lineStart, s.scanned = end+1, end+1
+		s.tail.reset(s.lineStart)
 	}
-	s.tailLine = nil
-	if rest := src[s.lineStart:]; rest != "" {
-		s.tailLine = wrap(rest)
+	if s.lineStart < len(src) {
+		s.growTail(src)
+	} else {
+		s.tail.reset(s.lineStart)
 	}
 }
 
 // segments returns the current lines, in order, as slices that must not be
 // modified: rendered blocks, a separator, and the plain tail.
 func (s *mdStream) segments() [][]string {
-	tail := len(s.tailDone) + len(s.tailLine)
-	segs := make([][]string, 0, 4)
+	tail := len(s.tailDone) + len(s.tail.frozen) + len(s.tail.live)
+	segs := make([][]string, 0, 5)
 	segs = append(segs, s.blocks)
 	if len(s.blocks) > 0 && tail > 0 {
 		segs = append(segs, blankLine)
 	}
-	return append(segs, s.tailDone, s.tailLine)
+	return append(segs, s.tailDone, s.tail.frozen, s.tail.live)
 }
 
 var blankLine = []string{""}

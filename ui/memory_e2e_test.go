@@ -69,6 +69,7 @@ func TestMemoryServerThroughTheGate(t *testing.T) {
 	h.typeText("remember Grace")
 	h.key(tea.KeyEnter)
 	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
 	if v := h.m.View(); !strings.Contains(v, "mem__create_entities") || !strings.Contains(v, `"name": "Grace"`) {
 		t.Fatalf("the modal should show the call:\n%s", v)
 	}
@@ -83,6 +84,7 @@ func TestMemoryServerThroughTheGate(t *testing.T) {
 	h.typeText("remember Mallory")
 	h.key(tea.KeyEnter)
 	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
 	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
 	h.untilTurnDone()
 	if fileHas("Mallory") || fileHas("Ada") {

@@ -16,13 +16,32 @@ import (
 // Esc) or a parked one (y, n, Esc = decide later).
 type modal struct {
 	card     *card
-	approval string // set for a parked call
-	scroll   int    // first argument line shown
+	approval string    // set for a parked call
+	scroll   int       // first argument line shown
+	opened   time.Time // when it opened, by the model's clock
+
+	argsWidth int      // the width args was wrapped for
+	args      []string // the wrapped argument lines
 }
 
+// modalGuard is how long after the modal opens its answer keys are
+// ignored. It may open while the person is still typing: the y of "yes",
+// typed a moment before the question appeared, must not run a call.
+const modalGuard = 300 * time.Millisecond
+
+// modalReadyMsg wakes the screen up when the guard is over, to drop its
+// hint.
+type modalReadyMsg struct{}
+
 func (m *Model) openModal(c *card, approval string) {
-	m.modal = &modal{card: c, approval: approval}
+	m.modal = &modal{card: c, approval: approval, opened: m.now()}
+	m.modalWake = true
 	m.dirty = true
+}
+
+// guarded reports whether the modal still ignores answers.
+func (m *Model) guarded(md *modal) bool {
+	return m.now().Sub(md.opened) < modalGuard
 }
 
 func (m *Model) closeModal(callID string) {
@@ -32,20 +51,40 @@ func (m *Model) closeModal(callID string) {
 	}
 }
 
-// handleModalKey answers the modal. Only keys typed here decide anything.
+// handleModalKey answers the modal. Only keys typed here decide anything:
+// one key typed alone (a burst of characters is text, never an answer),
+// and only once the modal has been open for modalGuard.
 func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.modal
 	m.dirty = true
-	switch msg.String() {
-	case "y", "Y":
+	switch {
+	case isText(msg):
+		return nil
+	case msg.Type == tea.KeyUp, isRune(msg, 'k'):
+		md.scroll = max(md.scroll-1, 0)
+		return nil
+	case msg.Type == tea.KeyDown, isRune(msg, 'j'):
+		md.scroll++
+		return nil
+	case msg.Type == tea.KeyPgUp:
+		md.scroll = max(md.scroll-10, 0)
+		return nil
+	case msg.Type == tea.KeyPgDown:
+		md.scroll += 10
+		return nil
+	case m.guarded(md):
+		return nil // too soon to be an answer to this question
+	}
+	switch {
+	case isRune(msg, 'y', 'Y'):
 		return m.answer(md, session.AnswerYes)
-	case "n", "N":
+	case isRune(msg, 'n', 'N'):
 		return m.answer(md, session.AnswerNo)
-	case "a", "A":
+	case isRune(msg, 'a', 'A'):
 		if md.approval == "" {
 			return m.answer(md, session.AnswerAlways)
 		}
-	case "esc":
+	case msg.Type == tea.KeyEsc:
 		m.modal = nil
 		if md.approval != "" {
 			m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
@@ -54,14 +93,6 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 		// Esc on an asked call denies it and cancels the turn.
 		m.b.AnswerAsk(md.card.callID, session.AnswerNo)
 		m.b.Cancel()
-	case "up", "k":
-		md.scroll = max(md.scroll-1, 0)
-	case "down", "j":
-		md.scroll++
-	case "pgup":
-		md.scroll = max(md.scroll-10, 0)
-	case "pgdown":
-		md.scroll += 10
 	}
 	return nil
 }
@@ -103,11 +134,14 @@ func (md *modal) render(m *Model, width, height int) string {
 		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
 	}
 	b.WriteString("\narguments\n")
-	args := strings.Split(prettyArgs(c.args), "\n")
-	var wrapped []string
-	for _, a := range args {
-		wrapped = append(wrapped, wrapLine(a, w-6, "  ")...)
+	if md.args == nil || md.argsWidth != w {
+		// Wrapped once per width: the modal is drawn every frame.
+		md.args, md.argsWidth = nil, w
+		for _, a := range strings.Split(prettyArgs(c.args), "\n") {
+			md.args = append(md.args, wrapLine(a, w-6, "  ")...)
+		}
 	}
+	wrapped := md.args
 	rows := max(height-14, 3)
 	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
 	end := min(md.scroll+rows, len(wrapped))
@@ -122,6 +156,9 @@ func (md *modal) render(m *Model, width, height int) string {
 		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
 	} else {
 		b.WriteString(st.Hint.Render("y run once · n deny · a allow this tool for the session · esc deny and stop"))
+	}
+	if m.guarded(md) {
+		b.WriteString("\n" + st.Hint.Render("(keys ignored for a moment)"))
 	}
 	return st.Box.Width(w).Render(b.String())
 }

@@ -131,6 +131,12 @@ func (m *Model) cmdRetry(args []string) tea.Cmd {
 		m.addError("/retry: " + sanitizeText(err.Error()))
 		return nil
 	}
+	if en := m.cardFor(args[0]); en != nil && en.card.state == cardUnknown {
+		// It goes through the gate again: its card shows how that goes.
+		en.card.state, en.card.inDoubt = cardRequested, false
+		en.invalidate()
+		m.chat.dirty = true
+	}
 	m.afterResolve()
 	return nil
 }
@@ -143,6 +149,11 @@ func (m *Model) cmdDismiss(args []string) tea.Cmd {
 	if err := m.b.Dismiss(args[0]); err != nil {
 		m.addError("/dismiss: " + sanitizeText(err.Error()))
 		return nil
+	}
+	if en := m.cardFor(args[0]); en != nil {
+		en.card.state, en.card.inDoubt, en.card.dismissed = cardUnknown, false, true
+		en.invalidate()
+		m.chat.dirty = true
 	}
 	m.afterResolve()
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -52,7 +51,7 @@ func (m *Model) handlePickerKey(msg tea.KeyMsg) tea.Cmd {
 	m.dirty = true
 	vis := p.visible()
 	switch {
-	case key.Matches(msg, m.keys.Cancel):
+	case matches(msg, m.keys.Cancel):
 		m.picker = nil
 		if m.b.Model() == "" {
 			m.addNotice("no model chosen: /model NAME or /model to pick one")

@@ -28,6 +28,7 @@ func TestEveryFieldOnScreen(t *testing.T) {
 			var frames []string
 			evs := eventtest.PlantIn(eventtest.Scenario(), typ, f, plant)
 			h.feed(evs...)
+			pastGuard(h.m)
 			frames = append(frames, h.m.View()) // the y/n modal is open
 			h.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 			frames = append(frames, h.m.View())

@@ -210,6 +210,7 @@ func TestScreens(t *testing.T) {
 		t.Run(name("cards"), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default())
 			s.feed(cardEvents()...)
+			pastGuard(s.m)
 			t.Run("modal_parked", func(t *testing.T) { goldenScreen(t, s.m, w, h) })
 			s.key(tea.KeyEsc) // decide later
 			t.Run("bottom", func(t *testing.T) { goldenScreen(t, s.m, w, h) })
@@ -240,6 +241,7 @@ func TestScreens(t *testing.T) {
 			if s.m.modal == nil {
 				t.Fatalf("no modal:\n%s", s.m.View())
 			}
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"Allow this tool call?", "notes__write_note", "destructive", `"text": "hello"`, "y run once"} {
 				if !strings.Contains(v, want) {
@@ -298,6 +300,7 @@ func TestScreens(t *testing.T) {
 				}
 				s.feed(markdownChat()...)
 				s.feed(askEvents()[1:]...)
+				pastGuard(s.m)
 				goldenScreen(t, s.m, w, h)
 			})
 		}
@@ -336,6 +339,7 @@ func TestScreens(t *testing.T) {
 		s := screenModel(t, 120, 40, themes.Build(pal))
 		s.feed(markdownChat()...)
 		s.feed(cardEvents()[1:]...)
+		pastGuard(s.m)
 		s.key(tea.KeyEsc)
 		v := s.m.View() // the input shows its placeholder
 		s.typeText("two lines")

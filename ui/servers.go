@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"latch/mcp"
 	"latch/session"
 	"latch/ui/sanitize"
 )
@@ -114,6 +115,13 @@ func (m *Model) cmdConnect(args []string) tea.Cmd {
 	name, ok := m.serverArg("connect", args, true)
 	if !ok {
 		return nil
+	}
+	// Connecting takes a while (up to the connect timeout): say so at
+	// once; the server's state change says how it went.
+	if name == "all" {
+		m.addNotice("connecting every server…")
+	} else {
+		m.addNotice("connecting " + sanitize.Line(name) + "…")
 	}
 	return m.serverCmd("connect", name, m.b.ConnectServer)
 }
@@ -223,6 +231,15 @@ func (m *Model) cmdToken(args []string) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	for _, st := range m.b.Servers() {
+		if st.Name == name && st.Transport == mcp.TransportStdio {
+			// A token is sent as an HTTP header; a stdio server has none,
+			// and one typed here would be thrown away.
+			m.addError(fmt.Sprintf("/token: %s is a stdio server and takes no token: its credentials go in its env (mcpServers.%s.env in the config file), then /connect %s",
+				name, name, name))
+			return nil
+		}
+	}
 	in := textinput.New()
 	in.Prompt = "token for " + name + ": "
 	in.EchoMode = textinput.EchoPassword
@@ -254,6 +271,6 @@ func (m *Model) handleTokenKey(msg tea.KeyMsg) tea.Cmd {
 		return func() tea.Msg { return serverDoneMsg{verb: "token", name: name, err: b.SetToken(name, tok)} }
 	}
 	var cmd tea.Cmd
-	p.in, cmd = p.in.Update(msg)
+	p.in, cmd = p.in.Update(asText(msg))
 	return cmd
 }

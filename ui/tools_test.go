@@ -36,6 +36,7 @@ func TestGoldenCardStates(t *testing.T) {
 
 	clock = fixedNow.Add(1500 * time.Millisecond) // the running call has run 1.5 s
 	m.Update(eventsMsg{events: evs})
+	pastGuard(m)
 	t.Run("modal_parked", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
 	m.Update(tea.KeyMsg{Type: tea.KeyEsc}) // decide later
 	t.Run("cards", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
@@ -107,6 +108,7 @@ func TestApproveModeParksUntilApproved(t *testing.T) {
 	h.typeText("write a note")
 	h.key(tea.KeyEnter)
 	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
 	if v := h.m.View(); !strings.Contains(v, "Approve this tool call? (a1)") || !strings.Contains(v, `"text": "hello"`) {
 		t.Fatalf("no approval box:\n%s", v)
 	}
@@ -148,6 +150,7 @@ func TestAskModalKeys(t *testing.T) {
 		h.typeText(prompt)
 		h.key(tea.KeyEnter)
 		h.until(func() bool { return h.m.modal != nil })
+		pastGuard(h.m)
 		if !strings.Contains(h.m.View(), "Allow this tool call?") || !strings.Contains(h.m.View(), "destructive") {
 			t.Fatalf("no ask box:\n%s", h.m.View())
 		}
@@ -158,6 +161,7 @@ func TestAskModalKeys(t *testing.T) {
 		h.typeText("write one")
 		h.key(tea.KeyEnter)
 		h.until(func() bool { return h.m.modal != nil })
+		pastGuard(h.m)
 		golden.RequireEqual(t, []byte(h.m.View()))
 		h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}})
 		h.untilTurnDone()

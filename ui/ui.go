@@ -117,6 +117,7 @@ type Model struct {
 	view          viewOpts
 	resumed       bool
 	ticking       bool // the running-card animation is on
+	modalWake     bool // a modal opened: wake up when its guard is over
 	spin          int  // its frame
 	now           func() time.Time
 
@@ -173,6 +174,7 @@ func (m *Model) replay(r *session.Resumed) {
 		m.handleEvent(e)
 	}
 	m.replaying = false
+	m.settleReplayed(r.InDoubt)
 	m.running, m.reply, m.modal = false, nil, nil
 	m.addNotice("── resumed ──")
 	for _, w := range r.Warnings {
@@ -248,6 +250,10 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 // what latch is doing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
+	if m.modalWake {
+		m.modalWake = false
+		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
+	}
 	if t := m.windowTitle(); t != m.title && !m.quitting {
 		m.title = t
 		cmd = tea.Batch(cmd, tea.SetWindowTitle(t))
@@ -278,6 +284,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.waitEvents(msg.at), m.maybeTick())
 	case tickMsg:
 		return m, m.handleTick()
+	case modalReadyMsg:
+		m.dirty = true
+		return m, nil
 	case copiedMsg:
 		m.addNotice(fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n))
 		return m, nil
