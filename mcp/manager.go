@@ -224,6 +224,9 @@ func (m *Manager) SetToken(name, token string) error {
 	if err != nil {
 		return err
 	}
+	if t := transportName(s.cfg.Transport); t != TransportHTTP && t != TransportSSE {
+		return fmt.Errorf("%s is a %s server: a token is only sent to HTTP servers (a stdio server's credentials go in its env)", name, t)
+	}
 	s.mu.Lock()
 	s.override = trimToken(token)
 	m.red.add(s.override)

@@ -183,3 +183,17 @@ func TestTokenFileTrailingSpaceRedacted(t *testing.T) {
 		t.Fatalf("echo not redacted: %q", res.Text)
 	}
 }
+
+// TestSetTokenRefusedForStdio: a token given to a stdio server would be
+// taken and never sent; it is refused, and the server is not reconnected.
+func TestSetTokenRefusedForStdio(t *testing.T) {
+	m := New([]ServerConfig{{Name: "local", Transport: TransportStdio, Command: "/nonexistent/x", Disabled: true}}, Options{})
+	defer m.CloseAll()
+	err := m.SetToken("local", "tok-stdio-1234")
+	if err == nil || !strings.Contains(err.Error(), "only sent to HTTP servers") || strings.Contains(err.Error(), "tok-stdio") {
+		t.Fatalf("SetToken on a stdio server: %v", err)
+	}
+	if st, _ := m.Status("local"); st.State != StateDisabled {
+		t.Fatalf("the server moved to %v", st.State)
+	}
+}

@@ -133,9 +133,11 @@ func (m *Model) sendQueued() {
 	}
 }
 
+// quit ends the program. The running turn is not cancelled here: closing
+// the session does that, and keeps a call that waits for approval parked
+// for --continue (a cancel would void it).
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
-	m.b.Cancel()
 	return tea.Quit
 }
 

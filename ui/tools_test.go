@@ -217,3 +217,48 @@ func TestReadOnlyDeniesAndModeCommand(t *testing.T) {
 		t.Fatalf("the status line should show the mode:\n%s", h.m.View())
 	}
 }
+
+// TestQuitKeepsAParkedCall: quitting while a call waits for approval
+// ("decide later") leaves it parked for --continue, not cancelled.
+func TestQuitKeepsAParkedCall(t *testing.T) {
+	dir := t.TempDir()
+	srv, w := newToolServer()
+	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(ol.Close)
+	o := session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b", LogDir: dir,
+		Servers: []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}},
+		Policy:  permissions.Policy{Mode: permissions.Approve}}
+	sess := session.New(o)
+	sub := sess.Subscribe()
+	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	sess.Start()
+	sess.StartServers()
+	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}
+	h.until(func() bool { c, _, _ := m.serverCounts(); return c == 1 })
+	ol.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_w1", "notes__write_note", "text", "hello")}})
+	h.typeText("write a note")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return m.modal != nil })
+	pastGuard(m)
+	h.key(tea.KeyEsc) // decide later
+	if cmd := h.key(tea.KeyCtrlC); cmd == nil {
+		t.Fatal("ctrl+c did not quit")
+	}
+	// Give a cancel, if quitting sent one, time to void the approval.
+	for deadline := time.Now().Add(time.Second); sess.Running() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	sess.Close() // what the program does after the UI quits
+	s2, res, err := session.Resume(session.Options{Client: ol.Client(), Servers: o.Servers}, dir, sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if len(res.Pending) != 1 || res.Pending[0].ID != "a1" {
+		t.Fatalf("after quitting, pending %+v: want a1 still parked", res.Pending)
+	}
+	if w.count() != 0 {
+		t.Fatal("the parked call ran")
+	}
+}
