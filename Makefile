@@ -46,6 +46,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'ToolCallOverhead$$/session_logged' -benchtime 2000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench 'StreamToken|Frame$$|Scroll2000' -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'FirstFrame' -benchtime 20x ./ui/
+	$(GO) test -run '^$$' -bench 'WrapLongLine' -benchtime 5x -benchmem ./ui/
+	$(GO) test -run '^$$' -bench 'ManyServers' -benchtime 3x ./mcp/
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
