@@ -87,7 +87,7 @@ func tornWarning(path string, line int) string {
 // never writes a NUL: JSON escapes it); if that tail holds a NUL, it
 // returns where the torn part starts: the start of the line the first of
 // those NULs is in. Everything from there on is one torn last line, for
-// LoadLog to skip and for cutNulTail to cut before a resumed session
+// LoadLog to skip and for endTornLine to cut before a resumed session
 // appends.
 func nulTail(r io.ReaderAt, size int64) (start int64, found bool, err error) {
 	const chunk = 32 << 10
@@ -127,29 +127,6 @@ scan:
 		pos -= n
 	}
 	return 0, true, nil
-}
-
-// cutNulTail truncates the log f (opened on path for appending) before a
-// tail of NUL bytes (see nulTail), which LoadLog skipped as torn: what a
-// resumed session appends then starts a line of its own, and the log
-// stays readable. Without it, a NUL tail that ends in a newline would be
-// left in place, and a line in the middle of the log that is not JSON
-// makes it unreadable (ErrCorruptLog). endTornLine calls it first.
-func cutNulTail(f *os.File, path string) error {
-	r, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	fi, err := r.Stat()
-	if err != nil {
-		return err
-	}
-	start, ok, err := nulTail(r, fi.Size())
-	if err != nil || !ok {
-		return err
-	}
-	return f.Truncate(start)
 }
 
 // Summary describes a saved session for `latch sessions`.

@@ -84,9 +84,6 @@ func openLog(dir, id string) (*sessionLog, error) {
 // torn line, no longer the last, would make the whole log unreadable
 // (ErrCorruptLog).
 func endTornLine(f *os.File, path string) error {
-	if err := cutNulTail(f, path); err != nil {
-		return err
-	}
 	r, err := os.Open(path)
 	if err != nil {
 		return err
@@ -97,6 +94,15 @@ func endTornLine(f *os.File, path string) error {
 		return err
 	}
 	size := fi.Size()
+	// A tail of NUL bytes (a power loss: the file grew, its data never
+	// came) was skipped as torn by LoadLog: cut it off, so what is
+	// appended starts a line of its own (nulTail ends at a line's start).
+	if start, ok, err := nulTail(r, size); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return f.Truncate(start)
+	}
 	last := make([]byte, 1)
 	if size == 0 {
 		return nil

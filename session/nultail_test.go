@@ -118,7 +118,7 @@ func TestLogNulTailResumeAndAppend(t *testing.T) {
 				t.Fatal(err)
 			}
 			if bytes.IndexByte(data, 0) >= 0 {
-				t.Errorf("the log still holds NUL bytes after the resumed session wrote to it (openLog's repair, endTornLine in log.go, must cut them first: it calls cutNulTail, in load.go)")
+				t.Errorf("the log still holds NUL bytes after the resumed session wrote to it (openLog's repair, endTornLine, must cut them first)")
 			}
 			evs, warns, err := session.LoadLog(p)
 			if err != nil {
