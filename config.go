@@ -21,7 +21,7 @@ const DefaultTimeout = 60 * time.Second
 // server's config sets no connect_timeout.
 const DefaultConnectTimeout = 15 * time.Second
 
-// Config is the parsed, validated config file (DESIGN §3).
+// Config is the parsed, validated config file (README: Config file).
 type Config struct {
 	Path        string            // the file loaded, "" when none was found
 	Model       string            // "model"

@@ -15,7 +15,7 @@ import (
 // errHelp means --help was asked for and printed.
 var errHelp = errors.New("help")
 
-// flags are the command-line options (DESIGN §3).
+// flags are the command-line options (README: Flags).
 type flags struct {
 	config  string
 	model   string

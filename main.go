@@ -15,7 +15,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit statuses (DESIGN §8).
+// Exit statuses (README: Scripting).
 const (
 	exitOK     = 0
 	exitError  = 1

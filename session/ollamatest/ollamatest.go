@@ -1,7 +1,8 @@
 // Package ollamatest is a fake Ollama v0.17.4 server for tests.
 //
-// It speaks the same wire protocol as a real server (see
-// /work/shared/docs/OLLAMA-WIRE.md) and is deliberately exactly as unfriendly:
+// It speaks the same wire protocol as a real server (see docs/OLLAMA.md,
+// which says how each fact was established) and is deliberately exactly as
+// unfriendly:
 //
 //   - errors come before any stream line as application/json {"error":"…"}
 //     with the real status codes and messages (400 "model is required",
