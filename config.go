@@ -1,6 +1,8 @@
 package main
 
 import (
+	"latch/themes"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -231,7 +233,7 @@ func (l *loader) keepAlive(field string, raw json.RawMessage) string {
 	if raw == nil {
 		return ""
 	}
-	switch k := jsonKind(raw); k {
+	switch k := themes.JSONKind(raw); k {
 	case "string":
 		s, _ := l.str("", field, raw)
 		if _, err := time.ParseDuration(s); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"latch/mcp"
+	"latch/themes"
 	"latch/permissions"
 )
 
@@ -190,7 +190,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 // (the default few), or an array of variable names inherited as well.
 // Names are not quoted in errors: a misplaced secret must not be echoed.
 func (l *loader) envInherit(scope, field string, raw json.RawMessage) (all bool, names []string) {
-	switch k := jsonKind(raw); {
+	switch k := themes.JSONKind(raw); {
 	case raw == nil:
 		return false, nil
 	case k == "boolean":
@@ -338,7 +338,7 @@ func (l *loader) duration(scope, field string, raw json.RawMessage, def time.Dur
 	if raw == nil {
 		return def
 	}
-	if k := jsonKind(raw); k != "string" {
+	if k := themes.JSONKind(raw); k != "string" {
 		l.errorf(scope, field, "expected a duration string like \"60s\", got %s", k)
 		return def
 	}
@@ -362,74 +362,11 @@ func (l *loader) unknownKeys(scope, field string, obj map[string]json.RawMessage
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
-		if s := suggest(k, valid); s != "" {
+		if s := themes.Suggest(k, valid); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		l.errorf(scope, field, "%s", msg)
 	}
-}
-
-// suggest returns the valid key closest to k (case-insensitive, with
-// transpositions), or "" when none is close enough.
-func suggest(k string, valid []string) string {
-	limit := 1
-	if len(k) >= 5 {
-		limit = 2
-	}
-	best, bestDist := "", limit+1
-	for _, v := range valid {
-		if d := editDistance(strings.ToLower(k), strings.ToLower(v)); d < bestDist {
-			best, bestDist = v, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance of a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
-
-// jsonKind names the JSON type of a valid raw value.
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // want reports whether raw is present and of the kind; a wrong kind is an
@@ -438,7 +375,7 @@ func (l *loader) want(scope, field string, raw json.RawMessage, kind, expected s
 	if raw == nil {
 		return false
 	}
-	if k := jsonKind(raw); k != kind {
+	if k := themes.JSONKind(raw); k != kind {
 		l.errorf(scope, field, "expected %s, got %s", expected, k)
 		return false
 	}

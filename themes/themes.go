@@ -114,57 +114,10 @@ func Default() Styles { return Build(builtin["dark"]) }
 // unknownTheme is the error for a name that matches nothing in names.
 func unknownTheme(name string, names []string) error {
 	msg := fmt.Sprintf("%q", name)
-	if s := suggest(name, names); s != "" {
+	if s := Suggest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return fmt.Errorf("%w %s (themes: %s)", ErrUnknownTheme, msg, strings.Join(names, ", "))
-}
-
-// suggest returns the entry of valid closest to k (case-insensitive, with
-// transpositions), or "" when none is close enough to be a typo. Words
-// under three letters only match by case, since one edit turns any of them
-// into another.
-func suggest(k string, valid []string) string {
-	limit := 1
-	switch {
-	case len(k) < 3:
-		limit = 0
-	case len(k) >= 5:
-		limit = 2
-	}
-	best, bestDist := "", limit+1
-	for _, v := range valid {
-		if d := editDistance(strings.ToLower(k), strings.ToLower(v)); d < bestDist {
-			best, bestDist = v, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance of a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // Usage describes the values --theme takes, for its help: every built-in

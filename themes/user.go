@@ -254,12 +254,12 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 		case "base":
 			s, ok := asString(e.raw)
 			if !ok {
-				bad(e, "want a string naming a built-in theme, got %s", jsonKind(e.raw))
+				bad(e, "want a string naming a built-in theme, got %s", kindWithArticle(e.raw))
 				continue
 			}
 			bases := Names()
 			if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
-				if sg := suggest(s, bases); sg != "" {
+				if sg := Suggest(s, bases); sg != "" {
 					bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
 				} else {
 					bad(e, "%q is not a built-in theme (base is one of %s)", s, strings.Join(bases, ", "))
@@ -270,7 +270,7 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 		case "dark":
 			b, ok := asBool(e.raw)
 			if !ok {
-				bad(e, "want true or false, got %s", jsonKind(e.raw))
+				bad(e, "want true or false, got %s", kindWithArticle(e.raw))
 				continue
 			}
 			dark, darkSet = b, true
@@ -288,7 +288,7 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 		}
 		fi := slices.IndexFunc(fields, func(f field) bool { return f.token == e.key })
 		if fi < 0 {
-			if sg := suggest(e.key, tokenNames); sg != "" {
+			if sg := Suggest(e.key, tokenNames); sg != "" {
 				badKey(e, "unknown token; did you mean %q?", sg)
 			} else {
 				badKey(e, "unknown token (tokens: %s)", strings.Join(tokenNames, ", "))
@@ -300,18 +300,18 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 		case f.kind == reflect.Bool:
 			b, ok := asBool(e.raw)
 			if !ok {
-				bad(e, "want true or false, got %s", jsonKind(e.raw))
+				bad(e, "want true or false, got %s", kindWithArticle(e.raw))
 				continue
 			}
 			v.Field(f.index).SetBool(b)
 		case e.key == "glamour":
 			s, ok := asString(e.raw)
 			if !ok {
-				bad(e, "want a string naming a glamour style, got %s", jsonKind(e.raw))
+				bad(e, "want a string naming a glamour style, got %s", kindWithArticle(e.raw))
 				continue
 			}
 			if !slices.Contains(glamourStyles, s) {
-				if sg := suggest(s, glamourStyles); sg != "" {
+				if sg := Suggest(s, glamourStyles); sg != "" {
 					bad(e, "%q is not a glamour style; did you mean %q?", s, sg)
 				} else {
 					bad(e, "%q is not a glamour style (styles: %s)", s, strings.Join(glamourStyles, ", "))
@@ -329,10 +329,10 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 			s, ok := asString(e.raw)
 			if !ok {
 				hint := ""
-				if jsonKind(e.raw) == "a number" {
+				if JSONKind(e.raw) == "number" {
 					hint = fmt.Sprintf(` (write an ANSI index as a string: "%s")`, bytes.TrimSpace(e.raw))
 				}
-				bad(e, "want a colour string, got %s%s", jsonKind(e.raw), hint)
+				bad(e, "want a colour string, got %s%s", kindWithArticle(e.raw), hint)
 				continue
 			}
 			c, ok := normaliseColour(s)
@@ -384,7 +384,7 @@ func readObject(path string, data []byte) ([]entry, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, _ := dec.Token(); tok != json.Delim('{') {
-		return nil, &ThemeError{File: path, Msg: fmt.Sprintf("want a JSON object of tokens, got %s", jsonKind(data))}
+		return nil, &ThemeError{File: path, Msg: fmt.Sprintf("want a JSON object of tokens, got %s", kindWithArticle(data))}
 	}
 	var entries []entry
 	// skip returns the offset of the first byte at or after off that is not
@@ -425,7 +425,7 @@ func lineCol(data []byte, offset int64) (line, col int) {
 // asString decodes raw if it is a JSON string.
 func asString(raw json.RawMessage) (string, bool) {
 	var s string
-	if jsonKind(raw) != "a string" || json.Unmarshal(raw, &s) != nil {
+	if JSONKind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
@@ -434,32 +434,10 @@ func asString(raw json.RawMessage) (string, bool) {
 // asBool decodes raw if it is a JSON boolean.
 func asBool(raw json.RawMessage) (bool, bool) {
 	var b bool
-	if jsonKind(raw) != "a boolean" || json.Unmarshal(raw, &b) != nil {
+	if JSONKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
 		return false, false
 	}
 	return b, true
-}
-
-// jsonKind names the JSON type of a valid raw value, for messages.
-func jsonKind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
 }
 
 // hexColour matches "#rgb" and "#rrggbb".
