@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"latch/mcp"
-	"latch/themes"
 	"latch/permissions"
+	"latch/themes"
 )
 
 var serverKeys = []string{
