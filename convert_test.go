@@ -1,0 +1,75 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"latch/mcp"
+)
+
+// Fields of the config's ServerConfig that the connection manager does not
+// take (the gate does), and of mcp.ServerConfig that no config sets.
+var (
+	configOnly = map[string]bool{"Allow": true, "Mode": true}
+	mcpOnly    = map[string]bool{"InProcess": true}
+	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
+)
+
+// TestServerConfigsCarryEveryField fills every field of a config server,
+// converts it, and checks that each arrives under its name on the other
+// side: a field added to one struct and not handed on fails here.
+func TestServerConfigsCarryEveryField(t *testing.T) {
+	var c ServerConfig
+	cv := reflect.ValueOf(&c).Elem()
+	for i := range cv.NumField() {
+		fillField(t, cv.Type().Field(i).Name, cv.Field(i), i)
+	}
+	got := reflect.ValueOf(serverConfigs([]ServerConfig{c})[0])
+	seen := map[string]bool{}
+	for i := range cv.NumField() {
+		name := cv.Type().Field(i).Name
+		if configOnly[name] {
+			continue
+		}
+		to := name
+		if r, ok := renamed[name]; ok {
+			to = r
+		}
+		f := got.FieldByName(to)
+		if !f.IsValid() {
+			t.Errorf("config field %s has no field %s in mcp.ServerConfig", name, to)
+			continue
+		}
+		seen[to] = true
+		if !reflect.DeepEqual(f.Interface(), cv.Field(i).Interface()) {
+			t.Errorf("%s: %v arrived as %v", name, cv.Field(i).Interface(), f.Interface())
+		}
+	}
+	mt := reflect.TypeOf(mcp.ServerConfig{})
+	for i := range mt.NumField() {
+		f := mt.Field(i)
+		if f.IsExported() && !seen[f.Name] && !mcpOnly[f.Name] {
+			t.Errorf("mcp.ServerConfig.%s is set from no config field", f.Name)
+		}
+	}
+}
+
+// fillField puts a value that differs per field into v.
+func fillField(t *testing.T, name string, v reflect.Value, i int) {
+	t.Helper()
+	switch v.Interface().(type) {
+	case string:
+		v.SetString(name + "-value")
+	case bool:
+		v.SetBool(true)
+	case []string:
+		v.Set(reflect.ValueOf([]string{name + "-a", name + "-b"}))
+	case map[string]string:
+		v.Set(reflect.ValueOf(map[string]string{name: "v"}))
+	case time.Duration:
+		v.Set(reflect.ValueOf(time.Duration(i+1) * time.Second))
+	default:
+		t.Fatalf("field %s: teach fillField its type %s", name, v.Type())
+	}
+}
