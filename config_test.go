@@ -445,14 +445,24 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestLoadConfigTokenFileUnreadable(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root can read any file")
-	}
-	path, dir := writeConfig(t, `{"mcpServers": {"crm": {"url": "https://h/", "token_file": "t.token"}}}`)
-	if err := os.WriteFile(filepath.Join(dir, "t.token"), []byte("x"), 0o000); err != nil {
+	// A path through a regular file cannot be read by anyone, root
+	// included (ENOTDIR), unlike a file with no permission bits.
+	path, dir := writeConfig(t, `{"mcpServers": {"crm": {"url": "https://h/", "token_file": "t.token/inner"}}}`)
+	if err := os.WriteFile(filepath.Join(dir, "t.token"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := LoadConfig(path, fakeEnv(nil))
+	if err == nil || !anyLineHasAll(err.Error(), []string{path, `server "crm"`, "token_file: cannot read", "not a directory"}) {
+		t.Fatalf("err = %v", err)
+	}
+	if os.Geteuid() == 0 {
+		return // root reads a file whatever its permission bits say
+	}
+	path, dir = writeConfig(t, `{"mcpServers": {"crm": {"url": "https://h/", "token_file": "t.token"}}}`)
+	if err := os.WriteFile(filepath.Join(dir, "t.token"), []byte("x"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadConfig(path, fakeEnv(nil))
 	if err == nil || !anyLineHasAll(err.Error(), []string{path, `server "crm"`, "token_file: cannot read", "permission denied"}) {
 		t.Fatalf("err = %v", err)
 	}
