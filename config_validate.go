@@ -45,6 +45,8 @@ func (l *loader) servers(field string, raw json.RawMessage) []ServerConfig {
 	return out
 }
 
+// server reads one server's entry: its fields, then the transport it
+// uses, then the checks of a stdio or a url server.
 func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	s := ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
 	srv := fmt.Sprintf("server %q", name) // the scope of every message below
@@ -56,19 +58,42 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		return s
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
+	f := l.serverFields(srv, obj, &s)
+	// Checks that depend on the machine (variables, files, PATH) are left
+	// for /connect when the server is disabled.
+	live := !s.Disabled
+	l.serverTransport(srv, obj, &s, f)
+	if s.Transport == "stdio" {
+		l.stdioServer(srv, obj, &s, f.cwd, live)
+	} else {
+		l.urlServer(srv, obj, &s, f, live)
+	}
+	return s
+}
 
+// rawServerFields are the fields server checks further before they go
+// into the ServerConfig.
+type rawServerFields struct {
+	cwd, url, transport, typ, tokenFile string
+}
+
+// serverFields reads every field of a server's entry into s, each checked
+// for its type; what needs more checking is returned.
+func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *ServerConfig) rawServerFields {
 	s.Command = l.nonEmpty(srv, "command", obj["command"])
 	s.Args, _ = l.strList(srv, "args", obj["args"])
 	s.Env = l.strMap(srv, "env", obj["env"])
 	s.EnvInheritAll, s.EnvInherit = l.envInherit(srv, "env_inherit", obj["env_inherit"])
-	cwd := l.nonEmpty(srv, "cwd", obj["cwd"])
-	rawURL := l.nonEmpty(srv, "url", obj["url"])
-	transport := l.transport(srv, "transport", obj["transport"])
-	typ := l.transport(srv, "type", obj["type"])
+	f := rawServerFields{
+		cwd:       l.nonEmpty(srv, "cwd", obj["cwd"]),
+		url:       l.nonEmpty(srv, "url", obj["url"]),
+		transport: l.transport(srv, "transport", obj["transport"]),
+		typ:       l.transport(srv, "type", obj["type"]),
+	}
 	s.Headers = l.strMap(srv, "headers", obj["headers"])
 	s.Token = l.nonEmpty(srv, "token", obj["token"])
 	s.TokenEnv = l.nonEmpty(srv, "token_env", obj["token_env"])
-	tokenFile := l.nonEmpty(srv, "token_file", obj["token_file"])
+	f.tokenFile = l.nonEmpty(srv, "token_file", obj["token_file"])
 	s.TokenCommand, _ = l.strList(srv, "token_command", obj["token_command"])
 	s.Allow = l.allowList(srv, "allow", obj["allow"])
 	s.Mode = l.mode(srv, "mode", obj["mode"])
@@ -77,15 +102,16 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	if b := l.boolean(srv, "disabled", obj["disabled"]); b != nil {
 		s.Disabled = *b
 	}
-	// Checks that depend on the machine (variables, files, PATH) are left
-	// for /connect when the server is disabled.
-	live := !s.Disabled
+	return f
+}
 
-	// Transport: explicit (transport or its alias type), else implied.
-	if transport != "" && typ != "" && transport != typ {
-		l.errorf(srv, "type", "%q conflicts with transport %q", typ, transport)
+// serverTransport decides s.Transport: explicit (transport or its alias
+// type), else implied by command (stdio) or url (http).
+func (l *loader) serverTransport(srv string, obj map[string]json.RawMessage, s *ServerConfig, f rawServerFields) {
+	if f.transport != "" && f.typ != "" && f.transport != f.typ {
+		l.errorf(srv, "type", "%q conflicts with transport %q", f.typ, f.transport)
 	}
-	s.Transport = cmp.Or(transport, typ)
+	s.Transport = cmp.Or(f.transport, f.typ)
 	hasCmd, hasURL := obj["command"] != nil, obj["url"] != nil
 	switch {
 	case hasCmd && hasURL:
@@ -101,89 +127,113 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	case s.Transport == "" && hasURL:
 		s.Transport = "http"
 	}
+}
 
+// credentialsGiven lists the credential fields present in a server's entry.
+func credentialsGiven(obj map[string]json.RawMessage) []string {
 	var creds []string
 	for _, k := range credentialKeys {
 		if obj[k] != nil {
 			creds = append(creds, k)
 		}
 	}
-	if s.Transport == "stdio" {
-		if len(s.Headers) > 0 {
-			l.errorf(srv, "headers", "only for url (http/sse) servers")
-		}
-		if len(creds) > 0 {
-			l.errorf(srv, strings.Join(creds, ", "), "credentials are only for url servers; use env for stdio servers")
-		}
-		s.Cwd = l.checkPath(srv, "cwd", cwd, live, true)
-		return s
+	return creds
+}
+
+// stdioServer checks what a stdio server must not have (headers,
+// credentials) and its working folder.
+func (l *loader) stdioServer(srv string, obj map[string]json.RawMessage, s *ServerConfig, cwd string, live bool) {
+	if len(s.Headers) > 0 {
+		l.errorf(srv, "headers", "only for url (http/sse) servers")
 	}
-	if hasURL && !hasCmd {
-		for _, f := range []struct {
+	if creds := credentialsGiven(obj); len(creds) > 0 {
+		l.errorf(srv, strings.Join(creds, ", "), "credentials are only for url servers; use env for stdio servers")
+	}
+	s.Cwd = l.checkPath(srv, "cwd", cwd, live, true)
+}
+
+// urlServer checks an HTTP or SSE server: no stdio fields, its url, its
+// headers and its credential.
+func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *ServerConfig, f rawServerFields, live bool) {
+	if obj["url"] != nil && obj["command"] == nil {
+		for _, x := range []struct {
 			key string
 			set bool
-		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"env_inherit", obj["env_inherit"] != nil}, {"cwd", cwd != ""}} {
-			if f.set {
-				l.errorf(srv, f.key, "only for stdio (command) servers")
+		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"env_inherit", obj["env_inherit"] != nil}, {"cwd", f.cwd != ""}} {
+			if x.set {
+				l.errorf(srv, x.key, "only for stdio (command) servers")
 			}
 		}
 	}
-	u := l.checkURL(srv, rawURL)
-	s.URL = rawURL
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		v := s.Headers[k]
-		if !validHeaderName(k) {
-			l.errorf(srv, "headers", "%q is not a valid header name", k)
-		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			l.errorf(srv, "headers."+k, "value contains a line break or NUL")
-		}
-		if !credentialHeader(k) {
-			continue
-		}
-		// Like a token: never over plain http to another machine. The
-		// value is never quoted.
-		if u != nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
-			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
-		} else {
-			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
-		}
-	}
-
+	u := l.checkURL(srv, f.url)
+	s.URL = f.url
+	plainRemote := u != nil && u.Scheme == "http" && !isLoopback(u.Hostname())
+	l.headers(srv, s.Headers, plainRemote, u)
+	creds := credentialsGiven(obj)
 	if len(creds) > 1 {
 		l.errorf(srv, strings.Join(creds, ", "), "use only one credential source")
 	}
-	if len(creds) > 0 && u != nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {
+	if len(creds) > 0 && plainRemote {
 		l.errorf(srv, "url", "credentials require https (host %q is not loopback)", u.Hostname())
 	}
 	if s.Token != "" {
 		l.warnf(srv, "token", "a literal token in the config file; prefer token_env, token_file or token_command")
 	}
-	switch {
-	case s.TokenEnv == "":
-	case !mcp.ValidEnvName(s.TokenEnv):
-		// Not quoted: it may be the token itself, put in the wrong field.
-		l.errorf(srv, "token_env", "not a variable name (letters, digits and _); the token itself belongs in a variable, a file or a command")
-	case live && l.getenv(s.TokenEnv) == "" && mcp.PlainEnvName(s.TokenEnv):
-		l.errorf(srv, "token_env", "environment variable %s is not set or empty", s.TokenEnv)
-	case live && l.getenv(s.TokenEnv) == "":
-		// Not quoted: a lower-case name may be the token itself.
-		l.errorf(srv, "token_env", "the environment variable named here is not set or empty (the name is not repeated: it may be the token itself)")
-	}
-	s.TokenFile = l.checkPath(srv, "token_file", tokenFile, live, false)
+	l.tokenEnv(srv, s.TokenEnv, live)
+	s.TokenFile = l.checkPath(srv, "token_file", f.tokenFile, live, false)
 	if obj["token_command"] != nil && s.TokenCommand != nil {
+		l.tokenCommand(srv, s.TokenCommand, live)
+	}
+}
+
+// headers checks a url server's static headers; one that carries a
+// credential is refused over plain http to another machine, like a token.
+// Values are never quoted.
+func (l *loader) headers(srv string, h map[string]string, plainRemote bool, u *url.URL) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if !validHeaderName(k) {
+			l.errorf(srv, "headers", "%q is not a valid header name", k)
+		}
+		if strings.ContainsAny(h[k], "\r\n\x00") {
+			l.errorf(srv, "headers."+k, "value contains a line break or NUL")
+		}
 		switch {
-		case len(s.TokenCommand) == 0:
-			l.errorf(srv, "token_command", "must not be empty; give the argv, e.g. [\"gcloud\", \"auth\", \"print-access-token\"]")
-		case s.TokenCommand[0] == "":
-			l.errorf(srv, "token_command", "the first element must be a command")
-		case live:
-			if _, err := exec.LookPath(s.TokenCommand[0]); err != nil {
-				l.errorf(srv, "token_command", "command not found: %s", s.TokenCommand[0])
-			}
+		case !credentialHeader(k):
+		case plainRemote:
+			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
+		default:
+			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}
 	}
-	return s
+}
+
+// tokenEnv checks a token_env name, and (live) that its variable is set.
+// A name that may be the token itself is never repeated.
+func (l *loader) tokenEnv(srv, name string, live bool) {
+	switch {
+	case name == "":
+	case !mcp.ValidEnvName(name):
+		l.errorf(srv, "token_env", "not a variable name (letters, digits and _); the token itself belongs in a variable, a file or a command")
+	case !live || l.getenv(name) != "":
+	case mcp.PlainEnvName(name):
+		l.errorf(srv, "token_env", "environment variable %s is not set or empty", name)
+	default:
+		l.errorf(srv, "token_env", "the environment variable named here is not set or empty (the name is not repeated: it may be the token itself)")
+	}
+}
+
+// tokenCommand checks a token_command argv, and (live) that it exists.
+func (l *loader) tokenCommand(srv string, argv []string, live bool) {
+	switch {
+	case len(argv) == 0:
+		l.errorf(srv, "token_command", "must not be empty; give the argv, e.g. [\"gcloud\", \"auth\", \"print-access-token\"]")
+	case argv[0] == "":
+		l.errorf(srv, "token_command", "the first element must be a command")
+	case live:
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			l.errorf(srv, "token_command", "command not found: %s", argv[0])
+		}
+	}
 }
 
 // envInherit parses "env_inherit": true (inherit every variable), false
