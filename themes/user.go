@@ -225,133 +225,26 @@ type entry struct {
 }
 
 // parse validates data, the theme file path, and builds the palette
-// called name.
+// called name: the base first (the file's tokens are laid over it), then
+// every token, then the errors of both in file order.
 func parse(path, name string, data []byte, darkBackground bool) (Palette, error) {
 	entries, err := readObject(path, data)
 	if err != nil {
 		return Palette{}, err
 	}
-	var errs []error
-	bad := func(e entry, format string, args ...any) { // a bad value
-		errs = append(errs, &ThemeError{File: path, Line: e.line, Col: e.col, Token: e.key, Msg: fmt.Sprintf(format, args...)})
-	}
-	badKey := func(e entry, format string, args ...any) {
-		errs = append(errs, &ThemeError{File: path, Line: e.keyLine, Col: e.keyCol, Token: e.key, Msg: fmt.Sprintf(format, args...)})
-	}
-
-	// The base first: the file's tokens are laid over it. An adaptive base
-	// ("auto", "high-contrast") follows the file's "dark", else the terminal.
-	baseName := ""
-	dark, darkSet := darkBackground, false
-	seen := map[string]bool{}
-	for _, e := range entries {
-		if seen[e.key] {
-			badKey(e, "duplicate token")
-			continue
-		}
-		seen[e.key] = true
-		switch e.key {
-		case "base":
-			s, ok := asString(e.raw)
-			if !ok {
-				bad(e, "want a string naming a built-in theme, got %s", kindWithArticle(e.raw))
-				continue
-			}
-			bases := Names()
-			if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
-				if sg := Suggest(s, bases); sg != "" {
-					bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
-				} else {
-					bad(e, "%q is not a built-in theme (base is one of %s)", s, strings.Join(bases, ", "))
-				}
-				continue
-			}
-			baseName = s
-		case "dark":
-			b, ok := asBool(e.raw)
-			if !ok {
-				bad(e, "want true or false, got %s", kindWithArticle(e.raw))
-				continue
-			}
-			dark, darkSet = b, true
-		}
-	}
-	base, _ := Lookup(baseName, dark) // "" is "auto": dark or light
-
+	tp := &themeParser{path: path}
+	base, dark, darkSet := tp.base(entries, darkBackground)
 	p := base
 	p.Name = name
 	glamourSet := false
 	v := reflect.ValueOf(&p).Elem()
 	for i, e := range entries {
 		if slices.ContainsFunc(entries[:i], func(o entry) bool { return o.key == e.key }) || e.key == "base" || e.key == "dark" {
-			continue // reported or applied above
+			continue // reported or applied by base
 		}
-		fi := slices.IndexFunc(fields, func(f field) bool { return f.token == e.key })
-		if fi < 0 {
-			if sg := Suggest(e.key, tokenNames); sg != "" {
-				badKey(e, "unknown token; did you mean %q?", sg)
-			} else {
-				badKey(e, "unknown token (tokens: %s)", strings.Join(tokenNames, ", "))
-			}
-			continue
-		}
-		f := fields[fi]
-		switch {
-		case f.kind == reflect.Bool:
-			b, ok := asBool(e.raw)
-			if !ok {
-				bad(e, "want true or false, got %s", kindWithArticle(e.raw))
-				continue
-			}
-			v.Field(f.index).SetBool(b)
-		case e.key == "glamour":
-			s, ok := asString(e.raw)
-			if !ok {
-				bad(e, "want a string naming a glamour style, got %s", kindWithArticle(e.raw))
-				continue
-			}
-			if !slices.Contains(glamourStyles, s) {
-				if sg := Suggest(s, glamourStyles); sg != "" {
-					bad(e, "%q is not a glamour style; did you mean %q?", s, sg)
-				} else {
-					bad(e, "%q is not a glamour style (styles: %s)", s, strings.Join(glamourStyles, ", "))
-				}
-				continue
-			}
-			v.Field(f.index).SetString(s)
-			glamourSet = true
-		case base.Mono:
-			// Build draws a monochrome palette with attributes only: a
-			// colour here would silently do nothing.
-			bad(e, "the mono base draws no colour (bold, italic, reverse and the like only); remove this token, or pick a base with colours")
-			continue
-		default:
-			s, ok := asString(e.raw)
-			if !ok {
-				hint := ""
-				if JSONKind(e.raw) == "number" {
-					hint = fmt.Sprintf(` (write an ANSI index as a string: "%s")`, bytes.TrimSpace(e.raw))
-				}
-				bad(e, "want a colour string, got %s%s", kindWithArticle(e.raw), hint)
-				continue
-			}
-			c, ok := normaliseColour(s)
-			if !ok {
-				bad(e, "%q is not a colour (want \"#rgb\", \"#rrggbb\" or an ANSI index \"0\" to \"255\")", s)
-				continue
-			}
-			v.Field(f.index).SetString(c)
-		}
+		glamourSet = tp.token(e, v, base.Mono) || glamourSet
 	}
-	// In file order, whichever pass found them.
-	slices.SortStableFunc(errs, func(a, b error) int {
-		ea, eb := a.(*ThemeError), b.(*ThemeError)
-		if ea.Line != eb.Line {
-			return ea.Line - eb.Line
-		}
-		return ea.Col - eb.Col
-	})
-	if err := errors.Join(errs...); err != nil {
+	if err := tp.err(); err != nil {
 		return Palette{}, err
 	}
 	if darkSet && !glamourSet && dark != base.Dark {
@@ -365,6 +258,158 @@ func parse(path, name string, data []byte, darkBackground bool) (Palette, error)
 		p.Dark = dark
 	}
 	return p, nil
+}
+
+// themeParser collects the errors of one theme file.
+type themeParser struct {
+	path string
+	errs []error
+}
+
+// bad reports a bad value.
+func (tp *themeParser) bad(e entry, format string, args ...any) {
+	tp.errs = append(tp.errs, &ThemeError{File: tp.path, Line: e.line, Col: e.col, Token: e.key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// badKey reports a bad key.
+func (tp *themeParser) badKey(e entry, format string, args ...any) {
+	tp.errs = append(tp.errs, &ThemeError{File: tp.path, Line: e.keyLine, Col: e.keyCol, Token: e.key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// err is every error found, in file order.
+func (tp *themeParser) err() error {
+	slices.SortStableFunc(tp.errs, func(a, b error) int {
+		ea, eb := a.(*ThemeError), b.(*ThemeError)
+		if ea.Line != eb.Line {
+			return ea.Line - eb.Line
+		}
+		return ea.Col - eb.Col
+	})
+	return errors.Join(tp.errs...)
+}
+
+// base reads "base" and "dark" (and reports duplicate keys), and returns
+// the base palette: an adaptive base ("auto", "high-contrast") follows the
+// file's "dark", else the terminal.
+func (tp *themeParser) base(entries []entry, darkBackground bool) (base Palette, dark, darkSet bool) {
+	baseName := ""
+	dark = darkBackground
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[e.key] {
+			tp.badKey(e, "duplicate token")
+			continue
+		}
+		seen[e.key] = true
+		switch e.key {
+		case "base":
+			if s, ok := tp.baseName(e, darkBackground); ok {
+				baseName = s
+			}
+		case "dark":
+			b, ok := asBool(e.raw)
+			if !ok {
+				tp.bad(e, "want true or false, got %s", kindWithArticle(e.raw))
+				continue
+			}
+			dark, darkSet = b, true
+		}
+	}
+	base, _ = Lookup(baseName, dark) // "" is "auto": dark or light
+	return base, dark, darkSet
+}
+
+// baseName checks the "base" entry: a built-in theme's name.
+func (tp *themeParser) baseName(e entry, darkBackground bool) (string, bool) {
+	s, ok := asString(e.raw)
+	if !ok {
+		tp.bad(e, "want a string naming a built-in theme, got %s", kindWithArticle(e.raw))
+		return "", false
+	}
+	bases := Names()
+	if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
+		if sg := Suggest(s, bases); sg != "" {
+			tp.bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
+		} else {
+			tp.bad(e, "%q is not a built-in theme (base is one of %s)", s, strings.Join(bases, ", "))
+		}
+		return "", false
+	}
+	return s, true
+}
+
+// token sets one token of the palette v from e, or reports why not. It
+// says whether it set the glamour style.
+func (tp *themeParser) token(e entry, v reflect.Value, mono bool) (glamourSet bool) {
+	fi := slices.IndexFunc(fields, func(f field) bool { return f.token == e.key })
+	if fi < 0 {
+		if sg := Suggest(e.key, tokenNames); sg != "" {
+			tp.badKey(e, "unknown token; did you mean %q?", sg)
+		} else {
+			tp.badKey(e, "unknown token (tokens: %s)", strings.Join(tokenNames, ", "))
+		}
+		return false
+	}
+	f := fields[fi]
+	switch {
+	case f.kind == reflect.Bool:
+		if b, ok := asBool(e.raw); ok {
+			v.Field(f.index).SetBool(b)
+		} else {
+			tp.bad(e, "want true or false, got %s", kindWithArticle(e.raw))
+		}
+	case e.key == "glamour":
+		if s, ok := tp.glamour(e); ok {
+			v.Field(f.index).SetString(s)
+			return true
+		}
+	case mono:
+		// Build draws a monochrome palette with attributes only: a colour
+		// here would silently do nothing.
+		tp.bad(e, "the mono base draws no colour (bold, italic, reverse and the like only); remove this token, or pick a base with colours")
+	default:
+		if c, ok := tp.colour(e); ok {
+			v.Field(f.index).SetString(c)
+		}
+	}
+	return false
+}
+
+// glamour checks the "glamour" entry: a glamour style's name.
+func (tp *themeParser) glamour(e entry) (string, bool) {
+	s, ok := asString(e.raw)
+	if !ok {
+		tp.bad(e, "want a string naming a glamour style, got %s", kindWithArticle(e.raw))
+		return "", false
+	}
+	if !slices.Contains(glamourStyles, s) {
+		if sg := Suggest(s, glamourStyles); sg != "" {
+			tp.bad(e, "%q is not a glamour style; did you mean %q?", s, sg)
+		} else {
+			tp.bad(e, "%q is not a glamour style (styles: %s)", s, strings.Join(glamourStyles, ", "))
+		}
+		return "", false
+	}
+	return s, true
+}
+
+// colour checks a colour token's value and returns it normalised.
+func (tp *themeParser) colour(e entry) (string, bool) {
+	s, ok := asString(e.raw)
+	if !ok {
+		hint := ""
+		if JSONKind(e.raw) == "number" {
+			hint = fmt.Sprintf(` (write an ANSI index as a string: "%s")`, bytes.TrimSpace(e.raw))
+		}
+		tp.bad(e, "want a colour string, got %s%s", kindWithArticle(e.raw), hint)
+		return "", false
+	}
+	c, ok := normaliseColour(s)
+	if !ok {
+		tp.bad(e, "%q is not a colour (want \"#rgb\", \"#rrggbb\" or an ANSI index \"0\" to \"255\")", s)
+		return "", false
+	}
+	return c, true
 }
 
 // readObject splits data, which must be one JSON object, into its entries
