@@ -113,3 +113,13 @@ func TestClipboard(t *testing.T) {
 		}
 	}
 }
+
+// TestMapStringsMapOfStructs: a map whose values are structs keeps every
+// entry, changed or not.
+func TestMapStringsMapOfStructs(t *testing.T) {
+	in := map[string]walkInner{"a": {Name: "plain"}, "b": {Name: "esc\x1b"}}
+	out := MapStrings(in, Text)
+	if len(out) != 2 || out["a"].Name != "plain" || out["b"].Name != "esc␛" {
+		t.Fatalf("got %+v", out)
+	}
+}
