@@ -148,7 +148,7 @@ func LoadFile(path string, darkBackground bool) (Palette, error) {
 	if err != nil {
 		return Palette{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing to lose on close
 	data, err := io.ReadAll(io.LimitReader(f, maxThemeFile+1))
 	if err != nil {
 		return Palette{}, fmt.Errorf("theme %s: %w", path, err)
@@ -180,7 +180,7 @@ func openRegular(path string) (*os.File, error) {
 		err = &ThemeError{File: path, Msg: "not a regular file; a theme is a small JSON file"}
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close() // opened to read, not yet read
 		return nil, err
 	}
 	return f, nil

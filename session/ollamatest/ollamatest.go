@@ -231,7 +231,7 @@ func NewAt(addr string, models ...Model) (*Server, error) {
 	}
 	s.closing, s.stop = context.WithCancel(context.Background())
 	s.ts = httptest.NewUnstartedServer(s)
-	s.ts.Listener.Close()
+	_ = s.ts.Listener.Close() // replaced by ln before it ever served
 	s.ts.Listener = ln
 	s.ts.Start()
 	s.URL = s.ts.URL
@@ -481,7 +481,7 @@ const (
 func writePlain(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(status)
-	io.WriteString(w, body)
+	_, _ = io.WriteString(w, body) // a client that went away is no error of the fake's
 }
 
 func errBody(msg string) map[string]string { return map[string]string{"error": msg} }
@@ -493,13 +493,13 @@ func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
-	w.Write(b)
+	_, _ = w.Write(b) // a client that went away is no error of the fake's
 }
 
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, "Ollama is running")
+	_, _ = io.WriteString(w, "Ollama is running")
 }
 
 func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
@@ -562,7 +562,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Model == "" {
-		req.Model = req.Name
+		req.Model = req.Name //nolint:staticcheck // old clients still send the deprecated name field, as real Ollama accepts
 	}
 	if req.Model == "" {
 		writeJSON(w, http.StatusBadRequest, jsonUTF8, errBody("model is required"))
@@ -625,84 +625,36 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(raw)
 	fail := func(status int, msg string) { writeJSON(w, status, jsonUTF8, errBody(msg)) }
-
-	if req.TopLogprobs < 0 || req.TopLogprobs > 20 {
-		fail(http.StatusBadRequest, "top_logprobs must be between 0 and 20")
-		return
-	}
-	name := model.ParseName(req.Model)
-	if !name.IsValid() {
-		fail(http.StatusBadRequest, "model is required")
-		return
-	}
-	e := s.find(name)
-	if e == nil {
-		fail(http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+	e, status, msg := s.chatModel(&req)
+	if status != 0 {
+		fail(status, msg)
 		return
 	}
 	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
 		s.unload(e)
-		writeJSON(w, http.StatusOK, jsonUTF8, api.ChatResponse{
-			Model: req.Model, CreatedAt: time.Now().UTC(),
-			Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "unload",
-		})
+		writeDone(w, &req, "unload")
 		return
 	}
-	if e.has("thinking") {
-		if req.Think == nil {
-			req.Think = &api.ThinkValue{Value: true}
-		}
-	} else if req.Think.Bool() {
-		fail(http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
-		return
-	}
-	if !e.has("completion") || e.MissingBlob {
-		fail(http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
-		return
-	}
-	if len(req.Tools) > 0 && !e.has("tools") {
-		fail(http.StatusBadRequest, e.name.String()+" does not support tools")
-		return
-	}
-	opts := api.DefaultOptions()
-	known := map[string]any{}
-	for k, v := range req.Options {
-		if knownOptions[k] {
-			known[k] = v
-		}
-	}
-	if err := opts.FromMap(known); err != nil {
-		fail(http.StatusInternalServerError, err.Error())
+	opts, status, msg := chatCapabilities(e, &req)
+	if status != 0 {
+		fail(status, msg)
 		return
 	}
 	loadDur := s.load(e, req.KeepAlive)
 	if len(req.Messages) == 0 {
-		writeJSON(w, http.StatusOK, jsonUTF8, api.ChatResponse{
-			Model: req.Model, CreatedAt: time.Now().UTC(),
-			Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "load",
-		})
+		writeDone(w, &req, "load")
 		return
 	}
 	if req.Think.IsString() && !e.ThinkLevels {
 		fail(http.StatusBadRequest, fmt.Sprintf("think value %q is not supported for this model", req.Think.String()))
 		return
 	}
-
 	turn := s.nextTurn()
 	stream := req.Stream == nil || *req.Stream
 	if turn.Status != 0 {
-		msg := turn.Error
-		if msg == "" {
-			msg = strings.ToLower(http.StatusText(turn.Status))
-		}
-		ct := jsonBare
-		if !stream {
-			ct = jsonUTF8
-		}
-		writeJSON(w, turn.Status, ct, errBody(msg))
+		writeScriptedError(w, turn, stream)
 		return
 	}
-
 	g := &gen{
 		s: s, w: w, ctx: r.Context(), req: &req, turn: turn,
 		msgs:       plan(&req, e, turn),
@@ -720,6 +672,76 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	} else {
 		g.aggregate()
 	}
+}
+
+// chatModel finds the model a chat request names, or says why not, as
+// Ollama does: a status and a message (status 0: found).
+func (s *Server) chatModel(req *api.ChatRequest) (*entry, int, string) {
+	if req.TopLogprobs < 0 || req.TopLogprobs > 20 {
+		return nil, http.StatusBadRequest, "top_logprobs must be between 0 and 20"
+	}
+	name := model.ParseName(req.Model)
+	if !name.IsValid() {
+		return nil, http.StatusBadRequest, "model is required"
+	}
+	e := s.find(name)
+	if e == nil {
+		return nil, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model)
+	}
+	return e, 0, ""
+}
+
+// chatCapabilities checks what a request asks of the model (thinking,
+// chat, tools, options) and returns its options, or why not, as Ollama
+// does (status 0: fine). Thinking is turned on when the request does not
+// say, as Ollama does for a model that can think.
+func chatCapabilities(e *entry, req *api.ChatRequest) (api.Options, int, string) {
+	opts := api.DefaultOptions()
+	if e.has("thinking") {
+		if req.Think == nil {
+			req.Think = &api.ThinkValue{Value: true}
+		}
+	} else if req.Think.Bool() {
+		return opts, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model)
+	}
+	if !e.has("completion") || e.MissingBlob {
+		return opts, http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model)
+	}
+	if len(req.Tools) > 0 && !e.has("tools") {
+		return opts, http.StatusBadRequest, e.name.String() + " does not support tools"
+	}
+	known := map[string]any{}
+	for k, v := range req.Options {
+		if knownOptions[k] {
+			known[k] = v
+		}
+	}
+	if err := opts.FromMap(known); err != nil {
+		return opts, http.StatusInternalServerError, err.Error()
+	}
+	return opts, 0, ""
+}
+
+// writeDone answers a load or unload request (no messages) at once.
+func writeDone(w http.ResponseWriter, req *api.ChatRequest, reason string) {
+	writeJSON(w, http.StatusOK, jsonUTF8, api.ChatResponse{
+		Model: req.Model, CreatedAt: time.Now().UTC(),
+		Message: api.Message{Role: "assistant"}, Done: true, DoneReason: reason,
+	})
+}
+
+// writeScriptedError answers with a turn's scripted error, before any
+// stream line, as Ollama does.
+func writeScriptedError(w http.ResponseWriter, turn Turn, stream bool) {
+	msg := turn.Error
+	if msg == "" {
+		msg = strings.ToLower(http.StatusText(turn.Status))
+	}
+	ct := jsonBare
+	if !stream {
+		ct = jsonUTF8
+	}
+	writeJSON(w, turn.Status, ct, errBody(msg))
 }
 
 // plan turns the scripted chunks into the messages actually sent.

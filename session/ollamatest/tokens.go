@@ -64,7 +64,8 @@ func classOf(r rune) class {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' }
 
-// split is the tokenizer behind Tokens.
+// split is the tokenizer behind Tokens: runs of newlines, then, after any
+// leading spaces, one word piece, digit run or punctuation run.
 func split(s string) []string {
 	var toks []string
 	i := 0
@@ -80,53 +81,66 @@ func split(s string) []string {
 		for i < len(s) && isSpace(s[i]) {
 			i++
 		}
-		if i == len(s) || s[i] == '\n' {
-			toks = append(toks, s[start:i])
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		c := classOf(r)
-		if r == utf8.RuneError && w == 1 {
-			c = classPunct
-		}
-		switch c {
-		case classWord:
-			// measure the word (only whether it fits in one token: a
-			// longer one is cut in pieces), then cut it
-			j, n := i, 0
-			for j < len(s) && n <= wholeWord {
-				r2, w2 := utf8.DecodeRuneInString(s[j:])
-				if classOf(r2) != classWord || (r2 == utf8.RuneError && w2 == 1) {
-					break
-				}
-				j += w2
-				n++
-			}
-			limit := n
-			if n > wholeWord {
-				limit = wordPiece
-			}
-			for k := 0; k < limit; k++ {
-				_, w2 := utf8.DecodeRuneInString(s[i:])
-				i += w2
-			}
-		case classDigit:
-			for n := 0; n < digitRun && i < len(s) && s[i] >= '0' && s[i] <= '9'; n++ {
-				i++
-			}
-		default:
-			i += w
-			for n := 1; n < punctRun && i < len(s); n++ {
-				r2, w2 := utf8.DecodeRuneInString(s[i:])
-				if r2 != r || w2 != w || r == utf8.RuneError {
-					break
-				}
-				i += w2
-			}
+		if i < len(s) && s[i] != '\n' {
+			i += tokenAt(s[i:])
 		}
 		toks = append(toks, s[start:i])
 	}
 	return toks
+}
+
+// tokenAt returns the length of the token s starts with (s starts with
+// neither a space nor a newline).
+func tokenAt(s string) int {
+	r, w := utf8.DecodeRuneInString(s)
+	c := classOf(r)
+	if r == utf8.RuneError && w == 1 {
+		c = classPunct
+	}
+	switch c {
+	case classWord:
+		return wordPieceAt(s)
+	case classDigit:
+		n := 0
+		for n < digitRun && n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		return n
+	}
+	i := w
+	for n := 1; n < punctRun && i < len(s); n++ {
+		r2, w2 := utf8.DecodeRuneInString(s[i:])
+		if r2 != r || w2 != w || r == utf8.RuneError {
+			break
+		}
+		i += w2
+	}
+	return i
+}
+
+// wordPieceAt returns the length of the word s starts with when it is one
+// token, or of its first piece when it is longer. Only whether the word
+// fits in one token is measured, so a long word costs no more than a short
+// one.
+func wordPieceAt(s string) int {
+	j, n := 0, 0
+	for j < len(s) && n <= wholeWord {
+		r, w := utf8.DecodeRuneInString(s[j:])
+		if classOf(r) != classWord || (r == utf8.RuneError && w == 1) {
+			break
+		}
+		j += w
+		n++
+	}
+	if n <= wholeWord {
+		return j
+	}
+	i := 0
+	for range wordPiece {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
 }
 
 // Markdown returns a deterministic markdown document of about n tokens (as
