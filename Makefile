@@ -30,12 +30,22 @@ run:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## lint: formatting, vet, and a cross-compile check
-lint: vet
+## lint: formatting, vet, golangci-lint (pinned, built into ./bin on first
+## use), and a cross-compile check
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+lint: vet $(GOLANGCI_LINT)
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GOLANGCI_LINT) run ./...
 	GOOS=darwin $(GO) build ./...
 	GOOS=windows $(GO) build ./...
+
+$(GOLANGCI_LINT):
+	@mkdir -p bin
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/golangci-lint $(GOLANGCI_LINT)
 
 ## bench: Go benchmarks (each with a run count that keeps it quick), then the
 ## built binary on a real streaming workload
@@ -54,3 +64,4 @@ bench:
 
 clean:
 	rm -f latch
+	rm -rf bin
