@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"latch/session"
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -84,43 +86,45 @@ const cardPreviewLines = 6
 // cardExpandedLines is how much an expanded card shows (ctrl+o).
 const cardExpandedLines = 200
 
-// layout draws the card at width.
+// layout draws the card at width: its head line (state and tool), then in
+// a box its arguments, progress, denial or error, and result preview.
 func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
-	now := c.clock()
-	lines := []string{""}
-	var icon, state string
-	switch c.state {
-	case cardRequested:
-		icon, state = "○", "requested"
-	case cardAsking:
-		icon, state = "?", "waiting for your answer (y/n/a)"
-	case cardParked:
-		id := sanitize.Line(c.approval)
-		icon, state = "⏸", fmt.Sprintf("waiting for approval %s: /approve %s or /reject %s", id, id, id)
-	case cardRunning:
-		icon = spinnerFrames[c.frame%len(spinnerFrames)]
-		state = "running " + now.Sub(c.started).Truncate(100*time.Millisecond).String()
-	case cardDone:
-		icon, state = "✓", "done in "+c.duration.Truncate(time.Millisecond).String()
-		if c.isError {
-			icon, state = "✗", "the tool reported an error ("+c.duration.Truncate(time.Millisecond).String()+")"
-		}
-	case cardDenied:
-		icon, state = "⛔", "denied by "+c.by
-	case cardError:
-		icon, state = "✗", "failed"
-		if c.cancelled {
-			icon, state = "⏹", "cancelled"
-		}
-	case cardUnknown:
-		icon, state = "⚠", "outcome unknown: latch stopped while it ran"
-		switch id := sanitize.Line(c.callID); {
-		case c.dismissed:
-			state = "outcome unknown · dismissed: the model is told so"
-		case c.inDoubt:
-			state += fmt.Sprintf(" · /retry %s or /dismiss %s", id, id)
-		}
+	head := c.headline(c.clock())
+	style := c.headStyle(st)
+	out := &cardLines{lines: []string{""}, inner: width - 4}
+	for _, l := range plainLines(head, width) {
+		out.lines = append(out.lines, style.Render(l))
 	}
+	c.addArgs(out, st, width)
+	if c.state == cardRunning && c.total > 0 {
+		out.add(progressBar(c.progress, c.total, min(out.inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
+	}
+	if c.reason != "" && (c.state == cardDenied || c.state == cardError) {
+		out.add(sanitizeText(c.reason), st.Chat.Error.Render)
+	}
+	if c.state == cardDone && c.preview != "" {
+		c.addPreview(out, st, expand)
+	}
+	return out.lines
+}
+
+// cardLines are a card's lines as they are made; the box's lines are
+// wrapped at inner.
+type cardLines struct {
+	lines []string
+	inner int
+}
+
+// add puts text in the box, styled by s.
+func (b *cardLines) add(text string, s func(...string) string) {
+	for _, l := range plainLines(text, b.inner) {
+		b.lines = append(b.lines, "  │ "+s(strings.TrimPrefix(l, margin)))
+	}
+}
+
+// headline is the card's first line: icon, tool, hint and state.
+func (c *card) headline(now time.Time) string {
+	icon, state := c.stateText(now)
 	hint := ""
 	switch {
 	case c.readOnly:
@@ -128,59 +132,99 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	case c.destroys:
 		hint = " · destructive"
 	}
-	head := fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
-	style := st.Chat.Notice
+	return fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
+}
+
+// stateText is the icon and words of the card's state.
+func (c *card) stateText(now time.Time) (icon, state string) {
+	switch c.state {
+	case cardRequested:
+		return "○", "requested"
+	case cardAsking:
+		return "?", "waiting for your answer (y/n/a)"
+	case cardParked:
+		id := sanitize.Line(c.approval)
+		return "⏸", fmt.Sprintf("waiting for approval %s: /approve %s or /reject %s", id, id, id)
+	case cardRunning:
+		return spinnerFrames[c.frame%len(spinnerFrames)], "running " + now.Sub(c.started).Truncate(100*time.Millisecond).String()
+	case cardDone:
+		if c.isError {
+			return "✗", "the tool reported an error (" + c.duration.Truncate(time.Millisecond).String() + ")"
+		}
+		return "✓", "done in " + c.duration.Truncate(time.Millisecond).String()
+	case cardDenied:
+		return "⛔", "denied by " + c.by
+	case cardError:
+		if c.cancelled {
+			return "⏹", "cancelled"
+		}
+		return "✗", "failed"
+	case cardUnknown:
+		return "⚠", c.unknownText()
+	}
+	return "", ""
+}
+
+// unknownText is the state of a call whose outcome is unknown, with what
+// the user can still do about it.
+func (c *card) unknownText() string {
+	state := "outcome unknown: latch stopped while it ran"
+	switch id := sanitize.Line(c.callID); {
+	case c.dismissed:
+		state = "outcome unknown · dismissed: the model is told so"
+	case c.inDoubt:
+		state += fmt.Sprintf(" · /retry %s or /dismiss %s", id, id)
+	}
+	return state
+}
+
+// headStyle colours the head line: failures as errors, calls waiting for
+// the user (or in doubt) as busy.
+func (c *card) headStyle(st *themes.Styles) lipgloss.Style {
 	switch c.state {
 	case cardDenied, cardError:
-		style = st.Chat.Error
+		return st.Chat.Error
 	case cardAsking, cardParked, cardUnknown:
-		style = st.Status.Busy.UnsetBackground()
+		return st.Status.Busy.UnsetBackground()
 	}
-	for _, l := range plainLines(head, width) {
-		lines = append(lines, style.Render(l))
-	}
-	inner := width - 4
-	add := func(text string, s func(...string) string) {
-		for _, l := range plainLines(text, inner) {
-			lines = append(lines, "  │ "+s(strings.TrimPrefix(l, margin)))
-		}
-	}
+	return st.Chat.Notice
+}
+
+// addArgs puts the arguments in the box. A running card keeps their lines
+// for its width: it is laid out again on every frame of its spinner.
+func (c *card) addArgs(out *cardLines, st *themes.Styles, width int) {
 	switch {
 	case c.state != cardRunning:
 		c.argsLines = nil
-		add(prettyArgs(c.args), st.Chat.Notice.Render)
+		out.add(prettyArgs(c.args), st.Chat.Notice.Render)
 	case c.argsLines == nil || c.argsWidth != width:
-		n := len(lines)
-		add(prettyArgs(c.args), st.Chat.Notice.Render)
-		c.argsLines, c.argsWidth = lines[n:len(lines):len(lines)], width
+		n := len(out.lines)
+		out.add(prettyArgs(c.args), st.Chat.Notice.Render)
+		c.argsLines, c.argsWidth = out.lines[n:len(out.lines):len(out.lines)], width
 	default:
-		lines = append(lines, c.argsLines...)
+		out.lines = append(out.lines, c.argsLines...)
 	}
-	if c.state == cardRunning && c.total > 0 {
-		add(progressBar(c.progress, c.total, min(inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
+}
+
+// addPreview puts the start of the result in the box (more of it when
+// expanded), and says how much more there is.
+func (c *card) addPreview(out *cardLines, st *themes.Styles, expand bool) {
+	pl := strings.Split(sanitizeText(c.preview), "\n")
+	more := ""
+	limit := cardPreviewLines
+	if expand {
+		limit = cardExpandedLines
 	}
-	if c.reason != "" && (c.state == cardDenied || c.state == cardError) {
-		add(sanitizeText(c.reason), st.Chat.Error.Render)
+	if len(pl) > limit {
+		more = fmt.Sprintf("… %d more lines (ctrl+o)", len(pl)-limit)
+		pl = pl[:limit]
+	} else if c.size > len(c.preview) {
+		more = fmt.Sprintf("… %d bytes in all", c.size)
 	}
-	if c.state == cardDone && c.preview != "" {
-		pl := strings.Split(sanitizeText(c.preview), "\n")
-		more := ""
-		limit := cardPreviewLines
-		if expand {
-			limit = cardExpandedLines
-		}
-		if len(pl) > limit {
-			more = fmt.Sprintf("… %d more lines (ctrl+o)", len(pl)-limit)
-			pl = pl[:limit]
-		} else if c.size > len(c.preview) {
-			more = fmt.Sprintf("… %d bytes in all", c.size)
-		}
-		add(strings.Join(pl, "\n"), st.Chat.Assistant.Render)
-		if more != "" {
-			add(more, st.Chat.Footer.Render)
-		}
+	out.add(strings.Join(pl, "\n"), st.Chat.Assistant.Render)
+	if more != "" {
+		out.add(more, st.Chat.Footer.Render)
 	}
-	return lines
 }
 
 // progressBar draws progress out of total in width cells.
@@ -201,58 +245,14 @@ func (m *Model) cardFor(callID string) *entry {
 
 // handleToolEvent applies tool-call events to their card.
 func (m *Model) handleToolEvent(ev session.Event) {
+	shown := true
 	switch e := ev.(type) {
 	case *session.ToolCallEvent:
-		m.reply = nil // text after the call is a new reply
-		if en := m.cardFor(e.CallID); en != nil && en.card.replayed && !m.replaying && !en.card.settled() {
-			// A resumed session goes on with a call its log showed
-			// unfinished (in doubt, asked, parked): it is that call, so its
-			// card is settled in place rather than drawn twice.
-			c := en.card
-			c.server, c.tool, c.args, c.readOnly, c.destroys = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive
-			c.argsLines = nil
-			c.replayed, c.inDoubt, c.reason = false, false, ""
-			if c.state != cardParked {
-				c.state = cardRequested
-			}
-			en.invalidate()
-			break
-		}
-		c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
-			readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now, replayed: m.replaying}
-		m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
+		m.onToolCall(e)
 	case *session.PermissionEvent:
-		en := m.cardFor(e.CallID)
-		if en == nil {
-			return
-		}
-		c := en.card
-		switch e.Decision {
-		case "asked":
-			c.state = cardAsking
-			if !m.replaying {
-				m.openModal(c, "")
-			}
-		case "parked":
-			c.state = cardParked
-		case "denied":
-			c.state, c.reason, c.by = cardDenied, e.Reason, e.By
-			m.closeModal(c.callID)
-		case "allowed":
-			c.state, c.started = cardRunning, m.now()
-			m.closeModal(c.callID)
-		}
-		en.invalidate()
+		shown = m.onPermission(e)
 	case *session.ApprovalParkedEvent:
-		if en := m.cardFor(e.CallID); en != nil {
-			en.card.approval = e.ApprovalID
-			en.card.state = cardParked
-			en.invalidate()
-			if !m.replaying {
-				m.openModal(en.card, e.ApprovalID)
-			}
-		}
-		m.pending++
+		m.onParked(e)
 	case *session.ApprovalResolvedEvent:
 		m.pending = max(m.pending-1, 0)
 		m.closeModal(e.CallID)
@@ -262,25 +262,98 @@ func (m *Model) handleToolEvent(ev session.Event) {
 			en.invalidate()
 		}
 	case *session.ToolResultEvent:
-		en := m.cardFor(e.CallID)
-		if en == nil {
-			return
-		}
-		c := en.card
-		c.duration = time.Duration(e.DurationMS) * time.Millisecond
-		switch {
-		case e.Error != "" && c.dismissed:
-			c.state = cardUnknown // the model is told its outcome is unknown
-		case e.Error != "" && c.state != cardDenied:
-			c.state, c.reason, c.cancelled = cardError, e.Error, e.Cancelled
-		case e.Error == "":
-			c.state, c.preview, c.size, c.isError = cardDone, e.Preview, e.Size, e.IsError
-		}
-		m.closeModal(c.callID)
-		en.invalidate()
+		shown = m.onToolResult(e)
 	}
-	m.chat.dirty = true
-	m.dirty = true
+	if shown {
+		m.chat.dirty = true
+		m.dirty = true
+	}
+}
+
+// onToolCall adds a call's card, or takes over the one a resumed
+// session's log drew for it.
+func (m *Model) onToolCall(e *session.ToolCallEvent) {
+	m.reply = nil // text after the call is a new reply
+	if en := m.cardFor(e.CallID); en != nil && en.card.replayed && !m.replaying && !en.card.settled() {
+		// A resumed session goes on with a call its log showed
+		// unfinished (in doubt, asked, parked): it is that call, so its
+		// card is settled in place rather than drawn twice.
+		c := en.card
+		c.server, c.tool, c.args, c.readOnly, c.destroys = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive
+		c.argsLines = nil
+		c.replayed, c.inDoubt, c.reason = false, false, ""
+		if c.state != cardParked {
+			c.state = cardRequested
+		}
+		en.invalidate()
+		return
+	}
+	c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
+		readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now, replayed: m.replaying}
+	m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
+}
+
+// onPermission shows the gate's decision on a call: asked (the modal
+// opens), parked, denied or allowed (it runs). It reports whether the
+// call has a card.
+func (m *Model) onPermission(e *session.PermissionEvent) bool {
+	en := m.cardFor(e.CallID)
+	if en == nil {
+		return false
+	}
+	c := en.card
+	switch e.Decision {
+	case "asked":
+		c.state = cardAsking
+		if !m.replaying {
+			m.openModal(c, "")
+		}
+	case "parked":
+		c.state = cardParked
+	case "denied":
+		c.state, c.reason, c.by = cardDenied, e.Reason, e.By
+		m.closeModal(c.callID)
+	case "allowed":
+		c.state, c.started = cardRunning, m.now()
+		m.closeModal(c.callID)
+	}
+	en.invalidate()
+	return true
+}
+
+// onParked shows a call waiting for /approve, and counts it.
+func (m *Model) onParked(e *session.ApprovalParkedEvent) {
+	if en := m.cardFor(e.CallID); en != nil {
+		en.card.approval = e.ApprovalID
+		en.card.state = cardParked
+		en.invalidate()
+		if !m.replaying {
+			m.openModal(en.card, e.ApprovalID)
+		}
+	}
+	m.pending++
+}
+
+// onToolResult shows how a call ended. It reports whether the call has a
+// card.
+func (m *Model) onToolResult(e *session.ToolResultEvent) bool {
+	en := m.cardFor(e.CallID)
+	if en == nil {
+		return false
+	}
+	c := en.card
+	c.duration = time.Duration(e.DurationMS) * time.Millisecond
+	switch {
+	case e.Error != "" && c.dismissed:
+		c.state = cardUnknown // the model is told its outcome is unknown
+	case e.Error != "" && c.state != cardDenied:
+		c.state, c.reason, c.cancelled = cardError, e.Error, e.Cancelled
+	case e.Error == "":
+		c.state, c.preview, c.size, c.isError = cardDone, e.Preview, e.Size, e.IsError
+	}
+	m.closeModal(c.callID)
+	en.invalidate()
+	return true
 }
 
 // settled reports whether the card's call has an outcome: done, denied or

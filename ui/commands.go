@@ -111,16 +111,38 @@ func (m *Model) cmdHelp(args []string) tea.Cmd {
 	return nil
 }
 
+// clearedMsg says the session has forgotten the conversation (/clear).
+type clearedMsg struct{}
+
+// cmdClear starts the conversation afresh. The session cancels a running
+// turn and waits for its end, so that runs in a command; the chat is
+// emptied when it is done (handleCleared). Meanwhile nothing is sent:
+// a message typed then is queued.
 func (m *Model) cmdClear(args []string) tea.Cmd {
 	if len(args) > 0 {
 		m.badArgs("clear")
 		return nil
 	}
-	m.b.Clear()
+	m.clearing++
+	sess := m.sess
+	return func() tea.Msg {
+		sess.Clear()
+		return clearedMsg{}
+	}
+}
+
+// handleCleared empties the chat once the session has forgotten it. The
+// queue goes on as after the turn's end: now, if that end was seen while
+// clearing, else when it comes.
+func (m *Model) handleCleared() {
+	m.clearing--
 	m.chat.clear()
+	endSeen := !m.running
 	m.running, m.reply = false, nil
 	m.dirty = true
-	return nil
+	if endSeen {
+		m.sendQueued()
+	}
 }
 
 func (m *Model) cmdQuit(args []string) tea.Cmd { return m.quit() }
@@ -164,7 +186,7 @@ type probeMsg struct {
 }
 
 func (m *Model) listModels(pick bool) tea.Cmd {
-	b := m.b
+	b := m.models
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -174,7 +196,7 @@ func (m *Model) listModels(pick bool) tea.Cmd {
 }
 
 func (m *Model) setModel(name string) tea.Cmd {
-	b := m.b
+	b := m.models
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -184,7 +206,7 @@ func (m *Model) setModel(name string) tea.Cmd {
 }
 
 func (m *Model) probe() tea.Cmd {
-	b := m.b
+	b := m.models
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -206,17 +228,26 @@ func (m *Model) handleModels(msg modelsMsg) {
 	case len(msg.models) == 0:
 		m.addError("Ollama has no models installed: pull one with `ollama pull NAME`, then /model NAME")
 	case msg.pick:
-		m.picker = newPicker(msg.models, m.b.Model())
+		m.picker = newPicker(msg.models, m.models.Model())
 	default:
 		// A model whose /api/show failed has its capabilities unknown: the
 		// table says so, and a line under it says why.
-		table := modelTable(msg.models, m.b.Model())
+		table := modelTable(msg.models, m.models.Model())
 		for _, x := range msg.models {
 			if !x.CapsKnown() {
 				table += "\n  " + x.Name + ": capabilities unknown: " + strings.Join(strings.Fields(x.ShowErr), " ")
 			}
 		}
 		m.addNotice(table)
+	}
+	m.dirty = true
+}
+
+// handleProbe shows what went wrong asking Ollama about the configured
+// model at start, if anything.
+func (m *Model) handleProbe(msg probeMsg) {
+	if msg.err != nil {
+		m.addError(msg.err.Error())
 	}
 	m.dirty = true
 }

@@ -23,60 +23,37 @@ func (m *Model) candidates(v string) []candidate {
 	}
 	cmd, arg, hasArg := strings.Cut(v, " ")
 	if !hasArg {
-		var out []candidate
-		for _, c := range commands {
-			if strings.HasPrefix("/"+c.name, v) {
-				out = append(out, candidate{"/" + c.name, c.help})
-			}
-		}
-		return out
+		return commandCandidates(v)
 	}
-	name := strings.TrimPrefix(cmd, "/")
+	pos, prefix := argAt(arg)
+	opts := m.argOptions(strings.TrimPrefix(cmd, "/"), pos)
+	return completing(strings.TrimSuffix(v, prefix), prefix, opts)
+}
+
+// commandCandidates are the commands whose name starts with v ("/c").
+func commandCandidates(v string) []candidate {
+	var out []candidate
+	for _, c := range commands {
+		if strings.HasPrefix("/"+c.name, v) {
+			out = append(out, candidate{"/" + c.name, c.help})
+		}
+	}
+	return out
+}
+
+// argAt says which argument the end of arg is in (0: the first) and what
+// of it is typed: after a space, a new one with nothing typed yet.
+func argAt(arg string) (pos int, prefix string) {
 	words := strings.Fields(arg)
 	if strings.HasSuffix(arg, " ") || len(words) == 0 {
 		words = append(words, "")
 	}
-	pos, prefix := len(words)-1, words[len(words)-1]
-	var opts []candidate
-	switch {
-	case name == "mode" && pos == 0:
-		for _, md := range permissions.Modes() {
-			opts = append(opts, candidate{md, "mode for every server"})
-		}
-		for _, n := range m.b.ServerNames() {
-			opts = append(opts, candidate{n, "set this server's mode"})
-		}
-	case name == "mode" && pos == 1:
-		for _, md := range permissions.Modes() {
-			opts = append(opts, candidate{md, ""})
-		}
-	case serverCommands[name] && pos == 0:
-		for _, n := range m.b.ServerNames() {
-			opts = append(opts, candidate{n, m.servers[n].summary})
-		}
-		if name == "connect" || name == "close" {
-			opts = append(opts, candidate{"all", "every server"})
-		}
-	case name == "model" && pos == 0:
-		for _, n := range m.modelNames {
-			opts = append(opts, candidate{n, ""})
-		}
-	case name == "theme" && pos == 0:
-		for _, n := range m.themeNames() {
-			opts = append(opts, candidate{n, ""})
-		}
-	case (name == "approve" || name == "reject") && pos == 0:
-		for _, ap := range m.b.Approvals() {
-			opts = append(opts, candidate{ap.ID, ap.Name})
-		}
-	case name == "allow" && pos == 0:
-		if tools, err := m.b.Tools(""); err == nil {
-			for _, t := range tools {
-				opts = append(opts, candidate{t.Name, ""})
-			}
-		}
-	}
-	base := strings.TrimSuffix(v, prefix)
+	return len(words) - 1, words[len(words)-1]
+}
+
+// completing turns the options that start with prefix into whole inputs,
+// base (the input before prefix) followed by the option.
+func completing(base, prefix string, opts []candidate) []candidate {
 	var out []candidate
 	for _, o := range opts {
 		if strings.HasPrefix(o.text, prefix) {
@@ -84,6 +61,87 @@ func (m *Model) candidates(v string) []candidate {
 		}
 	}
 	return out
+}
+
+// argOptions lists what may go in argument pos of command name.
+func (m *Model) argOptions(name string, pos int) []candidate {
+	switch {
+	case name == "mode":
+		return m.modeOptions(pos)
+	case pos != 0:
+		return nil // every other command completes its first argument only
+	case serverCommands[name]:
+		return m.serverOptions(name == "connect" || name == "close")
+	case name == "model":
+		return plainCandidates(m.modelNames)
+	case name == "theme":
+		return plainCandidates(m.themeNames())
+	case name == "approve" || name == "reject":
+		return m.approvalOptions()
+	case name == "allow":
+		return m.toolOptions()
+	}
+	return nil
+}
+
+// modeOptions complete /mode MODE and /mode SERVER MODE.
+func (m *Model) modeOptions(pos int) []candidate {
+	var opts []candidate
+	switch pos {
+	case 0:
+		for _, md := range permissions.Modes() {
+			opts = append(opts, candidate{md, "mode for every server"})
+		}
+		for _, n := range m.srv.ServerNames() {
+			opts = append(opts, candidate{n, "set this server's mode"})
+		}
+	case 1:
+		opts = plainCandidates(permissions.Modes())
+	}
+	return opts
+}
+
+// serverOptions are the servers, with their state; all when allowed.
+func (m *Model) serverOptions(allowAll bool) []candidate {
+	var opts []candidate
+	for _, n := range m.srv.ServerNames() {
+		opts = append(opts, candidate{n, m.servers[n].summary})
+	}
+	if allowAll {
+		opts = append(opts, candidate{"all", "every server"})
+	}
+	return opts
+}
+
+// approvalOptions are the parked calls' ids, with their tools.
+func (m *Model) approvalOptions() []candidate {
+	var opts []candidate
+	for _, ap := range m.asks.Approvals() {
+		opts = append(opts, candidate{ap.ID, ap.Name})
+	}
+	return opts
+}
+
+// toolOptions are the connected servers' tools.
+func (m *Model) toolOptions() []candidate {
+	tools, err := m.srv.Tools("")
+	if err != nil {
+		return nil
+	}
+	var opts []candidate
+	for _, t := range tools {
+		opts = append(opts, candidate{t.Name, ""})
+	}
+	return opts
+}
+
+// plainCandidates are names without a hint.
+func plainCandidates(names []string) []candidate {
+	var opts []candidate
+	for _, n := range names {
+		opts = append(opts, candidate{n, ""})
+	}
+	return opts
 }
 
 // popupRows is how many completions the popup shows.

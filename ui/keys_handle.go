@@ -10,48 +10,40 @@ import (
 	"latch/session"
 )
 
-// handleKey routes a key: the picker first when open, then global keys,
-// then the editor. Keys are matched by type (matches, isRune), never by
-// the text of a burst of typed characters: that is always text.
+// handleKey routes a key: the open prompt, modal, help or picker first,
+// then the chat's keys. Keys are matched by type (matches, isRune), never
+// by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	if matches(msg, m.keys.Quit) {
+	switch {
+	case matches(msg, m.keys.Quit):
 		return m.quit()
-	}
-	if m.token != nil {
+	case m.token != nil:
 		return m.handleTokenKey(msg)
-	}
-	if m.modal != nil {
+	case m.modal != nil:
 		return m.handleModalKey(msg)
-	}
-	if m.helpOpen {
-		if msg.Type == tea.KeyEsc || isRune(msg, '?', 'q') {
-			m.helpOpen = false
-			m.dirty = true
-		}
+	case m.helpOpen:
+		m.handleHelpKey(msg)
 		return nil
-	}
-	if m.picker != nil {
+	case m.picker != nil:
 		return m.handlePickerKey(msg)
 	}
+	return m.handleChatKey(msg)
+}
+
+// handleHelpKey closes the overview on Esc, ? or q; other keys do nothing.
+func (m *Model) handleHelpKey(msg tea.KeyMsg) {
+	if msg.Type == tea.KeyEsc || isRune(msg, '?', 'q') {
+		m.helpOpen = false
+		m.dirty = true
+	}
+}
+
+// handleChatKey handles a key with nothing open over the chat: the global
+// keys, else the editor.
+func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case matches(msg, m.keys.Cancel):
-		// Esc stops the innermost thing: the queue of messages typed
-		// during a reply, then a running tool call (the model is told and
-		// goes on), else the streaming reply.
-		switch {
-		case len(m.queued) > 0:
-			last := m.queued[len(m.queued)-1]
-			m.queued = m.queued[:len(m.queued)-1]
-			if m.input.value() == "" {
-				m.input.set(last)
-			}
-			m.addNotice("taken back from the queue")
-		case m.b.CancelTools():
-		case m.running:
-			m.b.Cancel()
-		}
-		m.dirty = true
-		return nil
+		m.cancelInnermost()
 	case matches(msg, m.keys.Thinking):
 		m.toggleThinking()
 	case matches(msg, m.keys.Expand):
@@ -61,31 +53,67 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.copyLast()
 	case matches(msg, m.keys.Help) && m.input.value() == "":
 		return m.cmdHelp(nil)
+	case m.scrollKey(msg): // it scrolled
+	case matches(msg, m.keys.Send):
+		return m.submit()
+	case matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
+		m.complete()
+	default:
+		return m.edit(msg)
+	}
+	m.dirty = true
+	return nil
+}
+
+// cancelInnermost is Esc: it stops the innermost thing: the queue of
+// messages typed during a reply, then a running tool call (the model is
+// told and goes on), else the streaming reply.
+func (m *Model) cancelInnermost() {
+	switch {
+	case len(m.queued) > 0:
+		last := m.queued[len(m.queued)-1]
+		m.queued = m.queued[:len(m.queued)-1]
+		if m.input.value() == "" {
+			m.input.set(last)
+		}
+		m.addNotice("taken back from the queue")
+	case m.sess.CancelTools():
+	case m.running:
+		m.sess.Cancel()
+	}
+}
+
+// scrollKey scrolls the chat if msg is a scroll key, and reports whether
+// it was.
+func (m *Model) scrollKey(msg tea.KeyMsg) bool {
+	page := max(m.chat.height-1, 1)
+	switch {
 	case matches(msg, m.keys.PageUp):
-		m.chat.scroll(-max(m.chat.height-1, 1))
+		m.chat.scroll(-page)
 	case matches(msg, m.keys.PageDown):
-		m.chat.scroll(max(m.chat.height-1, 1))
+		m.chat.scroll(page)
 	case matches(msg, m.keys.LineUp):
 		m.chat.scroll(-1)
 	case matches(msg, m.keys.LineDown):
 		m.chat.scroll(1)
 	case matches(msg, m.keys.Bottom):
 		m.chat.gotoBottom()
-	case matches(msg, m.keys.Send):
-		return m.submit()
-	case matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
-		m.complete()
 	default:
-		before := m.input.height()
-		cmd := m.input.update(asText(msg))
-		if m.input.height() != before {
-			m.layout()
-		}
-		m.dirty = true
-		return cmd
+		return false
+	}
+	return true
+}
+
+// edit gives a key to the input editor, making room when it grows or
+// shrinks.
+func (m *Model) edit(msg tea.KeyMsg) tea.Cmd {
+	before := m.input.height()
+	cmd := m.input.update(asText(msg))
+	if m.input.height() != before {
+		m.layout()
 	}
 	m.dirty = true
-	return nil
+	return cmd
 }
 
 // submit sends the input: a slash command runs here and never reaches the
@@ -100,16 +128,17 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return m.runCommand(strings.TrimSpace(text))
 	}
-	if m.running {
+	if m.running || m.clearing > 0 {
 		// Sent while a turn runs: it waits, visibly, and goes when the
-		// turn ends (Esc takes it back).
+		// turn ends (Esc takes it back). So while /clear winds the
+		// session down: it goes once the conversation is forgotten.
 		m.queued = append(m.queued, text)
 		m.input.reset()
 		m.layout()
 		m.addNotice(fmt.Sprintf("queued (%d): sent when this reply ends · esc takes it back", len(m.queued)))
 		return nil
 	}
-	if err := m.b.Send(text); err != nil {
+	if err := m.sess.Send(text); err != nil {
 		// Keep the text so nothing typed is lost.
 		m.addError(userMessage(err))
 		return nil
@@ -122,12 +151,12 @@ func (m *Model) submit() tea.Cmd {
 
 // sendQueued sends the oldest queued message once a turn has ended.
 func (m *Model) sendQueued() {
-	if len(m.queued) == 0 || m.running {
+	if len(m.queued) == 0 || m.running || m.clearing > 0 {
 		return
 	}
 	text := m.queued[0]
 	m.queued = m.queued[1:]
-	if err := m.b.Send(text); err != nil {
+	if err := m.sess.Send(text); err != nil {
 		m.addError(userMessage(err))
 		m.input.set(text) // nothing typed is lost
 	}

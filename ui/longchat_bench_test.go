@@ -196,31 +196,41 @@ func bigResultEvents(t *testing.T) []session.Event {
 	}
 }
 
+// heapLongChatSize is the chat TestHeapLongChat builds: its turns (every
+// fifth calls the tool) and the layout budget. Under the race detector,
+// where glamour's colour output is ten times slower, the chat is a fifth
+// as long and the budget a fifth as large: still in colour, and still
+// several times what the budget holds, so the cache has to drop layouts.
+func heapLongChatSize() (turns, budget int) {
+	if raceDetector() {
+		return 200, layoutBudget / 5
+	}
+	return 1000, layoutBudget
+}
+
 // TestHeapLongChat loads a 2,000-message chat in which 200 tool calls each
-// returned 1 MiB, lays every entry out (pages up to the very top), and
-// checks the heap: the UI keeps previews, never whole results, and the
-// cached layouts stay within their budget.
+// returned 1 MiB (under -race a fifth of that), lays every entry out
+// (pages up to the very top) in colour, and checks the heap: the UI keeps
+// previews, never whole results, and the cached layouts stay within their
+// budget, which the chat overruns.
 func TestHeapLongChat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lays out 2,000 messages")
 	}
 	// In colour, as a terminal shows it: styled lines are several times
 	// the size of plain ones. The profile is global to the package's
-	// tests; it is put back. (Under the race detector, glamour's colour
-	// output makes this test ten times slower: there it stays plain.)
-	profile := termenv.TrueColor
-	if raceDetector() {
-		profile = termenv.Ascii
-	}
+	// tests; it is put back.
+	const profile = termenv.TrueColor
 	lipgloss.SetColorProfile(profile)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
+	turns, budget := heapLongChatSize()
 	tmpl := bigResultEvents(t)
 	hd := session.Header{}
 	var evs []session.Event
 	calls := 0
-	for turn := 1; turn <= 1000; turn++ {
+	for turn := 1; turn <= turns; turn++ {
 		evs = append(evs, &session.UserMessage{Header: hd, Turn: turn, Text: fmt.Sprintf("question %d", turn)})
-		if turn%5 == 0 { // 200 of the 1,000 turns call the tool
+		if turn%5 == 0 { // a fifth of the turns call the tool
 			id := fmt.Sprintf("call_%d", turn)
 			for _, e := range tmpl {
 				switch e := e.(type) {
@@ -248,9 +258,10 @@ func TestHeapLongChat(t *testing.T) {
 
 	base := heapInuse()
 	m := longChatModel(t, evs)
+	m.chat.cache.budget = budget
 	evs = nil
-	if n := len(m.chat.entries); n != 2000+calls {
-		t.Fatalf("%d entries, want %d", n, 2000+calls)
+	if n := len(m.chat.entries); n != 2*turns+calls {
+		t.Fatalf("%d entries, want %d", n, 2*turns+calls)
 	}
 	// Page up to the top, so that every entry is laid out and cached.
 	pages := 0
@@ -261,23 +272,34 @@ func TestHeapLongChat(t *testing.T) {
 			t.Fatal("PgUp never reached the top")
 		}
 	}
-	if v := m.View(); !strings.Contains(v, "question 1") {
+	v := m.View()
+	if !strings.Contains(v, "question 1") {
 		t.Fatalf("the top of the chat:\n%s", v)
 	}
-	cached := 0
+	if !strings.Contains(v, "\x1b[38;2;") {
+		t.Fatalf("the chat is not drawn in true colour:\n%q", v)
+	}
+	cached, dropped := 0, 0
 	for _, en := range m.chat.entries {
+		if en.lines == nil {
+			dropped++
+		}
 		for _, l := range en.lines {
 			cached += len(l) + 16
 		}
 	}
-	if cached > layoutBudget {
-		t.Errorf("%d bytes of layout cached, over the budget of %d", cached, layoutBudget)
+	if cached > budget {
+		t.Errorf("%d bytes of layout cached, over the budget of %d", cached, budget)
+	}
+	if dropped == 0 {
+		t.Errorf("every layout is still cached (%d bytes, budget %d): the chat never overran the budget", cached, budget)
 	}
 	inuse := heapInuse()
 	runtime.KeepAlive(m)
 	const mib = 1 << 20
-	t.Logf("2,000 messages + %d tool results of 1 MiB, all laid out in %s (%d pages): HeapInuse %.1f MiB (%.1f MiB more than before the UI was built)",
-		calls, profileName(profile), pages, float64(inuse)/mib, float64(inuse-min(base, inuse))/mib)
+	t.Logf("%d messages + %d tool results of 1 MiB, all laid out in %s (%d pages; %d layouts dropped, %.1f of %.1f MiB cached): HeapInuse %.1f MiB (%.1f MiB more than before the UI was built)",
+		2*turns, calls, profileName(profile), pages, dropped, float64(cached)/mib, float64(budget)/mib,
+		float64(inuse)/mib, float64(inuse-min(base, inuse))/mib)
 	if limit := uint64(200 * mib); inuse > limit {
 		t.Fatalf("HeapInuse is %.0f MiB, over %d MiB: is something keeping whole tool results?", float64(inuse)/mib, limit/mib)
 	}

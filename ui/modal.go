@@ -91,8 +91,8 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		// Esc on an asked call denies it and cancels the turn.
-		m.b.AnswerAsk(md.card.callID, session.AnswerNo)
-		m.b.Cancel()
+		m.asks.AnswerAsk(md.card.callID, session.AnswerNo)
+		m.sess.Cancel()
 	}
 	return nil
 }
@@ -100,12 +100,10 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) answer(md *modal, a session.Answer) tea.Cmd {
 	m.modal = nil
 	if md.approval == "" {
-		m.b.AnswerAsk(md.card.callID, a)
+		m.asks.AnswerAsk(md.card.callID, a)
 		return nil
 	}
-	id, ok := md.approval, a != session.AnswerNo
-	b := m.b
-	return func() tea.Msg { return approvalDoneMsg{id: id, approve: ok, err: b.Decide(id, ok)} }
+	return m.decide(md.approval, a != session.AnswerNo)
 }
 
 // approvalDoneMsg reports a decision on a parked call.
@@ -113,6 +111,22 @@ type approvalDoneMsg struct {
 	id      string
 	approve bool
 	err     error
+}
+
+// decide approves or rejects a parked call, in a command: for a call
+// parked before a restart, the session logs the decision (synced) and
+// starts the turn again.
+func (m *Model) decide(id string, approve bool) tea.Cmd {
+	asks := m.asks
+	return func() tea.Msg { return approvalDoneMsg{id: id, approve: approve, err: asks.Decide(id, approve)} }
+}
+
+// handleApprovalDone reports a decision that could not be applied.
+func (m *Model) handleApprovalDone(msg approvalDoneMsg) {
+	if msg.err != nil {
+		m.addError(fmt.Sprintf("approval %s: %s", sanitize.Line(msg.id), sanitizeText(msg.err.Error())))
+	}
+	m.dirty = true
 }
 
 // render draws the modal box for a screen of width × height.

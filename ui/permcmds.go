@@ -17,9 +17,9 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 	switch len(args) {
 	case 0:
 		var b strings.Builder
-		fmt.Fprintf(&b, "mode: %s", m.b.Mode())
-		for _, n := range m.b.ServerNames() {
-			if md, ok := m.b.ServerMode(n); ok {
+		fmt.Fprintf(&b, "mode: %s", m.perms.Mode())
+		for _, n := range m.srv.ServerNames() {
+			if md, ok := m.perms.ServerMode(n); ok {
 				fmt.Fprintf(&b, "\n  %s: %s", n, md)
 			}
 		}
@@ -31,7 +31,7 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 			m.addError("/mode: " + err.Error())
 			return nil
 		}
-		m.b.SetMode(md)
+		m.perms.SetMode(md)
 		m.addNotice("mode: " + md.String())
 	case 2:
 		md, err := permissions.ParseMode(args[1])
@@ -39,8 +39,8 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 			m.addError("/mode: " + err.Error())
 			return nil
 		}
-		if err := m.b.SetServerMode(args[0], md); err != nil {
-			m.addError(fmt.Sprintf("/mode: %s (servers: %s)", sanitizeText(err.Error()), strings.Join(m.b.ServerNames(), ", ")))
+		if err := m.perms.SetServerMode(args[0], md); err != nil {
+			m.addError(fmt.Sprintf("/mode: %s (servers: %s)", sanitizeText(err.Error()), strings.Join(m.srv.ServerNames(), ", ")))
 			return nil
 		}
 		m.addNotice(fmt.Sprintf("mode of %s: %s", args[0], md))
@@ -56,7 +56,7 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 func (m *Model) cmdAllow(args []string) tea.Cmd {
 	switch len(args) {
 	case 0:
-		entries := m.b.AllowList()
+		entries := m.perms.AllowList()
 		if len(entries) == 0 {
 			m.addNotice("the allow-list is empty: in read_only mode every tool call is denied (/allow NAME grants one; /tools lists them)")
 			return nil
@@ -72,7 +72,7 @@ func (m *Model) cmdAllow(args []string) tea.Cmd {
 			m.addError("/allow: matching is exact; list each tool")
 			return nil
 		}
-		if err := m.b.Grant(args[0]); err != nil {
+		if err := m.perms.Grant(args[0]); err != nil {
 			m.addError("/allow: " + sanitizeText(err.Error()))
 			return nil
 		}
@@ -88,7 +88,7 @@ func (m *Model) cmdApprovals(args []string) tea.Cmd {
 		m.badArgs("approvals")
 		return nil
 	}
-	aps := m.b.Approvals()
+	aps := m.asks.Approvals()
 	if len(aps) == 0 {
 		m.addNotice("no calls are waiting for approval")
 		return nil
@@ -113,10 +113,8 @@ func (m *Model) decideCmd(name string, args []string, approve bool) tea.Cmd {
 		m.badArgs(name)
 		return nil
 	}
-	id := args[0]
 	m.modal = nil
-	b := m.b
-	return func() tea.Msg { return approvalDoneMsg{id: id, approve: approve, err: b.Decide(id, approve)} }
+	return m.decide(args[0], approve)
 }
 
 func (m *Model) cmdApprove(args []string) tea.Cmd { return m.decideCmd("approve", args, true) }
@@ -127,7 +125,7 @@ func (m *Model) cmdRetry(args []string) tea.Cmd {
 		m.badArgs("retry")
 		return nil
 	}
-	if err := m.b.Retry(args[0]); err != nil {
+	if err := m.resume.Retry(args[0]); err != nil {
 		m.addError("/retry: " + sanitizeText(err.Error()))
 		return nil
 	}
@@ -146,7 +144,7 @@ func (m *Model) cmdDismiss(args []string) tea.Cmd {
 		m.badArgs("dismiss")
 		return nil
 	}
-	if err := m.b.Dismiss(args[0]); err != nil {
+	if err := m.resume.Dismiss(args[0]); err != nil {
 		m.addError("/dismiss: " + sanitizeText(err.Error()))
 		return nil
 	}
@@ -161,7 +159,7 @@ func (m *Model) cmdDismiss(args []string) tea.Cmd {
 
 // afterResolve says what still blocks a resumed turn, if anything.
 func (m *Model) afterResolve() {
-	if why := m.b.Blocked(); why != "" {
+	if why := m.resume.Blocked(); why != "" {
 		m.addNotice(sanitizeText(why))
 	} else {
 		m.running = true

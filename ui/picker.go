@@ -53,7 +53,7 @@ func (m *Model) handlePickerKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case matches(msg, m.keys.Cancel):
 		m.picker = nil
-		if m.b.Model() == "" {
+		if m.models.Model() == "" {
 			m.addNotice("no model chosen: /model NAME or /model to pick one")
 		}
 	case msg.Type == tea.KeyUp:

@@ -68,7 +68,7 @@ func (m *Model) serverCounts() (connected, total, failed int) {
 			failed++
 		}
 	}
-	return connected, len(m.b.ServerNames()), failed
+	return connected, len(m.srv.ServerNames()), failed
 }
 
 // serverDoneMsg reports the end of /connect, /close or /token.
@@ -86,6 +86,7 @@ func (m *Model) handleServerDone(msg serverDoneMsg) {
 		// connect failures are reported by the status event already.
 		m.addError(fmt.Sprintf("/%s %s: %s", msg.verb, sanitize.Line(msg.name), sanitizeText(msg.err.Error())))
 	}
+	m.dirty = true
 }
 
 // serverArg checks a server-name argument; all is allowed where said.
@@ -97,12 +98,12 @@ func (m *Model) serverArg(cmd string, args []string, allowAll bool) (string, boo
 	if allowAll && args[0] == "all" {
 		return "all", true
 	}
-	for _, n := range m.b.ServerNames() {
+	for _, n := range m.srv.ServerNames() {
 		if n == args[0] {
 			return n, true
 		}
 	}
-	names := m.b.ServerNames()
+	names := m.srv.ServerNames()
 	if len(names) == 0 {
 		m.addError("no MCP servers are configured (add them under mcpServers in the config file)")
 	} else {
@@ -123,7 +124,7 @@ func (m *Model) cmdConnect(args []string) tea.Cmd {
 	} else {
 		m.addNotice("connecting " + sanitize.Line(name) + "…")
 	}
-	return m.serverCmd("connect", name, m.b.ConnectServer)
+	return m.serverCmd("connect", name, m.srv.ConnectServer)
 }
 
 func (m *Model) cmdClose(args []string) tea.Cmd {
@@ -131,7 +132,7 @@ func (m *Model) cmdClose(args []string) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	return m.serverCmd("close", name, m.b.CloseServer)
+	return m.serverCmd("close", name, m.srv.CloseServer)
 }
 
 func (m *Model) cmdServers(args []string) tea.Cmd {
@@ -139,7 +140,7 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 		m.badArgs("servers")
 		return nil
 	}
-	sts := m.b.Servers()
+	sts := m.srv.Servers()
 	if len(sts) == 0 {
 		m.addNotice("no MCP servers are configured (add them under mcpServers in the config file)")
 		return nil
@@ -166,7 +167,7 @@ func (m *Model) cmdTools(args []string) tea.Cmd {
 		}
 		name = n
 	}
-	tools, err := m.b.Tools(name)
+	tools, err := m.srv.Tools(name)
 	if err != nil {
 		m.addError(sanitizeText(err.Error()))
 		return nil
@@ -202,7 +203,7 @@ func (m *Model) cmdLogs(args []string) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	lines, err := m.b.ServerLogs(name)
+	lines, err := m.srv.ServerLogs(name)
 	if err != nil {
 		m.addError(sanitizeText(err.Error()))
 		return nil
@@ -231,7 +232,7 @@ func (m *Model) cmdToken(args []string) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	for _, st := range m.b.Servers() {
+	for _, st := range m.srv.Servers() {
 		if st.Name == name && st.Transport == mcp.TransportStdio {
 			// A token is sent as an HTTP header; a stdio server has none,
 			// and one typed here would be thrown away.
@@ -266,9 +267,8 @@ func (m *Model) handleTokenKey(msg tea.KeyMsg) tea.Cmd {
 			m.addNotice("/token cancelled: no token given")
 			return nil
 		}
-		name := p.server
-		b := m.b
-		return func() tea.Msg { return serverDoneMsg{verb: "token", name: name, err: b.SetToken(name, tok)} }
+		srv := m.srv
+		return m.serverCmd("token", p.server, func(name string) error { return srv.SetToken(name, tok) })
 	}
 	var cmd tea.Cmd
 	p.in, cmd = p.in.Update(asText(msg))

@@ -15,13 +15,13 @@ import (
 // then the host.
 func (m *Model) statusLine() string {
 	st := m.st.Status
-	model := sanitize.Line(m.b.Model())
+	model := sanitize.Line(m.models.Model())
 	if model == "" {
 		model = "no model"
 	}
 	sep := st.Item.Render(" │ ")
 	parts := []string{st.Brand.Render("latch"), st.Item.Render(model)}
-	mode := m.b.Mode()
+	mode := m.perms.Mode()
 	modeStyle := st.Item
 	if mode.String() == "auto" {
 		modeStyle = st.Failure // the risky mode stands out
@@ -37,10 +37,10 @@ func (m *Model) statusLine() string {
 	if m.pending > 0 {
 		parts = append(parts, st.Busy.Render(fmt.Sprintf("⏸ %d pending", m.pending)))
 	}
-	if m.b.LogProblem() != "" {
+	if m.sess.LogProblem() != "" {
 		parts = append(parts, st.Failure.Render("log ✗ unsaved, no tool calls"))
 	}
-	optional := []string{st.Item.Render(sanitize.Line(m.b.Host())), st.Item.Render(m.b.ID())}
+	optional := []string{st.Item.Render(sanitize.Line(m.sess.Host())), st.Item.Render(m.sess.ID())}
 
 	var right string
 	switch {

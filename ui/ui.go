@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"latch/permissions"
 	"latch/session"
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -26,49 +25,9 @@ func listOrNone(xs []string) string {
 	return sanitize.Line(strings.Join(xs, ", "))
 }
 
-// Backend is what the UI needs of a session. *session.Session implements it.
-type Backend interface {
-	ID() string
-	Host() string
-	Model() string
-	Send(text string) error
-	Cancel()
-	Clear()
-	Models(ctx context.Context) ([]session.ModelInfo, error)
-	SetModel(ctx context.Context, name string) (session.ModelInfo, error)
-	Probe(ctx context.Context) (session.ModelInfo, error)
-
-	ServerNames() []string
-	Servers() []session.ServerStatus
-	ConnectServer(name string) error
-	CloseServer(name string) error
-	SetToken(name, token string) error
-	Tools(server string) ([]session.Tool, error)
-	ServerLogs(name string) ([]string, error)
-
-	AnswerAsk(callID string, a session.Answer) bool
-	Decide(approvalID string, approve bool) error
-	Approvals() []permissions.Approval
-	CancelTools() bool
-	Mode() permissions.Mode
-	ServerMode(server string) (permissions.Mode, bool)
-	SetMode(m permissions.Mode)
-	SetServerMode(server string, m permissions.Mode) error
-	AllowList() []permissions.Entry
-	Grant(name string) error
-
-	WaitServers(ctx context.Context)
-	Continue() bool
-	Blocked() string
-	Retry(callID string) error
-	Dismiss(callID string) error
-	// LogProblem says why the session log cannot be written ("" when it
-	// can); meanwhile no tool call runs.
-	LogProblem() string
-}
-
 // Options configure the UI model.
 type Options struct {
+	// Backend is the session; the model keeps it by concern (see Backend).
 	Backend Backend
 	Events  *session.Sub // the session's events, subscribed before Start
 	Styles  themes.Styles
@@ -92,11 +51,11 @@ type Options struct {
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	b      Backend
-	events *session.Sub
-	st     *themes.Styles
-	keys   keyMap
-	batch  time.Duration
+	backends // the session, by concern
+	events   *session.Sub
+	st       *themes.Styles
+	keys     keyMap
+	batch    time.Duration
 
 	width, height int
 	chat          *chatPane
@@ -116,6 +75,7 @@ type Model struct {
 	themeEnv      themeEnv
 	view          viewOpts
 	resumed       bool
+	clearing      int  // /clear commands still running: nothing is sent meanwhile
 	ticking       bool // the running-card animation is on
 	modalWake     bool // a modal opened: wake up when its guard is over
 	spin          int  // its frame
@@ -144,7 +104,7 @@ func New(o Options) *Model {
 	}
 	md := newMDRenderer(st.Palette.Glamour)
 	m := &Model{
-		b: o.Backend, events: o.Events, st: &st, keys: defaultKeys(),
+		backends: splitBackend(o.Backend), events: o.Events, st: &st, keys: defaultKeys(),
 		batch: batch, md: md, dirty: true, cards: map[string]*entry{}, now: o.Now,
 	}
 	if m.now == nil {
@@ -196,13 +156,21 @@ type continuedMsg struct{ started bool }
 // continueResumed waits for the servers, then lets a resumed turn that
 // owes tool calls go on when nothing blocks it.
 func (m *Model) continueResumed() tea.Cmd {
-	b := m.b
+	srv, resume := m.srv, m.resume
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		b.WaitServers(ctx)
-		return continuedMsg{started: b.Continue()}
+		srv.WaitServers(ctx)
+		return continuedMsg{started: resume.Continue()}
 	}
+}
+
+// handleContinued notes a resumed turn that went on.
+func (m *Model) handleContinued(msg continuedMsg) {
+	if msg.started {
+		m.running = true
+	}
+	m.dirty = true
 }
 
 // Init starts reading events and, when no model is set, asks Ollama which
@@ -212,7 +180,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.resumed {
 		cmds = append(cmds, m.continueResumed())
 	}
-	if m.b.Model() == "" {
+	if m.models.Model() == "" {
 		cmds = append(cmds, m.listModels(true))
 	} else {
 		cmds = append(cmds, m.probe())
@@ -272,61 +240,50 @@ func (m *Model) windowTitle() string {
 	return "latch"
 }
 
+// update hands each message to its handler. Nothing here waits: what
+// blocks (Ollama, the servers, the end of a turn) runs in a command, whose
+// message comes back here.
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
 	case eventsMsg:
-		for _, e := range msg.events {
-			m.handleEvent(e)
-		}
-		return m, tea.Batch(m.waitEvents(msg.at), m.maybeTick())
+		return m, m.handleEvents(msg)
+	case eventsClosedMsg:
 	case tickMsg:
 		return m, m.handleTick()
 	case modalReadyMsg:
 		m.dirty = true
-		return m, nil
-	case copiedMsg:
-		m.addNotice(fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n))
-		return m, nil
-	case continuedMsg:
-		if msg.started {
-			m.running = true
-		}
-		m.dirty = true
-		return m, nil
-	case approvalDoneMsg:
-		if msg.err != nil {
-			m.addError(fmt.Sprintf("approval %s: %s", sanitize.Line(msg.id), sanitizeText(msg.err.Error())))
-		}
-		m.dirty = true
-		return m, nil
-	case eventsClosedMsg:
-		return m, nil
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
 	case tea.MouseMsg:
 		m.handleMouse(msg)
-		return m, nil
+	case copiedMsg:
+		m.addNotice(fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n))
+	case continuedMsg:
+		m.handleContinued(msg)
+	case clearedMsg:
+		m.handleCleared()
+	case approvalDoneMsg:
+		m.handleApprovalDone(msg)
 	case modelsMsg:
 		m.handleModels(msg)
-		return m, nil
 	case modelSetMsg:
 		m.handleModelSet(msg)
-		return m, nil
+	case probeMsg:
+		m.handleProbe(msg)
 	case serverDoneMsg:
 		m.handleServerDone(msg)
-		m.dirty = true
-		return m, nil
-	case probeMsg:
-		if msg.err != nil {
-			m.addError(msg.err.Error())
-		}
-		m.dirty = true
-		return m, nil
 	}
 	return m, nil
+}
+
+// handleEvents applies a batch of session events, then waits for the next.
+func (m *Model) handleEvents(msg eventsMsg) tea.Cmd {
+	for _, e := range msg.events {
+		m.handleEvent(e)
+	}
+	return tea.Batch(m.waitEvents(msg.at), m.maybeTick())
 }
 
 func (m *Model) resize(w, h int) {
@@ -375,21 +332,7 @@ func (m *Model) handleEvent(e session.Event) {
 		m.addError(e.Message)
 	case *session.TurnDone:
 		if e.Turn == m.turn {
-			m.running = false
-			m.lastTPS = e.Metrics.TokensPerSecond()
-			if r := m.reply; r != nil {
-				r.footer = footerFor(e)
-				if !r.done {
-					r.finish(r.text, r.thinking, true)
-				}
-				r.invalidate()
-			}
-			m.reply = nil
-			m.modal = nil
-			m.chat.dirty = true
-			if !m.replaying {
-				m.sendQueued()
-			}
+			m.endTurn(e)
 		}
 	case *session.ServerStatusEvent:
 		m.handleServerStatus(e)
@@ -401,6 +344,26 @@ func (m *Model) handleEvent(e session.Event) {
 	case *session.ModelChanged:
 	}
 	m.dirty = true
+}
+
+// endTurn closes the current turn: its reply gets its footer, and the
+// next queued message goes.
+func (m *Model) endTurn(e *session.TurnDone) {
+	m.running = false
+	m.lastTPS = e.Metrics.TokensPerSecond()
+	if r := m.reply; r != nil {
+		r.footer = footerFor(e)
+		if !r.done {
+			r.finish(r.text, r.thinking, true)
+		}
+		r.invalidate()
+	}
+	m.reply = nil
+	m.modal = nil
+	m.chat.dirty = true
+	if !m.replaying {
+		m.sendQueued()
+	}
 }
 
 // replyFor returns the streaming reply of a turn's round, making it on

@@ -355,8 +355,7 @@ func TestMouseWheelScrollsAndClearEmpties(t *testing.T) {
 	if !strings.Contains(h.m.View(), "the end") {
 		t.Fatalf("wheel down did not come back:\n%s", h.m.View())
 	}
-	h.typeText("/clear")
-	h.key(tea.KeyEnter)
+	h.command("/clear") // the session clears in a command
 	if strings.Contains(h.m.View(), "paragraph") || len(h.sess.History()) != 0 {
 		t.Fatalf("/clear left the conversation:\n%s", h.m.View())
 	}

@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"context"
+
+	"latch/permissions"
+	"latch/session"
+)
+
+// What the UI needs of a session, by concern. *session.Session implements
+// every one; each part of the UI holds only the ones it uses, so a screen
+// can be tested with a fake of just those.
+
+// Chat is the conversation: sending, stopping, forgetting, and what the
+// status line says of the session.
+type Chat interface {
+	ID() string
+	Host() string
+	Send(text string) error
+	// Cancel stops the streaming reply.
+	Cancel()
+	// CancelTools stops the running tool calls (the turn goes on); it
+	// reports whether any was running.
+	CancelTools() bool
+	// Clear forgets the conversation. It cancels a running turn and waits
+	// for it to end: never call it from Update.
+	Clear()
+	// LogProblem says why the session log cannot be written ("" when it
+	// can); meanwhile no tool call runs.
+	LogProblem() string
+}
+
+// Models is the model: which one, which there are, switching. Models,
+// SetModel and Probe ask Ollama: they run in commands.
+type Models interface {
+	Model() string
+	Models(ctx context.Context) ([]session.ModelInfo, error)
+	SetModel(ctx context.Context, name string) (session.ModelInfo, error)
+	Probe(ctx context.Context) (session.ModelInfo, error)
+}
+
+// Servers are the MCP servers. ConnectServer, CloseServer, SetToken and
+// WaitServers block: they run in commands.
+type Servers interface {
+	ServerNames() []string
+	Servers() []session.ServerStatus
+	ConnectServer(name string) error
+	CloseServer(name string) error
+	SetToken(name, token string) error
+	Tools(server string) ([]session.Tool, error)
+	ServerLogs(name string) ([]string, error)
+	WaitServers(ctx context.Context)
+}
+
+// Permissions are the gate's settings: the modes and the allow-list.
+type Permissions interface {
+	Mode() permissions.Mode
+	ServerMode(server string) (permissions.Mode, bool)
+	SetMode(m permissions.Mode)
+	SetServerMode(server string, m permissions.Mode) error
+	AllowList() []permissions.Entry
+	Grant(name string) error
+}
+
+// Decisions answer the gate's questions: an asked call (the modal) and
+// parked ones (/approve, /reject). Decide runs in a command.
+type Decisions interface {
+	AnswerAsk(callID string, a session.Answer) bool
+	Decide(approvalID string, approve bool) error
+	Approvals() []permissions.Approval
+}
+
+// Resume finishes a turn a resumed session still owes.
+type Resume interface {
+	Continue() bool
+	Blocked() string
+	Retry(callID string) error
+	Dismiss(callID string) error
+}
+
+// Backend is all the UI needs of a session: what ui.New takes.
+// *session.Session implements it.
+type Backend interface {
+	Chat
+	Models
+	Servers
+	Permissions
+	Decisions
+	Resume
+}
+
+// backends are the parts of the backend the model holds, one per concern.
+type backends struct {
+	sess   Chat
+	models Models
+	srv    Servers
+	perms  Permissions
+	asks   Decisions
+	resume Resume
+}
+
+func splitBackend(b Backend) backends {
+	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b}
+}
