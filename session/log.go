@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ollama/ollama/api"
 )
@@ -50,7 +51,9 @@ type sessionLog struct {
 	f    *os.File
 	path string
 	size int64 // bytes of whole lines written: a failed write is cut back to it
-	err  error // why the last write failed; nil while writing works
+	// err is why the last write failed (nil while writing works). It is
+	// read without mu, so that the status line never waits for a sync.
+	err atomic.Pointer[error]
 }
 
 func openLog(dir, id string) (*sessionLog, error) {
@@ -185,26 +188,24 @@ func (l *sessionLog) write(e Event, sync bool) (logChange, error) {
 		} else {
 			_ = os.Truncate(l.path, l.size) // no half line stays behind
 		}
-		was := l.err
-		l.err = err
-		if was == nil {
+		if l.err.Swap(&err) == nil {
 			return logBroke, err
 		}
 		return logSame, err
 	}
 	l.size += int64(n)
-	if l.err != nil {
-		l.err = nil
+	if l.err.Swap(nil) != nil {
 		return logRecovered, nil
 	}
 	return logSame, nil
 }
 
-// broken returns why the last write failed, or nil.
+// broken returns why the last write failed, or nil. It never waits.
 func (l *sessionLog) broken() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err
+	if p := l.err.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (l *sessionLog) close() error {

@@ -15,6 +15,9 @@ type Tool = mcp.Tool
 // ServerConfig configures one MCP server (see mcp.ServerConfig).
 type ServerConfig = mcp.ServerConfig
 
+// TransportStdio is the transport of a server that runs as a process.
+const TransportStdio = mcp.TransportStdio
+
 // Server states, re-exported for the UI.
 const (
 	StateDisabled     = mcp.StateDisabled

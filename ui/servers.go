@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"latch/mcp"
 	"latch/session"
 	"latch/ui/sanitize"
 )
@@ -233,7 +232,7 @@ func (m *Model) cmdToken(args []string) tea.Cmd {
 		return nil
 	}
 	for _, st := range m.srv.Servers() {
-		if st.Name == name && st.Transport == mcp.TransportStdio {
+		if st.Name == name && st.Transport == session.TransportStdio {
 			// A token is sent as an HTTP header; a stdio server has none,
 			// and one typed here would be thrown away.
 			m.addError(fmt.Sprintf("/token: %s is a stdio server and takes no token: its credentials go in its env (mcpServers.%s.env in the config file), then /connect %s",
