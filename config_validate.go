@@ -303,7 +303,7 @@ func (l *loader) checkPath(scope, field, p string, live, dir bool) string {
 			l.errorf(scope, field, "cannot read %s: %v", p, errors.Unwrap(err))
 			return p
 		}
-		f.Close()
+		_ = f.Close() // opened only to see that it can be
 	}
 	return p
 }

@@ -35,6 +35,9 @@ func runSessions(s *settings, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", x.ID, x.Started.Local().Format("2006-01-02 15:04"),
 			sanitize.Line(x.Model), pending, prompt)
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		say(stderr, "latch sessions: "+err.Error())
+		return exitError
+	}
 	return exitOK
 }

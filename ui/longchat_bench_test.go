@@ -254,12 +254,12 @@ func TestHeapLongChat(t *testing.T) {
 			&session.AssistantMessage{Header: hd, Turn: turn, Content: longChatReply(turn)},
 			&session.TurnDone{Header: hd, Turn: turn, Reason: session.ReasonStop})
 	}
-	tmpl = nil
+	clear(tmpl) // let the collector have what only the test held
 
 	base := heapInuse()
 	m := longChatModel(t, evs)
 	m.chat.cache.budget = budget
-	evs = nil
+	clear(evs)
 	if n := len(m.chat.entries); n != 2*turns+calls {
 		t.Fatalf("%d entries, want %d", n, 2*turns+calls)
 	}
