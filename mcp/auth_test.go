@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -33,14 +33,14 @@ type authKey struct{}
 func newAuthServer(t *testing.T, accept string) *authServer {
 	a := &authServer{accept: accept, sessions: map[string]string{}}
 	s := mcpserver.NewMCPServer("auth-srv", "1.0")
-	s.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("you sent " + fmt.Sprint(ctx.Value(authKey{}))), nil
+	s.AddTool(mcpgo.NewTool("whoami"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultText("you sent " + fmt.Sprint(ctx.Value(authKey{}))), nil
 	})
-	s.AddTool(mcp.NewTool("leaky_error"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(mcpgo.NewTool("leaky_error"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return nil, fmt.Errorf("backend rejected header %v", ctx.Value(authKey{}))
 	})
-	s.AddTool(mcp.NewTool("leaky_result_error"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultError(fmt.Sprintf("bad credentials: %v", ctx.Value(authKey{}))), nil
+	s.AddTool(mcpgo.NewTool("leaky_result_error"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultError(fmt.Sprintf("bad credentials: %v", ctx.Value(authKey{}))), nil
 	})
 	h := mcpserver.NewStreamableHTTPServer(s, mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		return context.WithValue(ctx, authKey{}, r.Header.Get("Authorization"))

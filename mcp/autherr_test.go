@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -22,11 +22,11 @@ const msg401 = "file report-401.txt not found (HTTP 401 upstream)"
 // error of the request and as an isError result.
 func server401() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("srv-401", "1.0", mcpserver.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool("find"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(mcpgo.NewTool("find"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return nil, errors.New(msg401)
 	})
-	s.AddTool(mcp.NewTool("find_result"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultError(msg401), nil
+	s.AddTool(mcpgo.NewTool("find_result"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return mcpgo.NewToolResultError(msg401), nil
 	})
 	return s
 }

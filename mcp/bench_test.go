@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -70,9 +70,9 @@ func BenchmarkConnect8Slow(b *testing.B) {
 // benchEchoServer is an in-process mcp-go server with one echo tool.
 func benchEchoServer() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("bench", "1.0", mcpserver.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(req.GetString("message", "")), nil
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message", mcpgo.Required())),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(req.GetString("message", "")), nil
 		})
 	return s
 }
@@ -111,14 +111,14 @@ func BenchmarkCallOverhead(b *testing.B) {
 		if err := c.Start(ctx); err != nil {
 			b.Fatal(err)
 		}
-		var ir mcp.InitializeRequest
+		var ir mcpgo.InitializeRequest
 		// The manager pins the same protocol.
-		ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-		ir.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "0.1"}
+		ir.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+		ir.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "0.1"}
 		if _, err := c.Initialize(ctx, ir); err != nil {
 			b.Fatal(err)
 		}
-		var req mcp.CallToolRequest
+		var req mcpgo.CallToolRequest
 		req.Params.Name = "echo"
 		req.Params.Arguments = args
 		b.ReportAllocs()

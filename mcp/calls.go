@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // rename recomputes every model-facing tool name, servers in sorted order,
@@ -101,53 +101,17 @@ func (m *Manager) Call(ctx context.Context, name string, args map[string]any, ca
 
 // call is Call before its error is redacted (its result already is).
 func (m *Manager) call(ctx context.Context, name string, args map[string]any, callID string) (*Result, error) {
-	m.mu.Lock()
-	ref, ok := m.names[name]
-	m.mu.Unlock()
-	if !ok {
-		// A server that is not connected offers no tools; say that
-		// rather than "no such tool" for the tools it had.
-		if s := m.serverOfTool(name); s != nil {
-			if st := s.snapshot(); st.State != StateConnected {
-				return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
-			}
-		}
-		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	ref, c, err := m.target(name)
+	if err != nil {
+		return nil, err
 	}
 	s := ref.server
-	s.mu.Lock()
-	c := s.conn
-	st := s.status
-	s.mu.Unlock()
-	if c == nil {
-		return nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
-	}
-
 	timeout := s.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var req mcp.CallToolRequest
-	req.Params.Name = ref.tool.Original
-	if args == nil {
-		args = map[string]any{}
-	}
-	req.Params.Arguments = args
-	var running *call
-	if callID != "" {
-		req.Params.Meta = &mcp.Meta{ProgressToken: callID}
-		running = &call{cancel: cancel}
-		m.mu.Lock()
-		m.calls[callID] = running
-		m.mu.Unlock()
-	}
-	res, err := c.client.CallTool(cctx, req)
-	stopped := false
-	if running != nil {
-		m.mu.Lock()
-		delete(m.calls, callID)
-		stopped = running.cancelled
-		m.mu.Unlock()
-	}
+	running := m.startCall(callID, cancel)
+	res, err := c.client.CallTool(cctx, callRequest(ref.tool.Original, args, callID))
+	stopped := m.endCall(callID, running)
 	switch {
 	case err == nil:
 		return convertResult(res, m.opts.MaxResultBytes, m.red), nil
@@ -162,6 +126,73 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
 	return nil, errors.New(shortError(err))
+}
+
+// target finds the tool a model-facing name names, and the live
+// connection of its server.
+func (m *Manager) target(name string) (toolRef, *conn, error) {
+	m.mu.Lock()
+	ref, ok := m.names[name]
+	m.mu.Unlock()
+	if !ok {
+		// A server that is not connected offers no tools; say that
+		// rather than "no such tool" for the tools it had.
+		if s := m.serverOfTool(name); s != nil {
+			if st := s.snapshot(); st.State != StateConnected {
+				return toolRef{}, nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
+			}
+		}
+		return toolRef{}, nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	s := ref.server
+	s.mu.Lock()
+	c := s.conn
+	st := s.status
+	s.mu.Unlock()
+	if c == nil {
+		return toolRef{}, nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, s.cfg.Name, st.Summary())
+	}
+	return ref, c, nil
+}
+
+// callRequest is the tools/call request for the server's tool; a call id
+// is its progress token.
+func callRequest(tool string, args map[string]any, callID string) mcpgo.CallToolRequest {
+	var req mcpgo.CallToolRequest
+	req.Params.Name = tool
+	if args == nil {
+		args = map[string]any{}
+	}
+	req.Params.Arguments = args
+	if callID != "" {
+		req.Params.Meta = &mcpgo.Meta{ProgressToken: callID}
+	}
+	return req
+}
+
+// startCall registers a call with a call id as running, for CancelCalls;
+// a call without one is not registered (nil).
+func (m *Manager) startCall(callID string, cancel context.CancelFunc) *call {
+	if callID == "" {
+		return nil
+	}
+	running := &call{cancel: cancel}
+	m.mu.Lock()
+	m.calls[callID] = running
+	m.mu.Unlock()
+	return running
+}
+
+// endCall unregisters a call startCall registered, and reports whether
+// CancelCalls stopped it.
+func (m *Manager) endCall(callID string, running *call) (stopped bool) {
+	if running == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.calls, callID)
+	return running.cancelled
 }
 
 // CancelCalls cancels every running call that has a call id (Esc while a
@@ -217,11 +248,11 @@ func (m *Manager) authExpired(s *server, c *conn) {
 // notification handles a server's notification. It runs on the
 // transport's read loop, so it never calls the server itself: a tool list
 // refresh happens in a goroutine (API-BRIEF §1.9).
-func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
+func (m *Manager) notification(s *server, gen int, n mcpgo.JSONRPCNotification) {
 	switch n.Method {
-	case mcp.MethodNotificationToolsListChanged:
+	case mcpgo.MethodNotificationToolsListChanged:
 		m.requestRefresh(s, gen)
-	case string(mcp.MethodNotificationProgress):
+	case string(mcpgo.MethodNotificationProgress):
 		p := n.Params.AdditionalFields
 		tok := fmt.Sprint(p["progressToken"])
 		m.mu.Lock()
@@ -235,7 +266,7 @@ func (m *Manager) notification(s *server, gen int, n mcp.JSONRPCNotification) {
 			ev.Message = msg
 		}
 		m.emit(ev)
-	case string(mcp.MethodNotificationMessage):
+	case string(mcpgo.MethodNotificationMessage):
 		p := n.Params.AdditionalFields
 		level := fmt.Sprint(p["level"])
 		text := fmt.Sprint(p["data"])
@@ -331,33 +362,56 @@ func (m *Manager) refresh(s *server, gen int) (retry bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
 	defer cancel()
-	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
+	res, err := c.client.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
 		s.log.add("latch: refreshing the tool list failed: " + m.red.apply(shortError(err)))
 		return false
 	}
-	before := map[string]Tool{}
+	before := m.toolsOf(s.cfg.Name)
+	st, replaced := s.replaceTools(gen, c, res.Tools)
+	if !replaced {
+		return false
+	}
+	m.rename()
+	after, _ := m.ServerTools(s.cfg.Name)
+	ev := toolsChanged(s.cfg.Name, len(res.Tools), before, after)
+	if len(ev.Changed) == 0 && len(ev.Removed) == 0 && len(after) == len(before) {
+		return false // the same tools as the model sees them
+	}
+	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
+	m.emit(ev)
+	m.emit(StatusChanged{Status: st})
+	return false
+}
+
+// toolsOf is the tools of one server as the model sees them, by name.
+func (m *Manager) toolsOf(server string) map[string]Tool {
+	out := map[string]Tool{}
 	for _, t := range m.Tools() {
-		if t.Server == s.cfg.Name {
-			before[t.Name] = t
+		if t.Server == server {
+			out[t.Name] = t
 		}
 	}
+	return out
+}
+
+// replaceTools makes tools the server's tool list, if c is still its
+// connection (gen) and the list differs, and returns the new status.
+func (s *server) replaceTools(gen int, c *conn, tools []mcpgo.Tool) (Status, bool) {
 	s.mu.Lock()
-	if s.gen != gen || s.conn != c {
-		s.mu.Unlock()
-		return false
+	defer s.mu.Unlock()
+	if s.gen != gen || s.conn != c || sameTools(s.tools, tools) {
+		return Status{}, false
 	}
-	if sameTools(s.tools, res.Tools) {
-		s.mu.Unlock()
-		return false
-	}
-	s.tools = res.Tools
-	s.status.Tools = len(res.Tools)
-	st := s.status
-	s.mu.Unlock()
-	m.rename()
-	ev := ToolsChanged{Server: s.cfg.Name, Tools: len(res.Tools)}
-	after, _ := m.ServerTools(s.cfg.Name)
+	s.tools = tools
+	s.status.Tools = len(tools)
+	return s.status, true
+}
+
+// toolsChanged is the ToolsChanged of a server whose tools, as the model
+// sees them, went from before to after.
+func toolsChanged(server string, count int, before map[string]Tool, after []Tool) ToolsChanged {
+	ev := ToolsChanged{Server: server, Tools: count}
 	seen := map[string]bool{}
 	for _, t := range after {
 		seen[t.Name] = true
@@ -371,18 +425,12 @@ func (m *Manager) refresh(s *server, gen int) (retry bool) {
 		}
 	}
 	sort.Strings(ev.Removed)
-	if len(ev.Changed) == 0 && len(ev.Removed) == 0 && len(after) == len(before) {
-		return false // the same tools as the model sees them
-	}
-	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
-	m.emit(ev)
-	m.emit(StatusChanged{Status: st})
-	return false
+	return ev
 }
 
 // sameTools reports whether two tool lists hold the same tools with the
 // same definitions, in any order.
-func sameTools(a, b []mcp.Tool) bool {
+func sameTools(a, b []mcpgo.Tool) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // stderrTailLines is how many of a stdio server's last stderr lines a
@@ -43,101 +43,134 @@ var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // dial builds the client for cfg with the given token and connects it: the
 // process or HTTP session, the handshake and the first tool list, all within
 // the connect timeout. On failure everything it started is stopped.
-func dial(cfg ServerConfig, token string, onNote func(mcp.JSONRPCNotification), onLog func(string)) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+func dial(cfg ServerConfig, token string, onNote func(mcpgo.JSONRPCNotification), onLog func(string)) (*conn, *mcpgo.InitializeResult, []mcpgo.Tool, error) {
 	return dialCtx(context.Background(), cfg, token, newRedactor(token), dialHooks{onNote: onNote, onLog: onLog})
 }
 
 // dialHooks are what a connect tells its manager as it goes.
 type dialHooks struct {
-	onNote func(mcp.JSONRPCNotification) // a server notification
-	onLog  func(string)                  // a line of a stdio server's stderr
-	onProc func(*process)                // a stdio server's process, as soon as it started
+	onNote func(mcpgo.JSONRPCNotification) // a server notification
+	onLog  func(string)                    // a line of a stdio server's stderr
+	onProc func(*process)                  // a stdio server's process, as soon as it started
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
 // done: a server closed while it connects. Every step (the process, an SSE
 // stream's endpoint, the handshake, the first tool list) ends with abort or
 // the connect timeout.
-func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, h dialHooks) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, h dialHooks) (*conn, *mcpgo.InitializeResult, []mcpgo.Tool, error) {
 	c := &conn{red: red, lost: make(chan error, 1), closed: make(chan struct{})}
-	onNote, onLog := h.onNote, h.onLog
-	if onLog == nil {
-		onLog = func(string) {}
+	tr, err := c.transport(cfg, token, h)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	var tr transport.Interface
-	switch cfg.Transport {
-	case TransportStdio, "":
-		p, err := startProcess(cfg)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if h.onProc != nil {
-			h.onProc(p)
-		}
-		c.proc = p
-		c.errs.Add(1)
-		go c.drainStderr(p.stderr, onLog)
-		tr = transport.NewIO(p.stdout, p.stdin, nil)
-	case TransportHTTP:
-		opts := []transport.StreamableHTTPCOption{
-			transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
-			transport.WithHTTPHeaders(staticHeaders(cfg, token)),
-			transport.WithHTTPLogger(quietLogger),
-			// Without a listening GET stream, a legacy streamable-HTTP
-			// connection hears tools/list_changed only with the next
-			// request's reply (API-BRIEF §1.9).
-			transport.WithContinuousListening(),
-		}
-		if token != "" {
-			opts = append(opts, transport.WithHTTPHeaderFunc(bearer(token)))
-		}
-		t, err := transport.NewStreamableHTTP(cfg.URL, opts...)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("bad url: %v", err)
-		}
-		tr = t
-		c.http = true
-	case TransportSSE:
-		opts := []transport.ClientOption{
-			transport.WithHTTPClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
-			transport.WithHeaders(staticHeaders(cfg, token)),
-			transport.WithSSELogger(quietLogger),
-			// mcp-go's SSE default of 60 s would override our timeout.
-			transport.WithResponseTimeout(cfg.timeout()),
-			transport.WithEndpointTimeout(cfg.connectTimeout()),
-		}
-		if token != "" {
-			opts = append(opts, transport.WithHeaderFunc(bearer(token)))
-		}
-		t, err := transport.NewSSE(cfg.URL, opts...)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("bad url: %v", err)
-		}
-		t.SetConnectionLostHandler(func(err error) {
-			select {
-			case c.lost <- err:
-			default:
-			}
-		})
-		tr = t
-		c.http = true
-	case TransportInProcess:
-		if cfg.InProcess == nil {
-			return nil, nil, nil, errors.New("inprocess transport without a server")
-		}
-		tr = transport.NewInProcessTransport(cfg.InProcess)
-	default:
-		return nil, nil, nil, fmt.Errorf("unknown transport %q", cfg.Transport)
-	}
-
 	// Pin the last handshake-era protocol: a third-party server that
 	// ignores mcp-go's server/discover probe would otherwise stall every
 	// connect for 5 s (API-BRIEF §1.1).
-	c.client = client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	if onNote != nil {
-		c.client.OnNotification(onNote)
+	c.client = client.NewClient(tr, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
+	if h.onNote != nil {
+		c.client.OnNotification(h.onNote)
 	}
+	res, tools, err := c.handshake(abort, cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c, res, tools, nil
+}
 
+// transport builds the transport cfg names: for stdio, it starts the
+// server's process.
+func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport.Interface, error) {
+	switch cfg.Transport {
+	case TransportStdio, "":
+		return c.stdioTransport(cfg, h)
+	case TransportHTTP:
+		c.http = true
+		return streamableTransport(cfg, token)
+	case TransportSSE:
+		c.http = true
+		return c.sseTransport(cfg, token)
+	case TransportInProcess:
+		if cfg.InProcess == nil {
+			return nil, errors.New("inprocess transport without a server")
+		}
+		return transport.NewInProcessTransport(cfg.InProcess), nil
+	}
+	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
+}
+
+// stdioTransport starts the server's process, its stderr flowing into
+// h.onLog, and talks to it over its stdin and stdout.
+func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interface, error) {
+	onLog := h.onLog
+	if onLog == nil {
+		onLog = func(string) {}
+	}
+	p, err := startProcess(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if h.onProc != nil {
+		h.onProc(p)
+	}
+	c.proc = p
+	c.errs.Add(1)
+	go c.drainStderr(p.stderr, onLog)
+	return transport.NewIO(p.stdout, p.stdin, nil), nil
+}
+
+// streamableTransport is a streamable HTTP transport to cfg.URL.
+func streamableTransport(cfg ServerConfig, token string) (transport.Interface, error) {
+	opts := []transport.StreamableHTTPCOption{
+		transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
+		transport.WithHTTPHeaders(staticHeaders(cfg, token)),
+		transport.WithHTTPLogger(quietLogger),
+		// Without a listening GET stream, a legacy streamable-HTTP
+		// connection hears tools/list_changed only with the next
+		// request's reply (API-BRIEF §1.9).
+		transport.WithContinuousListening(), //nolint:staticcheck // deprecated, but its replacement (Client.Listen) needs protocol 2026-07-28; we pin a legacy one
+	}
+	if token != "" {
+		opts = append(opts, transport.WithHTTPHeaderFunc(bearer(token)))
+	}
+	t, err := transport.NewStreamableHTTP(cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("bad url: %v", err)
+	}
+	return t, nil
+}
+
+// sseTransport is a legacy SSE transport to cfg.URL; a lost stream is
+// reported on c.lost.
+func (c *conn) sseTransport(cfg ServerConfig, token string) (transport.Interface, error) {
+	opts := []transport.ClientOption{
+		transport.WithHTTPClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
+		transport.WithHeaders(staticHeaders(cfg, token)),
+		transport.WithSSELogger(quietLogger),
+		// mcp-go's SSE default of 60 s would override our timeout.
+		transport.WithResponseTimeout(cfg.timeout()),
+		transport.WithEndpointTimeout(cfg.connectTimeout()),
+	}
+	if token != "" {
+		opts = append(opts, transport.WithHeaderFunc(bearer(token)))
+	}
+	t, err := transport.NewSSE(cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("bad url: %v", err)
+	}
+	t.SetConnectionLostHandler(func(err error) {
+		select {
+		case c.lost <- err:
+		default:
+		}
+	})
+	return t, nil
+}
+
+// handshake starts the client, then runs the handshake and the first
+// tool list, within the connect timeout and until abort is done. On
+// failure it closes the connection and says why (see describe).
+func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
 	life, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	// The handshake's context is not the client's: the client lives on.
@@ -148,29 +181,29 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	// stream and its endpoint under that context, not the handshake's.
 	unlink := context.AfterFunc(ctx, cancel)
 	defer unlink()
-	fail := func(err error) (*conn, *mcp.InitializeResult, []mcp.Tool, error) {
+	fail := func(err error) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
 		err = c.describe(ctx, err, cfg)
 		c.close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if err := c.client.Start(life); err != nil {
 		return fail(err)
 	}
-	var ir mcp.InitializeRequest
-	ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	ir.Params.ClientInfo = mcp.Implementation{Name: "latch", Version: "0.1"}
+	var ir mcpgo.InitializeRequest
+	ir.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	ir.Params.ClientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
 	res, err := c.client.Initialize(ctx, ir)
 	if err != nil {
 		return fail(err)
 	}
-	tools, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
+	tools, err := c.client.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
 		return fail(err)
 	}
 	if !unlink() { // given up at the last moment: the client's context is gone
 		return fail(ctx.Err())
 	}
-	return c, res, tools.Tools, nil
+	return res, tools.Tools, nil
 }
 
 // staticHeaders are the configured headers; a token's Authorization wins

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mark3labs/mcp-go/server/servertest"
 )
@@ -54,9 +54,9 @@ func waitState(t *testing.T, m *Manager, name string, want State, d time.Duratio
 // echoServer is an in-process mcp-go server with an echo tool.
 func echoServer() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("echo-srv", "1.0", mcpserver.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(req.GetString("message", "")), nil
+	s.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message", mcpgo.Required()), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(req.GetString("message", "")), nil
 		})
 	return s
 }
@@ -94,8 +94,8 @@ func TestHTTPAndSSEConnectAndCall(t *testing.T) {
 				t.Fatalf("call: %v %+v", err, res)
 			}
 			// list_changed reaches us on this transport too.
-			srv.AddTool(mcp.NewTool("late"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText("late"), nil
+			srv.AddTool(mcpgo.NewTool("late"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText("late"), nil
 			})
 			deadline := time.Now().Add(5 * time.Second)
 			for {

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Options configure a Manager.
@@ -72,7 +72,7 @@ type server struct {
 	status   Status
 	conn     *conn
 	gen      int // bumped per connect; events of older connections are dropped
-	tools    []mcp.Tool
+	tools    []mcpgo.Tool
 	override string // a token given with /token: memory only
 	// abort ends the connect in progress, if any; dialing is closed when
 	// that connect has returned (and stopped whatever it started).
@@ -409,6 +409,33 @@ func (m *Manager) connect(s *server, a *attempt) {
 		a.abort()
 		close(a.dialing)
 	}()
+	a.closeOld()
+	ctx, gen := a.ctx, a.gen
+	if ctx.Err() != nil {
+		return // closed meanwhile
+	}
+	token, err := m.credential(ctx, s)
+	if err != nil {
+		m.fail(s, gen, StateFailed, err.Error(), "", nil)
+		return
+	}
+	m.red.add(token)
+	h := dialHooks{
+		onNote: func(n mcpgo.JSONRPCNotification) { m.notification(s, gen, n) },
+		onLog:  func(line string) { s.log.add("stderr: " + line) },
+		onProc: s.track,
+	}
+	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
+	if err != nil {
+		m.dialFailed(s, gen, err)
+		return
+	}
+	m.connected(s, gen, c, res, tools)
+}
+
+// closeOld gives up the connect the attempt replaces, waiting a bounded
+// time for it to return, and closes the connection it replaces.
+func (a *attempt) closeOld() {
 	if a.oldAbort != nil {
 		a.oldAbort()
 		select {
@@ -419,42 +446,37 @@ func (m *Manager) connect(s *server, a *attempt) {
 	if a.old != nil {
 		a.old.close()
 	}
-	ctx, gen := a.ctx, a.gen
-	if ctx.Err() != nil {
-		return // closed meanwhile
-	}
+}
+
+// credential is the token to connect s with: one given with /token, else
+// the configured credential, read now ("" without either).
+func (m *Manager) credential(ctx context.Context, s *server) (string, error) {
 	s.mu.Lock()
 	override := s.override
 	s.mu.Unlock()
+	if override != "" || !s.cfg.hasCredential() {
+		return override, nil
+	}
+	return resolveToken(ctx, s.cfg, m.opts.Getenv)
+}
 
-	token := override
-	if token == "" && s.cfg.hasCredential() {
-		var err error
-		if token, err = resolveToken(ctx, s.cfg, m.opts.Getenv); err != nil {
-			m.fail(s, gen, StateFailed, err.Error(), "", nil)
-			return
+// dialFailed reports a failed dial: failed, or auth_expired for a 401,
+// with a stdio server's exit status and stderr tail.
+func (m *Manager) dialFailed(s *server, gen int, err error) {
+	state, exit, tail := StateFailed, "", []string(nil)
+	var ce *connectError
+	if errors.As(err, &ce) {
+		exit, tail = ce.exit, ce.tail
+		if ce.auth {
+			state = StateAuthExpired
 		}
 	}
-	m.red.add(token)
-	h := dialHooks{
-		onNote: func(n mcp.JSONRPCNotification) { m.notification(s, gen, n) },
-		onLog:  func(line string) { s.log.add("stderr: " + line) },
-		onProc: s.track,
-	}
-	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
-	if err != nil {
-		state, exit, tail := StateFailed, "", []string(nil)
-		var ce *connectError
-		if errors.As(err, &ce) {
-			exit, tail = ce.exit, ce.tail
-			if ce.auth {
-				state = StateAuthExpired
-			}
-		}
-		m.fail(s, gen, state, err.Error(), exit, tail)
-		return
-	}
+	m.fail(s, gen, state, err.Error(), exit, tail)
+}
 
+// connected makes c the live connection of s, unless s was closed or
+// reconnected meanwhile (then c is closed), and watches it.
+func (m *Manager) connected(s *server, gen int, c *conn, res *mcpgo.InitializeResult, tools []mcpgo.Tool) {
 	s.mu.Lock()
 	if s.gen != gen { // closed or reconnected meanwhile
 		s.mu.Unlock()

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 func TestCleanName(t *testing.T) {
@@ -65,9 +65,9 @@ func TestAssignNamesCollisionsAreDeterministic(t *testing.T) {
 func TestConvertResultCapsAndRedacts(t *testing.T) {
 	red := newRedactor("s3cr3t-token")
 	big := strings.Repeat("é", 600_000) // 1.2 MB of two-byte runes
-	res := convertResult(&mcp.CallToolResult{Content: []mcp.Content{
-		mcp.NewTextContent("token s3cr3t-token here"), mcp.NewTextContent(big),
-		mcp.NewImageContent("AAAA", "image/png"),
+	res := convertResult(&mcpgo.CallToolResult{Content: []mcpgo.Content{
+		mcpgo.NewTextContent("token s3cr3t-token here"), mcpgo.NewTextContent(big),
+		mcpgo.NewImageContent("AAAA", "image/png"),
 	}}, 1<<20, red)
 	if !res.Truncated || res.Size < 1<<20 || !strings.Contains(res.Text, "[result truncated:") {
 		t.Fatalf("not truncated: size %d, truncated %v", res.Size, res.Truncated)
@@ -78,24 +78,24 @@ func TestConvertResultCapsAndRedacts(t *testing.T) {
 	if !strings.Contains(res.Text[:100], "token") {
 		t.Fatal("text order lost")
 	}
-	small := convertResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{
-		mcp.NewTextContent("bad"), mcp.NewImageContent("AAAA", "image/png")}}, 1<<20, red)
+	small := convertResult(&mcpgo.CallToolResult{IsError: true, Content: []mcpgo.Content{
+		mcpgo.NewTextContent("bad"), mcpgo.NewImageContent("AAAA", "image/png")}}, 1<<20, red)
 	if !small.IsError || small.Images != 1 || small.Text != "bad\n[image: image/png, 4 bytes base64]" {
 		t.Fatalf("got %+v", small)
 	}
 }
 
 func TestToolHintsFollowTheSpecDefaults(t *testing.T) {
-	ro := convertTool("s", "s__r", mcp.NewTool("r", mcp.WithReadOnlyHintAnnotation(true)))
+	ro := convertTool("s", "s__r", mcpgo.NewTool("r", mcpgo.WithReadOnlyHintAnnotation(true)))
 	if !ro.ReadOnly || ro.Destructive {
 		t.Errorf("read-only tool: %+v", ro)
 	}
-	plain := convertTool("s", "s__w", mcp.Tool{Name: "w"})
+	plain := convertTool("s", "s__w", mcpgo.Tool{Name: "w"})
 	if plain.ReadOnly || !plain.Destructive {
 		t.Errorf("a tool that says nothing is assumed destructive: %+v", plain)
 	}
-	a := convertTool("s", "s__w", mcp.NewTool("w", mcp.WithDescription("one")))
-	b := convertTool("s", "s__w", mcp.NewTool("w", mcp.WithDescription("two")))
+	a := convertTool("s", "s__w", mcpgo.NewTool("w", mcpgo.WithDescription("one")))
+	b := convertTool("s", "s__w", mcpgo.NewTool("w", mcpgo.WithDescription("two")))
 	if a.Digest == b.Digest {
 		t.Error("a changed description must change the digest")
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -32,9 +32,9 @@ var trickyServers = map[string][]string{
 func trickyServer(name string, tools []string) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer(name, "1.0", mcpserver.WithToolCapabilities(true))
 	for _, tool := range tools {
-		s.AddTool(mcp.NewTool(tool, mcp.WithDescription("tool "+tool+" of "+name)),
-			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(name + "/" + tool), nil
+		s.AddTool(mcpgo.NewTool(tool, mcpgo.WithDescription("tool "+tool+" of "+name)),
+			func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText(name + "/" + tool), nil
 			})
 	}
 	return s

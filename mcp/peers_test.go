@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"latch/mcp/mcptestutil"
 )
@@ -63,8 +63,8 @@ func peerConnect(t *testing.T, cfgs ...ServerConfig) (*Manager, *events, time.Du
 	m.Start()
 	for _, c := range cfgs {
 		st := waitState(t, m, c.Name, StateConnected, 15*time.Second)
-		if st.ProtocolVersion != mcp.LATEST_LEGACY_PROTOCOL_VERSION {
-			t.Errorf("%s: protocol %q, want %q", c.Name, st.ProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		if st.ProtocolVersion != mcpgo.LATEST_LEGACY_PROTOCOL_VERSION {
+			t.Errorf("%s: protocol %q, want %q", c.Name, st.ProtocolVersion, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 		}
 		named := func() bool { tools, _ := m.ServerTools(c.Name); return st.Tools > 0 && len(tools) == st.Tools }
 		if !peerEventually(5*time.Second, named) {
@@ -253,8 +253,8 @@ func peerEverythingListChanged(t *testing.T, m *Manager, ev *events, cfg ServerC
 	var mu sync.Mutex
 	var notes []time.Duration
 	start := time.Now()
-	c, _, raw, err := dial(cfg, "", func(n mcp.JSONRPCNotification) {
-		if n.Method == mcp.MethodNotificationToolsListChanged {
+	c, _, raw, err := dial(cfg, "", func(n mcpgo.JSONRPCNotification) {
+		if n.Method == mcpgo.MethodNotificationToolsListChanged {
 			mu.Lock()
 			notes = append(notes, time.Since(start))
 			mu.Unlock()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultMaxResultBytes caps the text of one tool result kept and passed on.
@@ -23,7 +23,7 @@ type Result struct {
 
 // convertResult turns mcp-go's result into ours, with secrets redacted,
 // then capped at max bytes of text.
-func convertResult(res *mcp.CallToolResult, max int, red *redactor) *Result {
+func convertResult(res *mcpgo.CallToolResult, max int, red *redactor) *Result {
 	out := &Result{IsError: res.IsError, Structured: redactAll(red, res.StructuredContent)}
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -31,20 +31,20 @@ func convertResult(res *mcp.CallToolResult, max int, red *redactor) *Result {
 			b.WriteByte('\n')
 		}
 		switch c := c.(type) {
-		case mcp.TextContent:
+		case mcpgo.TextContent:
 			b.WriteString(c.Text)
-		case mcp.ImageContent:
+		case mcpgo.ImageContent:
 			out.Images++
 			fmt.Fprintf(&b, "[image: %s, %d bytes base64]", c.MIMEType, len(c.Data))
-		case mcp.AudioContent:
+		case mcpgo.AudioContent:
 			fmt.Fprintf(&b, "[audio: %s, %d bytes base64]", c.MIMEType, len(c.Data))
-		case mcp.EmbeddedResource:
-			if t, ok := c.Resource.(mcp.TextResourceContents); ok {
+		case mcpgo.EmbeddedResource:
+			if t, ok := c.Resource.(mcpgo.TextResourceContents); ok {
 				b.WriteString(t.Text)
 			} else {
 				b.WriteString("[embedded resource]")
 			}
-		case mcp.ResourceLink:
+		case mcpgo.ResourceLink:
 			fmt.Fprintf(&b, "[resource link: %s]", c.URI)
 		default:
 			raw, _ := json.Marshal(c)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -27,7 +27,7 @@ type stormServer struct {
 func newStormServer() *stormServer {
 	ss := &stormServer{}
 	hooks := &mcpserver.Hooks{}
-	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { ss.lists.Add(1) })
+	hooks.AddBeforeListTools(func(context.Context, any, *mcpgo.ListToolsRequest) { ss.lists.Add(1) })
 	hooks.AddOnRegisterSession(func(_ context.Context, s mcpserver.ClientSession) {
 		ss.mu.Lock()
 		ss.session = s.SessionID()
@@ -39,9 +39,9 @@ func newStormServer() *stormServer {
 }
 
 func (ss *stormServer) addTool(name string) {
-	ss.AddTool(mcp.NewTool(name, mcp.WithDescription("tool "+name)),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(name), nil
+	ss.AddTool(mcpgo.NewTool(name, mcpgo.WithDescription("tool "+name)),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(name), nil
 		})
 }
 
@@ -125,8 +125,8 @@ func TestListChangedStormIsCoalesced(t *testing.T) {
 		if i > 0 && i%(notes/changes) == 0 {
 			ss.addTool(fmt.Sprintf("added%d", i/(notes/changes)))
 		}
-		ss.send(t, string(mcp.MethodNotificationToolsListChanged), nil)
-		ss.send(t, string(mcp.MethodNotificationMessage), map[string]any{"level": "info", "logger": "storm", "data": logText})
+		ss.send(t, string(mcpgo.MethodNotificationToolsListChanged), nil)
+		ss.send(t, string(mcpgo.MethodNotificationMessage), map[string]any{"level": "info", "logger": "storm", "data": logText})
 		if i%50 == 49 {
 			time.Sleep(10 * time.Millisecond) // a storm of a second or more
 		}
@@ -180,7 +180,7 @@ func TestListChangedWithoutChangeSendsNothing(t *testing.T) {
 	waitReady(t, m, "storm", 5*time.Second)
 	n := len(eventList(ev))
 	lists := ss.lists.Load()
-	ss.send(t, string(mcp.MethodNotificationToolsListChanged), nil)
+	ss.send(t, string(mcpgo.MethodNotificationToolsListChanged), nil)
 	if !eventually(5*time.Second, func() bool { return ss.lists.Load() > lists }) {
 		t.Fatal("no refresh after tools/list_changed")
 	}
@@ -211,7 +211,7 @@ func TestHugeLogMessageIsCut(t *testing.T) {
 	waitReady(t, m, "storm", 5*time.Second)
 	huge := strings.Repeat("x", 1<<20)
 	for range 3 {
-		ss.send(t, string(mcp.MethodNotificationMessage), map[string]any{"level": "info", "data": huge})
+		ss.send(t, string(mcpgo.MethodNotificationMessage), map[string]any{"level": "info", "data": huge})
 	}
 	var lines []string
 	if !eventually(5*time.Second, func() bool {

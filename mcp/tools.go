@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Tool is one tool as the model sees it.
@@ -22,7 +22,7 @@ type Tool struct {
 }
 
 // convertTool turns a listed tool into ours.
-func convertTool(server, name string, t mcp.Tool) Tool {
+func convertTool(server, name string, t mcpgo.Tool) Tool {
 	schema := map[string]any{}
 	if raw, err := json.Marshal(t.InputSchema); err == nil {
 		_ = json.Unmarshal(raw, &schema)
@@ -45,12 +45,12 @@ func convertTool(server, name string, t mcp.Tool) Tool {
 
 // digest fingerprints a tool definition: what the server says the tool is
 // and takes. A change means earlier grants for it no longer apply.
-func digest(t mcp.Tool) string {
+func digest(t mcpgo.Tool) string {
 	raw, _ := json.Marshal(struct {
-		Name        string              `json:"name"`
-		Description string              `json:"description"`
-		Input       mcp.ToolInputSchema `json:"input"`
-		Annotations mcp.ToolAnnotation  `json:"annotations"`
+		Name        string                `json:"name"`
+		Description string                `json:"description"`
+		Input       mcpgo.ToolInputSchema `json:"input"`
+		Annotations mcpgo.ToolAnnotation  `json:"annotations"`
 	}{t.Name, t.Description, t.InputSchema, t.Annotations})
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:12])

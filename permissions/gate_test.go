@@ -3,8 +3,10 @@ package permissions
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -466,34 +468,140 @@ func TestPolicyIsCopied(t *testing.T) {
 	}
 }
 
-// TestConcurrentUse is for -race: decisions while the user changes things.
+// TestConcurrentUse: the gate fails closed while the user changes modes,
+// grants and interactivity concurrently. Each verdict is checked against the
+// mode it reports, which Decide reads under the same lock as the rest, so
+// every check holds however the changes interleave:
+//
+//   - an unlisted call is allowed only in auto mode;
+//   - fs is pinned to read_only (its override never changes, and none of its
+//     decided tools is ever granted under its own digest): every verdict is
+//     Deny;
+//   - mem only ever moves between read_only, ask and approve: nothing is
+//     ever allowed there, and each verdict matches its mode;
+//   - an allow-listed tool is allowed in every mode;
+//   - the first recorded decision for a call id is the one that stands.
 func TestConcurrentUse(t *testing.T) {
 	t.Parallel()
-	g := NewGate(Policy{Mode: Ask})
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			for j := range 200 {
-				name := fmt.Sprintf("fs__t%d", j%5)
-				switch i % 4 {
-				case 0:
-					g.Decide(Call{Server: "fs", Tool: "t", Name: name})
-				case 1:
-					g.Grant(name, "d")
-					g.ToolChanged(name, "e")
-					g.Revoke(name)
-				case 2:
-					g.SetMode(Mode(j % 4))
-					g.SetServerMode("fs", Mode(j%4))
-					g.SetInteractive(j%2 == 0)
-				case 3:
-					g.AllowList()
-					g.RecordDecision(name, j%2 == 0)
-					g.UserDecided(name)
-					g.EffectiveMode("fs")
+	g := NewGate(Policy{
+		Mode:        Ask,
+		ServerModes: map[string]Mode{"fs": ReadOnly, "mem": Ask},
+		Allow:       []string{"fs__listed"},
+		Servers:     []string{"fs", "mem", "web", "other"},
+	})
+	// The changers make rounds changes each, while the deciders decide on
+	// until the changers are done (and at least a few hundred times).
+	const rounds = 500
+	var changers sync.WaitGroup
+	var changed atomic.Bool
+	change := func(f func(j int)) {
+		changers.Go(func() {
+			for j := range rounds {
+				f(j)
+				runtime.Gosched() // with few cores, let the deciders in between changes
+			}
+		})
+	}
+	change(func(j int) { // the global mode, including auto and an unknown one
+		g.SetMode(Mode(j % 5))
+	})
+	change(func(j int) { // mem: never auto
+		g.SetServerMode("mem", Mode(j%3))
+	})
+	change(func(j int) { // web: any mode, or none
+		if j%3 == 0 {
+			g.ClearServerMode("web")
+		} else {
+			g.SetServerMode("web", Mode(j%4))
+		}
+	})
+	change(func(j int) { // grants that cover none of the decided calls but mem__granted
+		name := fmt.Sprintf("fs__t%d", j%5)
+		g.Grant(name, "another definition")
+		g.GrantCall(Call{Server: "mem", Tool: "t", Name: name, Digest: "d"})
+		g.ToolChanged(name, "d")
+		g.Revoke(name)
+		g.GrantCall(Call{Server: "mem", Tool: "granted", Name: "mem__granted", Digest: "d"})
+		g.Revoke("mem__granted")
+	})
+	change(func(j int) {
+		g.SetInteractive(j%2 == 0)
+		g.AllowList()
+		g.EffectiveMode("mem")
+	})
+	change(func(j int) {
+		g.RecordDecision(fmt.Sprintf("call_%d", j%7), j%2 == 0)
+	})
+
+	overlapping := func(j int) bool { return j < 200 || !changed.Load() }
+	var deciders sync.WaitGroup
+	decide := func(check func(c Call, v Verdict) string, calls ...Call) {
+		deciders.Go(func() {
+			for j := 0; overlapping(j); j++ {
+				runtime.Gosched()
+				c := calls[j%len(calls)]
+				v := g.Decide(c)
+				if why := check(c, v); why != "" {
+					t.Errorf("%s: %+v: %s", c.Name, v, why)
+					return
 				}
 			}
 		})
 	}
-	wg.Wait()
+	unlisted := func(c Call, v Verdict) string {
+		if v.Decision == Allow && (v.Mode != Auto || v.Reason != "auto mode" || v.Source != "") {
+			return "an unlisted call allowed outside auto mode"
+		}
+		return ""
+	}
+	tool := func(server, name string) Call {
+		return Call{Server: server, Tool: name, Name: server + NamespaceSep + name, Digest: "d"}
+	}
+	decide(func(c Call, v Verdict) string {
+		if v.Decision != Deny || v.Mode != ReadOnly || v.Allowed() {
+			return "fs is read_only: want Deny"
+		}
+		return ""
+	}, tool("fs", "t0"), tool("fs", "t1"), tool("fs", "t2"), tool("fs", "t3"), tool("fs", "t4"))
+	decide(func(c Call, v Verdict) string {
+		switch {
+		case v.Decision == Allow || v.Allowed():
+			return "mem is never in auto mode: nothing runs without a decision"
+		case v.Decision == AskUser && v.Mode != Ask,
+			v.Decision == Park && v.Mode != Approve,
+			v.Decision == Deny && v.Mode != ReadOnly && v.Mode != Ask:
+			return "the verdict does not match its mode"
+		}
+		return ""
+	}, tool("mem", "t"), tool("mem", "write"))
+	decide(func(c Call, v Verdict) string {
+		if v.Decision == Allow && (v.Source != FromSession || v.By != ByUser) {
+			return "mem is never in auto mode: only its session grant lets mem__granted run"
+		}
+		return ""
+	}, tool("mem", "granted"))
+	decide(unlisted, tool("web", "fetch"), tool("other", "x"), tool("fs", "t0"))
+	decide(func(c Call, v Verdict) string {
+		if !v.Allowed() || v.Source != FromConfig || v.By != ByPolicy {
+			return "an allow-listed call must run in every mode"
+		}
+		return ""
+	}, Call{Server: "fs", Tool: "listed", Name: "fs__listed"})
+	deciders.Go(func() { // a decision, once recorded, never changes
+		seen := map[string]bool{}
+		for j := 0; overlapping(j); j++ {
+			id := fmt.Sprintf("call_%d", j%7)
+			allow, ok := g.UserDecided(id)
+			if first, had := seen[id]; had && (!ok || allow != first) {
+				t.Errorf("decision for %s went from %v to %v (recorded %v)", id, first, allow, ok)
+				return
+			}
+			if ok {
+				seen[id] = allow
+			}
+		}
+	})
+	changers.Wait()
+	changed.Store(true)
+	deciders.Wait()
 }

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
-	latchmcp "latch/mcp"
+	"latch/mcp"
 	"latch/mcp/mcptestutil"
 	"latch/permissions"
 )
@@ -23,15 +23,15 @@ import (
 // top of it shows.
 func benchEchoServer() *mcpserver.MCPServer {
 	srv := mcpserver.NewMCPServer("bench", "1.0")
-	srv.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(req.GetString("message", "")), nil
+	srv.AddTool(mcpgo.NewTool("echo", mcpgo.WithString("message", mcpgo.Required()), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(req.GetString("message", "")), nil
 		})
 	return srv
 }
 
 func benchServers() []ServerConfig {
-	return []ServerConfig{{Name: "bench", Transport: latchmcp.TransportInProcess, InProcess: benchEchoServer()}}
+	return []ServerConfig{{Name: "bench", Transport: mcp.TransportInProcess, InProcess: benchEchoServer()}}
 }
 
 // benchSession is a session with the echo server connected, echo
@@ -123,7 +123,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	args := map[string]any{"message": "hello"}
 	direct := func(callID string) func(b *testing.B) {
 		return func(b *testing.B) {
-			m := latchmcp.New(benchServers(), latchmcp.Options{})
+			m := mcp.New(benchServers(), mcp.Options{})
 			b.Cleanup(m.CloseAll)
 			m.Start()
 			pollUntil(b, "bench__echo", func() bool { _, ok := m.Lookup("bench__echo"); return ok })
@@ -150,8 +150,8 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if msg := s.runToolCall(ctx, 1, call); msg.Content != "hello" {
-					b.Fatalf("tool message %+v", msg)
+				if msg, answered := s.runToolCall(ctx, 1, call); !answered || msg.Content != "hello" {
+					b.Fatalf("tool message %+v (answered %v)", msg, answered)
 				}
 			}
 		}
@@ -171,7 +171,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 func BenchmarkToolCallOverheadStdio(b *testing.B) {
 	heap := liveHeap(b)
 	defer runtime.KeepAlive(heap)
-	servers := []ServerConfig{{Name: "bench", Transport: latchmcp.TransportStdio, Command: mcptestutil.BuildFakeMCP(b)}}
+	servers := []ServerConfig{{Name: "bench", Transport: mcp.TransportStdio, Command: mcptestutil.BuildFakeMCP(b)}}
 	b.Run("paired", func(b *testing.B) { pairedCalls(b, servers) })
 }
 
@@ -195,8 +195,8 @@ func pairedCalls(b *testing.B, servers []ServerConfig) {
 			}
 		},
 		func() { // the session
-			if msg := s.runToolCall(ctx, 1, call); msg.Content != "hello" {
-				b.Fatalf("tool message %+v", msg)
+			if msg, answered := s.runToolCall(ctx, 1, call); !answered || msg.Content != "hello" {
+				b.Fatalf("tool message %+v (answered %v)", msg, answered)
 			}
 		},
 	}

@@ -167,66 +167,88 @@ func summarize(path string) (Summary, error) {
 		return Summary{}, err
 	}
 	defer f.Close()
-	sum := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path}
+	sm := summarizer{Summary: Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path},
+		pending: map[string]bool{}, callOf: map[string]string{}, answered: map[string]bool{}, first: true}
 	if fi, err := f.Stat(); err == nil {
-		sum.Started, sum.Updated = fi.ModTime(), fi.ModTime()
+		sm.Started, sm.Updated = fi.ModTime(), fi.ModTime()
 	}
-	pending := map[string]bool{}
-	callOf := map[string]string{} // approval id → call id
-	answered := map[string]bool{} // call ids with a tool_result
-	var order []string
 	br := bufio.NewReader(f)
-	first := true
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var e struct {
-				Type       string    `json:"type"`
-				Time       time.Time `json:"time"`
-				Model      string    `json:"model"`
-				Text       string    `json:"text"`
-				ApprovalID string    `json:"approval_id"`
-				CallID     string    `json:"call_id"`
-			}
-			if json.Unmarshal(line, &e) == nil {
-				switch e.Type {
-				case TypeSessionStarted:
-					if first {
-						sum.Started, sum.Model = e.Time, e.Model
-					}
-				case TypeModelChanged:
-					sum.Model = e.Model
-				case TypeUserMessage:
-					if sum.FirstPrompt == "" {
-						sum.FirstPrompt = e.Text
-					}
-				case TypeApprovalParked:
-					pending[e.ApprovalID] = true
-					callOf[e.ApprovalID] = e.CallID
-					order = append(order, e.ApprovalID)
-				case TypeApprovalResolved:
-					delete(pending, e.ApprovalID)
-				case TypeToolResult:
-					// A parked call answered without a decision (its turn
-					// was cancelled) waits no more, as Resume sees it.
-					answered[e.CallID] = true
-				}
-				first = false
-			}
+			sm.line(line)
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return sum, err
+			return sm.Summary, err
 		}
 	}
-	for _, id := range order {
-		if pending[id] && !answered[callOf[id]] {
-			sum.Pending = append(sum.Pending, id)
+	sm.Pending = sm.stillPending()
+	return sm.Summary, nil
+}
+
+// summarizer is a Summary as the lines of its log are read.
+type summarizer struct {
+	Summary
+	pending  map[string]bool   // approval ids parked and not resolved
+	callOf   map[string]string // approval id → call id
+	answered map[string]bool   // call ids with a tool_result
+	order    []string          // approval ids as they were parked
+	first    bool              // no line read yet
+}
+
+// summaryLine is the part of a logged event a summary reads.
+type summaryLine struct {
+	Type       string    `json:"type"`
+	Time       time.Time `json:"time"`
+	Model      string    `json:"model"`
+	Text       string    `json:"text"`
+	ApprovalID string    `json:"approval_id"`
+	CallID     string    `json:"call_id"`
+}
+
+// line reads one line of the log; one that does not parse is skipped.
+func (sm *summarizer) line(line []byte) {
+	var e summaryLine
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	switch e.Type {
+	case TypeSessionStarted:
+		if sm.first {
+			sm.Started, sm.Model = e.Time, e.Model
+		}
+	case TypeModelChanged:
+		sm.Model = e.Model
+	case TypeUserMessage:
+		if sm.FirstPrompt == "" {
+			sm.FirstPrompt = e.Text
+		}
+	case TypeApprovalParked:
+		sm.pending[e.ApprovalID] = true
+		sm.callOf[e.ApprovalID] = e.CallID
+		sm.order = append(sm.order, e.ApprovalID)
+	case TypeApprovalResolved:
+		delete(sm.pending, e.ApprovalID)
+	case TypeToolResult:
+		// A parked call answered without a decision (its turn was
+		// cancelled) waits no more, as Resume sees it.
+		sm.answered[e.CallID] = true
+	}
+	sm.first = false
+}
+
+// stillPending lists the approvals that still wait, as Resume sees them.
+func (sm *summarizer) stillPending() []string {
+	var out []string
+	for _, id := range sm.order {
+		if sm.pending[id] && !sm.answered[sm.callOf[id]] {
+			out = append(out, id)
 		}
 	}
-	return sum, nil
+	return out
 }
 
 // Latest returns the id of the most recent session in dir.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -44,17 +44,17 @@ type logBox struct {
 func newLogBox() *logBox {
 	b := &logBox{}
 	b.srv = mcpserver.NewMCPServer("box", "1.0", mcpserver.WithToolCapabilities(true))
-	b.srv.AddTool(mcp.NewTool("peek", mcp.WithDescription("Look into the box."), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("the box holds: " + strings.Join(b.written(), ", ")), nil
+	b.srv.AddTool(mcpgo.NewTool("peek", mcpgo.WithDescription("Look into the box."), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("the box holds: " + strings.Join(b.written(), ", ")), nil
 		})
-	b.srv.AddTool(mcp.NewTool("put", mcp.WithDescription("Put a thing into the box."), mcp.WithString("thing", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	b.srv.AddTool(mcpgo.NewTool("put", mcpgo.WithDescription("Put a thing into the box."), mcpgo.WithString("thing", mcpgo.Required())),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			thing := req.GetString("thing", "")
 			b.mu.Lock()
 			b.puts = append(b.puts, thing)
 			b.mu.Unlock()
-			return mcp.NewToolResultText("put " + thing + " into the box"), nil
+			return mcpgo.NewToolResultText("put " + thing + " into the box"), nil
 		})
 	return b
 }

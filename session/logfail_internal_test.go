@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -26,9 +26,9 @@ func TestLogFullFailsClosed(t *testing.T) {
 	defer full.Close()
 	srv := mcpserver.NewMCPServer("box", "1.0")
 	var ran atomic.Int32
-	srv.AddTool(mcp.NewTool("wipe"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(mcpgo.NewTool("wipe"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		ran.Add(1)
-		return mcp.NewToolResultText("wiped"), nil
+		return mcpgo.NewToolResultText("wiped"), nil
 	})
 	dir := t.TempDir()
 	s := New(Options{Model: "qwen3:8b", LogDir: dir, ID: "20261201-000000-full00",
@@ -45,8 +45,8 @@ func TestLogFullFailsClosed(t *testing.T) {
 	s.log.f = full
 	s.log.mu.Unlock()
 	for i := range 4 {
-		msg := s.runToolCall(context.Background(), 1, call)
-		if !strings.Contains(msg.Content, "not run: the session log cannot be written") {
+		msg, answered := s.runToolCall(context.Background(), 1, call)
+		if !answered || !strings.Contains(msg.Content, "not run: the session log cannot be written") {
 			t.Fatalf("call %d with the disk full: %q", i, msg.Content)
 		}
 	}
@@ -78,7 +78,7 @@ func TestLogFullFailsClosed(t *testing.T) {
 	s.log.f = good
 	s.log.mu.Unlock()
 	call.ID = "call_2"
-	if msg := s.runToolCall(context.Background(), 1, call); msg.Content != "wiped" {
+	if msg, answered := s.runToolCall(context.Background(), 1, call); !answered || msg.Content != "wiped" {
 		t.Fatalf("after the disk recovered: %q", msg.Content)
 	}
 	if n := ran.Load(); n != 1 || s.LogProblem() != "" {

@@ -43,146 +43,207 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, id+".jsonl")
-	events, warns, err := LoadLog(path)
+	events, warns, err := LoadLog(filepath.Join(dir, id+".jsonl"))
 	if err != nil {
 		lock.release()
 		return nil, nil, fmt.Errorf("resume %s: %w", id, err)
 	}
-	res := &Resumed{Events: events, Warnings: warns}
-
-	var (
-		history  []api.Message
-		model    string
-		turn     int
-		calls    = map[string]*ToolCallEvent{}
-		started  = map[string]bool{}
-		answered = map[string]bool{}
-		results  = map[string]*ToolResultEvent{}
-		messaged = map[string]bool{}
-		decided  = map[string]bool{}
-		parked   = map[string]ApprovalParkedEvent{}
-		order    []string
-		resolved []string
-		last     *SettingsEvent
-		defs     = map[string]parkedDef{}
-	)
-	for _, e := range events {
-		switch e := e.(type) {
-		case *SessionStarted:
-			if model == "" {
-				model = e.Model
-			}
-		case *ModelChanged:
-			model = e.Model
-		case *UserMessage:
-			turn = max(turn, e.Turn)
-		case *MessageEvent:
-			history = append(history, e.message())
-			if e.Role == "tool" && e.ToolCallID != "" {
-				answered[e.ToolCallID] = true
-				messaged[e.ToolCallID] = true
-			}
-			turn = max(turn, e.Turn)
-		case *ToolCallEvent:
-			calls[e.CallID] = e
-		case *PermissionEvent:
-			switch {
-			case e.Decision == "allowed":
-				started[e.CallID] = true
-			case e.Decision == "denied" && e.By == "user":
-				decided[e.CallID] = false
-			}
-		case *SettingsEvent:
-			last = e
-		case *ApprovalParkedEvent:
-			parked[e.ApprovalID] = *e
-			defs[e.CallID] = parkedDef{digest: e.Digest, description: e.Description}
-			order = append(order, e.ApprovalID)
-		case *ApprovalResolvedEvent:
-			if ap, ok := parked[e.ApprovalID]; ok {
-				decided[ap.CallID] = e.Decision == "approved"
-				delete(parked, e.ApprovalID)
-			}
-			resolved = append(resolved, e.ApprovalID)
-		case *ToolResultEvent:
-			answered[e.CallID] = true
-			results[e.CallID] = e
-		}
-	}
+	st := replay(events)
 	if o.Model == "" {
-		o.Model = model
+		o.Model = st.model
 	}
-	notices := restoreSettings(&o, last)
+	notices := restoreSettings(&o, st.settings)
 	o.ID, o.LogDir, o.lock = id, dir, lock
 	s := New(o)
 	s.resumeNotices = notices
-	if last != nil {
-		for name, digest := range last.Grants {
-			s.gate.Grant(name, digest)
-			s.set.grants[name] = digest
-		}
-	}
-	s.parkedDefs = defs
-	s.history = history
-	s.turn = turn
-	s.decided = decided
+	s.restoreGrants(st.settings)
+	s.parkedDefs, s.history, s.turn, s.decided = st.defs, st.history, st.turn, st.decided
 	s.resumed = true
+	pending := s.restoreApprovals(st)
+	s.restoreOwed(st)
+	s.inDoubt = st.inDoubt(s.owed)
+	return s, &Resumed{Events: events, Warnings: warns, Pending: pending,
+		InDoubt: append([]InDoubt(nil), s.inDoubt...)}, nil
+}
 
-	var pend []permissions.Approval
-	for _, id := range order {
-		if ap, ok := parked[id]; ok && !answered[ap.CallID] {
-			pend = append(pend, permissions.Approval{ID: id, CallID: ap.CallID, Server: ap.Server, Tool: ap.Tool,
+// logState is what a session log says, read event by event (replay).
+type logState struct {
+	history  []api.Message
+	model    string
+	turn     int
+	calls    map[string]*ToolCallEvent      // by call id
+	started  map[string]bool                // calls allowed to run
+	answered map[string]bool                // calls with a tool message or a result
+	messaged map[string]bool                // calls whose tool message the model has
+	results  map[string]*ToolResultEvent    // by call id
+	decided  map[string]bool                // call id → a person approved (or allowed) it
+	parked   map[string]ApprovalParkedEvent // approvals still pending, by id
+	order    []string                       // approval ids as they were parked
+	resolved []string                       // approval ids resolved
+	defs     map[string]parkedDef           // what each parked call was parked with, by call id
+	settings *SettingsEvent                 // the last
+}
+
+// replay reads the logged events into the state they leave.
+func replay(events []Event) *logState {
+	st := &logState{
+		calls: map[string]*ToolCallEvent{}, started: map[string]bool{}, answered: map[string]bool{},
+		messaged: map[string]bool{}, results: map[string]*ToolResultEvent{}, decided: map[string]bool{},
+		parked: map[string]ApprovalParkedEvent{}, defs: map[string]parkedDef{},
+	}
+	for _, e := range events {
+		st.apply(e)
+	}
+	return st
+}
+
+// apply adds one logged event to the state.
+func (st *logState) apply(e Event) {
+	switch e := e.(type) {
+	case *SessionStarted:
+		if st.model == "" {
+			st.model = e.Model
+		}
+	case *ModelChanged:
+		st.model = e.Model
+	case *UserMessage:
+		st.turn = max(st.turn, e.Turn)
+	case *MessageEvent:
+		st.message(e)
+	case *ToolCallEvent:
+		st.calls[e.CallID] = e
+	case *PermissionEvent:
+		st.permission(e)
+	case *SettingsEvent:
+		st.settings = e
+	case *ApprovalParkedEvent:
+		st.parked[e.ApprovalID] = *e
+		st.defs[e.CallID] = parkedDef{digest: e.Digest, description: e.Description}
+		st.order = append(st.order, e.ApprovalID)
+	case *ApprovalResolvedEvent:
+		st.resolve(e)
+	case *ToolResultEvent:
+		st.answered[e.CallID] = true
+		st.results[e.CallID] = e
+	}
+}
+
+// message adds an entry of the conversation; a tool message answers its
+// call.
+func (st *logState) message(e *MessageEvent) {
+	st.history = append(st.history, e.message())
+	if e.Role == "tool" && e.ToolCallID != "" {
+		st.answered[e.ToolCallID] = true
+		st.messaged[e.ToolCallID] = true
+	}
+	st.turn = max(st.turn, e.Turn)
+}
+
+// permission notes a call that started ("allowed") or that the user
+// denied.
+func (st *logState) permission(e *PermissionEvent) {
+	switch {
+	case e.Decision == "allowed":
+		st.started[e.CallID] = true
+	case e.Decision == "denied" && e.By == "user":
+		st.decided[e.CallID] = false
+	}
+}
+
+// resolve records a person's decision on a parked call.
+func (st *logState) resolve(e *ApprovalResolvedEvent) {
+	if ap, ok := st.parked[e.ApprovalID]; ok {
+		st.decided[ap.CallID] = e.Decision == "approved"
+		delete(st.parked, e.ApprovalID)
+	}
+	st.resolved = append(st.resolved, e.ApprovalID)
+}
+
+// restoreGrants gives the gate back the session grants of the last
+// settings.
+func (s *Session) restoreGrants(last *SettingsEvent) {
+	if last == nil {
+		return
+	}
+	for name, digest := range last.Grants {
+		s.gate.Grant(name, digest)
+		s.set.grants[name] = digest
+	}
+}
+
+// restoreApprovals restores the resolved approval ids and the approvals
+// still pending (parked, unanswered), which it returns.
+func (s *Session) restoreApprovals(st *logState) []permissions.Approval {
+	var pending []permissions.Approval
+	for _, id := range st.order {
+		if ap, ok := st.parked[id]; ok && !st.answered[ap.CallID] {
+			pending = append(pending, permissions.Approval{ID: id, CallID: ap.CallID, Server: ap.Server, Tool: ap.Tool,
 				Name: ap.Tool, Arguments: ap.Arguments, Turn: ap.Turn, Created: ap.Time})
 		}
 	}
-	s.approvals.RestoreResolved(resolved)
-	s.approvals.Restore(pend)
-	res.Pending = pend
+	s.approvals.RestoreResolved(st.resolved)
+	s.approvals.Restore(pending)
+	return pending
+}
 
-	// The unanswered calls of the last reply are what the turn still owes.
-	if n := len(history); n > 0 {
-		for i := n - 1; i >= 0; i-- {
-			m := history[i]
-			if m.Role == "tool" {
-				continue
-			}
-			if m.Role == "assistant" {
-				for _, c := range m.ToolCalls {
-					switch r := results[c.ID]; {
-					case !answered[c.ID]:
-						s.owed = append(s.owed, c)
-					case r != nil && !messaged[c.ID]:
-						// The result was logged but latch stopped before the
-						// model's copy was: give the model what the log has.
-						content := r.Content
-						if content == "" { // a log from before results were kept whole
-							content = r.Preview
-						}
-						if r.Error != "" {
-							content = errorJSON(r.Error)
-						}
-						s.history = append(s.history, api.Message{Role: "tool", ToolName: c.Function.Name,
-							ToolCallID: c.ID, Content: content})
-						s.goOn = true // the model owes a reply to it
-					}
-				}
-			}
-			break
+// restoreOwed takes up the last reply's calls: the unanswered ones are
+// what the turn still owes; one whose result was logged but that latch
+// stopped before the model's copy was gets what the log has, and the
+// model owes a reply to it.
+func (s *Session) restoreOwed(st *logState) {
+	last, ok := st.lastReply()
+	if !ok {
+		return
+	}
+	for _, c := range last.ToolCalls {
+		switch r := st.results[c.ID]; {
+		case !st.answered[c.ID]:
+			s.owed = append(s.owed, c)
+		case r != nil && !st.messaged[c.ID]:
+			s.history = append(s.history, restoredResult(c, r))
+			s.goOn = true
 		}
 	}
-	for _, c := range s.owed {
-		if started[c.ID] {
-			ev := calls[c.ID]
-			d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: turn}
-			if ev != nil {
-				d.Server = ev.Server
-			}
-			s.inDoubt = append(s.inDoubt, d)
+}
+
+// lastReply is the last message of the history that is not a tool's, if
+// it is the model's.
+func (st *logState) lastReply() (api.Message, bool) {
+	for i := len(st.history) - 1; i >= 0; i-- {
+		if m := st.history[i]; m.Role != "tool" {
+			return m, m.Role == "assistant"
 		}
 	}
-	res.InDoubt = append([]InDoubt(nil), s.inDoubt...)
-	return s, res, nil
+	return api.Message{}, false
+}
+
+// restoredResult is the tool message for call c made from its logged
+// result.
+func restoredResult(c api.ToolCall, r *ToolResultEvent) api.Message {
+	content := r.Content
+	if content == "" { // a log from before results were kept whole
+		content = r.Preview
+	}
+	if r.Error != "" {
+		content = errorJSON(r.Error)
+	}
+	return api.Message{Role: "tool", ToolName: c.Function.Name, ToolCallID: c.ID, Content: content}
+}
+
+// inDoubt lists the owed calls that had started: their outcome is unknown.
+func (st *logState) inDoubt(owed []api.ToolCall) []InDoubt {
+	var out []InDoubt
+	for _, c := range owed {
+		if !st.started[c.ID] {
+			continue
+		}
+		d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: st.turn}
+		if ev := st.calls[c.ID]; ev != nil {
+			d.Server = ev.Server
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // InDoubtCalls lists the calls whose outcome is unknown.

@@ -107,7 +107,7 @@ type Session struct {
 	set           settings
 	resumeNotices []string
 	// parkedDefs: what each call parked before a restart was approved
-	// for, by call id (see approvedRuns).
+	// for, by call id (see rulePrior).
 	parkedDefs map[string]parkedDef
 }
 

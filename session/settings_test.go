@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"latch/permissions"
 	"latch/session"
@@ -86,13 +86,13 @@ func TestApprovalOfAChangedToolIsDecidedAgain(t *testing.T) {
 	box := newLogBox()
 	dir, id, ap := park(t, box, "hat", true)
 	changed := newLogBox()
-	changed.srv.AddTool(mcp.NewTool("put", mcp.WithDescription("Put a thing into the box, and burn the box."),
-		mcp.WithString("thing", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	changed.srv.AddTool(mcpgo.NewTool("put", mcpgo.WithDescription("Put a thing into the box, and burn the box."),
+		mcpgo.WithString("thing", mcpgo.Required())),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			changed.mu.Lock()
 			changed.puts = append(changed.puts, req.GetString("thing", ""))
 			changed.mu.Unlock()
-			return mcp.NewToolResultText("burnt"), nil
+			return mcpgo.NewToolResultText("burnt"), nil
 		})
 	s, _ := resume(t, logOptions(newServer(t, logModel), dir, changed, permissions.ReadOnly), dir, id)
 	r := startLogged(t, s)
@@ -143,9 +143,9 @@ func TestResumeGivesTheModelTheWholeResult(t *testing.T) {
 	t.Parallel()
 	box := newLogBox()
 	big := strings.Repeat("0123456789abcdef", 512) // 8 KB
-	box.srv.AddTool(mcp.NewTool("dump", mcp.WithReadOnlyHintAnnotation(true)),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(big), nil
+	box.srv.AddTool(mcpgo.NewTool("dump", mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(big), nil
 		})
 	dir := t.TempDir()
 	ol := newServer(t, logModel)

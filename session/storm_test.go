@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"latch/session"
@@ -22,8 +22,8 @@ import (
 func TestStormKeepsTheLogSmall(t *testing.T) {
 	srv := mcpserver.NewMCPServer("storm", "1.0", mcpserver.WithToolCapabilities(true), mcpserver.WithLogging())
 	add := func(name string) {
-		srv.AddTool(mcp.NewTool(name), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(name), nil
+		srv.AddTool(mcpgo.NewTool(name), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(name), nil
 		})
 	}
 	add("base")
@@ -53,8 +53,8 @@ func TestStormKeepsTheLogSmall(t *testing.T) {
 		if i > 0 && i%1000 == 0 {
 			add(fmt.Sprintf("added%d", i/1000))
 		}
-		srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
-		srv.SendNotificationToAllClients(string(mcp.MethodNotificationMessage),
+		srv.SendNotificationToAllClients(string(mcpgo.MethodNotificationToolsListChanged), nil)
+		srv.SendNotificationToAllClients(string(mcpgo.MethodNotificationMessage),
 			map[string]any{"level": "info", "data": strings.Repeat("chatty ", 20)})
 		if i%50 == 49 {
 			runtime.ReadMemStats(&ms)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -43,7 +43,10 @@ func waitToolNamed(tb testing.TB, s *Session, name string) {
 func callEvents(t *testing.T, s *Session, call api.ToolCall) (api.Message, []Event) {
 	t.Helper()
 	sub := s.Subscribe()
-	msg := s.runToolCall(context.Background(), 1, call)
+	msg, answered := s.runToolCall(context.Background(), 1, call)
+	if !answered {
+		t.Fatalf("call %s got no answer", call.ID)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	var evs []Event
@@ -68,10 +71,10 @@ func TestRunToolCallUnknownTool(t *testing.T) {
 	t.Parallel()
 	srv := mcpserver.NewMCPServer("notes", "1.0")
 	ran := make(chan string, 4)
-	srv.AddTool(mcp.NewTool("read_note", mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(mcpgo.NewTool("read_note", mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			ran <- req.Params.Name
-			return mcp.NewToolResultText("a note"), nil
+			return mcpgo.NewToolResultText("a note"), nil
 		})
 	// Auto mode: even the most permissive gate cannot make an unknown tool run.
 	s := New(Options{Model: "qwen3:8b", Policy: permissions.Policy{Mode: permissions.Auto},
@@ -118,5 +121,63 @@ func TestRunToolCallUnknownTool(t *testing.T) {
 	msg, _ := callEvents(t, bare, api.ToolCall{Function: api.ToolCallFunction{Name: "fs__read"}})
 	if want := `{"error":"unknown tool \"fs__read\": no tools are available"}`; msg.Content != want {
 		t.Errorf("without servers: %s, want %s", msg.Content, want)
+	}
+}
+
+// TestRunToolCallParkedAtClose: a call parked when the session closes gets
+// no answer (answered is false) and stays pending; one whose turn is
+// cancelled is answered, and its approval is void.
+func TestRunToolCallParkedAtClose(t *testing.T) {
+	t.Parallel()
+	srv := mcpserver.NewMCPServer("notes", "1.0")
+	srv.AddTool(mcpgo.NewTool("write_note"),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("written"), nil
+		})
+	s := New(Options{Model: "qwen3:8b", Policy: permissions.Policy{Mode: permissions.Approve},
+		Servers: []ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}})
+	t.Cleanup(s.Close)
+	s.StartServers()
+	waitToolNamed(t, s, "notes__write_note")
+
+	type result struct {
+		msg      api.Message
+		answered bool
+	}
+	park := func(id string, closing bool) (result, []permissions.Approval) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out := make(chan result, 1)
+		go func() {
+			msg, answered := s.runToolCall(ctx, 1, api.ToolCall{ID: id,
+				Function: api.ToolCallFunction{Name: "notes__write_note", Arguments: api.NewToolCallFunctionArguments()}})
+			out <- result{msg, answered}
+		}()
+		pollUntil(t, id+" parked", func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return len(s.parked) == 1
+		})
+		s.mu.Lock()
+		s.closing = closing
+		s.mu.Unlock()
+		cancel()
+		return <-out, s.Approvals()
+	}
+
+	r, pending := park("call_cancel01", false)
+	if !r.answered || r.msg.Role != "tool" || r.msg.ToolCallID != "call_cancel01" {
+		t.Errorf("cancelled turn: %+v, want an answer", r)
+	}
+	if len(pending) != 0 {
+		t.Errorf("cancelled turn: pending %+v, want the approval void", pending)
+	}
+
+	r, pending = park("call_close001", true)
+	if r.answered || r.msg.Role != "" {
+		t.Errorf("closing: %+v, want no answer", r)
+	}
+	if len(pending) != 1 || pending[0].CallID != "call_close001" {
+		t.Errorf("closing: pending %+v, want the call still parked", pending)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -47,40 +47,40 @@ type notesServer struct {
 func newNotesServer() *notesServer {
 	n := &notesServer{slowStarted: make(chan struct{}, 16)}
 	n.srv = mcpserver.NewMCPServer("notes", "1.0", mcpserver.WithToolCapabilities(true))
-	n.srv.AddTool(mcp.NewTool("read_note", mcp.WithDescription("Read the note."), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n.srv.AddTool(mcpgo.NewTool("read_note", mcpgo.WithDescription("Read the note."), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			n.mu.Lock()
 			n.reads++
 			n.mu.Unlock()
-			return mcp.NewToolResultText(noteText), nil
+			return mcpgo.NewToolResultText(noteText), nil
 		})
 	n.addWrite("Write a note.")
-	n.srv.AddTool(mcp.NewTool("slow", mcp.WithDescription("Take a long time."), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n.srv.AddTool(mcpgo.NewTool("slow", mcpgo.WithDescription("Take a long time."), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			n.slowStarted <- struct{}{}
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-time.After(5 * time.Second):
-				return mcp.NewToolResultText("slow finished"), nil
+				return mcpgo.NewToolResultText("slow finished"), nil
 			}
 		})
-	n.srv.AddTool(mcp.NewTool("fail_note", mcp.WithDescription("Fail to save a note.")),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultError(failureText), nil
+	n.srv.AddTool(mcpgo.NewTool("fail_note", mcpgo.WithDescription("Fail to save a note.")),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultError(failureText), nil
 		})
 	return n
 }
 
 // addWrite adds (or redefines) write_note with the given description.
 func (n *notesServer) addWrite(description string) {
-	n.srv.AddTool(mcp.NewTool("write_note", mcp.WithDescription(description), mcp.WithString("text", mcp.Required())),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	n.srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithDescription(description), mcpgo.WithString("text", mcpgo.Required())),
+		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			text := req.GetString("text", "")
 			n.mu.Lock()
 			n.writes = append(n.writes, text)
 			n.mu.Unlock()
-			return mcp.NewToolResultText("saved: " + text), nil
+			return mcpgo.NewToolResultText("saved: " + text), nil
 		})
 }
 

@@ -57,186 +57,294 @@ func (s *Session) ollamaTools() api.Tools {
 
 var callSeq atomic.Int64
 
+// toolCall is one call of the model on its way through the gate: what it
+// names, and what was decided on it before a restart.
+type toolCall struct {
+	turn    int
+	id      string // the call id ("call_N" when the model gave none)
+	modelID string // the id the model gave, "" when none: the reply carries it
+	name    string // the name the model used
+	args    map[string]any
+	tool    mcp.Tool // zero when unknown
+	known   bool
+	perm    permissions.Call
+	mode    permissions.Mode // the effective mode the gate decided in
+
+	dismissed bool // a call in doubt the user chose not to run again
+	prior     bool // the decision made before a restart, if hasPrior
+	hasPrior  bool
+}
+
+// ruling is what became of a call at the gate: it runs, it is refused
+// (refusal answers it), or it stays owed: parked and unanswered, for
+// --resume, because the session closed while it waited.
+type ruling struct {
+	run     bool
+	owed    bool
+	refusal api.Message
+}
+
+var (
+	runCall   = ruling{run: true}
+	leaveOwed = ruling{owed: true}
+)
+
+func refuse(m api.Message) ruling { return ruling{refusal: m} }
+
 // runToolCall takes one call of the model through the gate, runs it if
 // allowed, publishes what happens, and returns the tool message for the
 // model. Nothing here raises into the loop: every failure becomes a result
 // the model reads. The one exception: a call still waiting for approval
-// when the session closes gets no answer (a zero Message, Role ""): it
-// stays parked in the log, for --resume.
-func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) api.Message {
-	name := call.Function.Name
-	callID := call.ID
-	if callID == "" {
-		callID = fmt.Sprintf("call_%d", callSeq.Add(1))
+// when the session closes gets no answer (answered is false): it stays
+// parked in the log, for --resume.
+func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
+	c := s.lookUp(turn, call)
+	if why := s.notCallable(c); why != "" {
+		return s.fail(c, why), true
 	}
-	args := call.Function.Arguments.ToMap()
-	if args == nil {
-		args = map[string]any{}
+	v := s.gate.Decide(c.perm)
+	c.mode = v.Mode
+	r, settled := s.rulePrior(c)
+	if !settled {
+		switch v.Decision {
+		case permissions.Deny:
+			r = s.deny(c, v.By, v.Reason, "denied: "+v.Reason)
+		case permissions.AskUser:
+			r = s.ask(ctx, c, v.Reason)
+		case permissions.Park:
+			r = s.park(ctx, c, v.Reason)
+		case permissions.Allow:
+			r = s.allow(c, v)
+		default: // fail closed on anything unknown
+			r = s.deny(c, "policy", "the gate gave no valid verdict", "denied: the gate gave no valid verdict")
+		}
 	}
-	reply := func(content string) api.Message {
-		return api.Message{Role: "tool", ToolName: name, ToolCallID: call.ID, Content: content}
+	switch {
+	case r.owed:
+		return api.Message{}, false
+	case !r.run:
+		return r.refusal, true
 	}
-	fail := func(msg string) api.Message {
-		s.publish(&ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: name, Error: msg})
-		return reply(errorJSON(msg))
-	}
-
-	var tool mcp.Tool
-	known := false
-	if s.servers != nil {
-		tool, known = s.servers.Lookup(name)
-	}
-	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: callID, Server: tool.Server,
-		Tool: name, Arguments: args, ReadOnly: tool.ReadOnly, Destructive: tool.Destructive})
-	s.mu.Lock()
-	dismissed := s.dismissed[callID]
-	prior, hasPrior := s.decided[callID]
-	s.mu.Unlock()
-	if dismissed {
-		return fail("outcome unknown: latch stopped while this call was running, and the user chose not to run it again")
-	}
-	if !known {
-		return fail(s.unknownTool(name))
-	}
-
-	pc := permissions.Call{Server: tool.Server, Tool: tool.Original, Name: tool.Name, Digest: tool.Digest}
-	v := s.gate.Decide(pc)
-	if hasPrior {
-		// Decided before a restart: a rejection is final, and an approval
-		// runs the call whatever the gate says now — the person decided —
-		// unless the tool changed since; then the gate decides afresh.
-		def, wasParked := s.parkedDefs[callID]
-		if !prior {
-			s.publishPermission(turn, callID, name, "denied", "user", "decided before the restart", v.Mode)
-			if wasParked {
-				return fail("denied: the user rejected this call")
-			}
-			return fail("denied: the user declined this call")
-		}
-		change := def.changed(tool)
-		if change == "" {
-			s.publishPermission(turn, callID, name, "allowed", "user", "approved before the restart", v.Mode)
-			return s.execute(ctx, turn, callID, tool, args, reply, fail)
-		}
-		s.publish(&Notice{Header: s.header(TypeNotice), Text: name + " changed since call " + callID +
-			" was approved (" + change + "): the approval does not cover it, so it is decided again"})
-	}
-	perm := func(decision, by, reason string) {
-		s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: name,
-			Decision: decision, By: by, Reason: reason, Mode: v.Mode.String()})
-	}
-	switch v.Decision {
-	case permissions.Deny:
-		perm("denied", v.By, v.Reason)
-		return fail("denied: " + v.Reason)
-	case permissions.AskUser:
-		ans, err := s.waitAnswer(ctx, callID, func() { perm("asked", "policy", v.Reason) })
-		if err != nil {
-			perm("denied", "user", "the turn was cancelled before an answer")
-			return fail("cancelled: the user cancelled the turn before deciding")
-		}
-		crashAt("before-decision")
-		s.gate.RecordDecision(callID, ans != AnswerNo)
-		if ans == AnswerNo {
-			perm("denied", "user", "the user said no")
-			return fail("denied: the user declined this call")
-		}
-		if ans == AnswerAlways {
-			s.grant(pc)
-		}
-		perm("allowed", "user", "")
-		crashAt("after-decision")
-	case permissions.Park:
-		// Park and register the waiting call at once, under mu as Decide
-		// is: a Decide as soon as the approval is listed finds the call.
-		wait := make(chan bool, 1)
-		s.mu.Lock()
-		ap := s.approvals.Park(permissions.Approval{CallID: callID, Server: tool.Server, Tool: tool.Original,
-			Name: tool.Name, Arguments: args, Turn: turn, Created: time.Now().UTC()})
-		s.parked[ap.ID] = wait
-		s.mu.Unlock()
-		perm("parked", "policy", v.Reason)
-		s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: turn, ApprovalID: ap.ID,
-			CallID: callID, Server: tool.Server, Tool: name, Arguments: args, Digest: tool.Digest,
-			Description: tool.Description})
-		ok, err := s.waitApproval(ctx, ap.ID, wait)
-		if err != nil {
-			s.mu.Lock()
-			closing := s.closing
-			s.mu.Unlock()
-			if closing {
-				// latch is exiting (a -p run that parked, or a quit): the
-				// approval stays pending in the log, for --resume.
-				return api.Message{}
-			}
-			// The turn was cancelled (Esc): the approval is void. Left
-			// pending, it would still be listed, and a later /approve
-			// would "succeed" without running anything.
-			s.mu.Lock()
-			delete(s.parked, ap.ID)
-			_, _ = s.approvals.Resolve(ap.ID)
-			s.mu.Unlock()
-			return fail("cancelled: the turn was cancelled while the call waited for approval " + ap.ID)
-		}
-		crashAt("before-decision")
-		s.gate.RecordDecision(callID, ok)
-		decision := "rejected"
-		if ok {
-			decision = "approved"
-		}
-		s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: ap.ID, CallID: callID,
-			Decision: decision, By: "user"})
-		if !ok {
-			perm("denied", "user", "rejected with /reject "+ap.ID)
-			return fail("denied: the user rejected this call")
-		}
-		// The decision is on disk; "allowed" marks the start of the call
-		// (a resumed session treats an allowed call without a result as
-		// in doubt).
-		crashAt("after-decision")
-		if cur, ok := s.servers.Lookup(name); !ok || cur.Digest != tool.Digest {
-			why := "it is gone"
-			if ok {
-				why = parkedDef{digest: tool.Digest, description: tool.Description}.changed(cur)
-			}
-			perm("denied", "policy", "the tool changed while the call waited for approval ("+why+")")
-			return fail("not run: " + name + " changed while the call waited for approval (" + why + "); call it again to have it decided again")
-		}
-		perm("allowed", "user", "approved")
-	case permissions.Allow:
-		if !v.Allowed() {
-			perm("denied", "policy", "the gate gave no valid verdict")
-			return fail("denied: the gate gave no valid verdict")
-		}
-		perm("allowed", v.By, v.Reason)
-	default: // fail closed on anything unknown
-		perm("denied", "policy", "the gate gave no valid verdict")
-		return fail("denied: the gate gave no valid verdict")
-	}
-	return s.execute(ctx, turn, callID, tool, args, reply, fail)
+	return s.execute(ctx, c), true
 }
 
-func (s *Session) publishPermission(turn int, callID, tool, decision, by, reason string, mode permissions.Mode) {
-	s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: turn, CallID: callID, Tool: tool,
-		Decision: decision, By: by, Reason: reason, Mode: mode.String()})
+// lookUp finds the tool a call names, publishes the call, and takes what
+// was decided on it before a restart.
+func (s *Session) lookUp(turn int, call api.ToolCall) *toolCall {
+	c := &toolCall{turn: turn, id: call.ID, modelID: call.ID, name: call.Function.Name,
+		args: call.Function.Arguments.ToMap()}
+	if c.id == "" {
+		c.id = fmt.Sprintf("call_%d", callSeq.Add(1))
+	}
+	if c.args == nil {
+		c.args = map[string]any{}
+	}
+	if s.servers != nil {
+		c.tool, c.known = s.servers.Lookup(c.name)
+	}
+	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: c.id, Server: c.tool.Server,
+		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive})
+	s.mu.Lock()
+	c.dismissed = s.dismissed[c.id]
+	c.prior, c.hasPrior = s.decided[c.id]
+	s.mu.Unlock()
+	return c
+}
+
+// notCallable says why a call goes nowhere near the gate, or "": the user
+// dismissed it, or no server has the tool.
+func (s *Session) notCallable(c *toolCall) string {
+	switch {
+	case c.dismissed:
+		return "outcome unknown: latch stopped while this call was running, and the user chose not to run it again"
+	case !c.known:
+		return s.unknownTool(c.name)
+	}
+	return ""
+}
+
+// rulePrior applies a decision made before a restart: a rejection is
+// final, and an approval runs the call whatever the gate says now — the
+// person decided — unless the tool changed since; then the gate decides
+// afresh (settled is false, as it is without a prior decision).
+func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
+	if !c.hasPrior {
+		return ruling{}, false
+	}
+	def, wasParked := s.parkedDefs[c.id]
+	if !c.prior {
+		msg := "denied: the user declined this call"
+		if wasParked {
+			msg = "denied: the user rejected this call"
+		}
+		return s.deny(c, "user", "decided before the restart", msg), true
+	}
+	change := def.changed(c.tool)
+	if change == "" {
+		s.permission(c, "allowed", "user", "approved before the restart")
+		return runCall, true
+	}
+	s.publish(&Notice{Header: s.header(TypeNotice), Text: c.name + " changed since call " + c.id +
+		" was approved (" + change + "): the approval does not cover it, so it is decided again"})
+	return ruling{}, false
+}
+
+// deny refuses a call: the permission event says who and why (reason),
+// the model reads msg.
+func (s *Session) deny(c *toolCall, by, reason, msg string) ruling {
+	s.permission(c, "denied", by, reason)
+	return refuse(s.fail(c, msg))
+}
+
+// allow runs a call the gate allowed, if the verdict is a valid one.
+func (s *Session) allow(c *toolCall, v permissions.Verdict) ruling {
+	if !v.Allowed() {
+		return s.deny(c, "policy", "the gate gave no valid verdict", "denied: the gate gave no valid verdict")
+	}
+	s.permission(c, "allowed", v.By, v.Reason)
+	return runCall
+}
+
+// ask puts the call to the user (the y/n modal) and waits for the answer.
+func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
+	ans, err := s.waitAnswer(ctx, c.id, func() { s.permission(c, "asked", "policy", reason) })
+	if err != nil {
+		return s.deny(c, "user", "the turn was cancelled before an answer",
+			"cancelled: the user cancelled the turn before deciding")
+	}
+	crashAt("before-decision")
+	s.gate.RecordDecision(c.id, ans != AnswerNo)
+	if ans == AnswerNo {
+		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
+	}
+	if ans == AnswerAlways {
+		s.grant(c.perm)
+	}
+	s.permission(c, "allowed", "user", "")
+	crashAt("after-decision")
+	return runCall
+}
+
+// park parks the call until /approve or /reject, and waits for the
+// decision.
+func (s *Session) park(ctx context.Context, c *toolCall, reason string) ruling {
+	id, wait := s.parkCall(c)
+	s.permission(c, "parked", "policy", reason)
+	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: c.turn, ApprovalID: id,
+		CallID: c.id, Server: c.tool.Server, Tool: c.name, Arguments: c.args, Digest: c.tool.Digest,
+		Description: c.tool.Description})
+	approved, err := s.waitApproval(ctx, id, wait)
+	if err != nil {
+		return s.abandonParked(c, id)
+	}
+	crashAt("before-decision")
+	s.gate.RecordDecision(c.id, approved)
+	s.publishResolved(id, c.id, approved)
+	if !approved {
+		return s.deny(c, "user", "rejected with /reject "+id, "denied: the user rejected this call")
+	}
+	// The decision is on disk; "allowed" marks the start of the call
+	// (a resumed session treats an allowed call without a result as
+	// in doubt).
+	crashAt("after-decision")
+	if why, changed := s.changedWhileParked(c); changed {
+		return s.deny(c, "policy", "the tool changed while the call waited for approval ("+why+")",
+			"not run: "+c.name+" changed while the call waited for approval ("+why+"); call it again to have it decided again")
+	}
+	s.permission(c, "allowed", "user", "approved")
+	return runCall
+}
+
+// parkCall parks the call and registers its wait at once, under mu as
+// Decide is: a Decide as soon as the approval is listed finds the call.
+func (s *Session) parkCall(c *toolCall) (id string, wait chan bool) {
+	wait = make(chan bool, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ap := s.approvals.Park(permissions.Approval{CallID: c.id, Server: c.tool.Server, Tool: c.tool.Original,
+		Name: c.tool.Name, Arguments: c.args, Turn: c.turn, Created: time.Now().UTC()})
+	s.parked[ap.ID] = wait
+	return ap.ID, wait
+}
+
+// abandonParked ends the wait of a parked call whose turn ended before a
+// decision.
+func (s *Session) abandonParked(c *toolCall, id string) ruling {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		// latch is exiting (a -p run that parked, or a quit): the
+		// approval stays pending in the log, for --resume.
+		return leaveOwed
+	}
+	// The turn was cancelled (Esc): the approval is void. Left pending,
+	// it would still be listed, and a later /approve would "succeed"
+	// without running anything.
+	s.mu.Lock()
+	delete(s.parked, id)
+	_, _ = s.approvals.Resolve(id)
+	s.mu.Unlock()
+	return refuse(s.fail(c, "cancelled: the turn was cancelled while the call waited for approval "+id))
+}
+
+// changedWhileParked says whether the call's tool is gone or changed
+// since the call was parked, and how.
+func (s *Session) changedWhileParked(c *toolCall) (why string, changed bool) {
+	cur, ok := s.servers.Lookup(c.name)
+	switch {
+	case !ok:
+		return "it is gone", true
+	case cur.Digest != c.tool.Digest:
+		return parkedDef{digest: c.tool.Digest, description: c.tool.Description}.changed(cur), true
+	}
+	return "", false
+}
+
+// publishResolved publishes a person's decision on a parked call.
+func (s *Session) publishResolved(approvalID, callID string, approved bool) {
+	decision := "rejected"
+	if approved {
+		decision = "approved"
+	}
+	s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: approvalID, CallID: callID,
+		Decision: decision, By: "user"})
+}
+
+// permission publishes the gate's (or the user's) decision on a call.
+func (s *Session) permission(c *toolCall, decision, by, reason string) {
+	s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: c.turn, CallID: c.id, Tool: c.name,
+		Decision: decision, By: by, Reason: reason, Mode: c.mode.String()})
+}
+
+// reply is the tool message that answers the call with content.
+func (c *toolCall) reply(content string) api.Message {
+	return api.Message{Role: "tool", ToolName: c.name, ToolCallID: c.modelID, Content: content}
+}
+
+// fail answers a call that did not run: a failed tool_result, and msg
+// for the model.
+func (s *Session) fail(c *toolCall, msg string) api.Message {
+	s.publish(&ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.name, Error: msg})
+	return c.reply(errorJSON(msg))
 }
 
 // execute runs an allowed call. Esc (CancelTools) cancels just this call:
 // the model is told, and the turn goes on.
-func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp.Tool, args map[string]any,
-	reply func(string) api.Message, fail func(string) api.Message) api.Message {
+func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
 	// Fail closed: a call runs only once its "allowed" is on disk. While
 	// the log cannot be written, nothing runs that a resume could not
 	// account for.
 	if why := s.LogProblem(); why != "" {
-		return fail(NotRunLogBroken + " (" + why + "); latch runs no tool call it cannot record")
+		return s.fail(c, NotRunLogBroken+" ("+why+"); latch runs no tool call it cannot record")
 	}
 	start := time.Now()
 	if crashPoint == "during-call" {
 		go func() { time.Sleep(150 * time.Millisecond); crashAt("during-call") }()
 	}
-	res, err := s.servers.Call(ctx, tool.Name, args, callID)
-	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: turn, CallID: callID, Tool: tool.Name,
+	res, err := s.servers.Call(ctx, c.tool.Name, c.args, c.id)
+	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		msg := err.Error()
@@ -246,7 +354,7 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 		}
 		ev.Error = msg
 		s.publish(ev)
-		return reply(errorJSON(msg))
+		return c.reply(errorJSON(msg))
 	}
 	ev.OK = !res.IsError
 	ev.IsError = res.IsError
@@ -255,7 +363,7 @@ func (s *Session) execute(ctx context.Context, turn int, callID string, tool mcp
 	ev.Content = res.Text
 	s.publish(ev)
 	crashAt("after-result")
-	return reply(res.Text)
+	return c.reply(res.Text)
 }
 
 // NotRunLogBroken starts the error of a call refused because the session
@@ -371,12 +479,7 @@ func (s *Session) Decide(id string, approve bool) error {
 		s.mu.Lock()
 		s.decided[ap.CallID] = approve
 		s.mu.Unlock()
-		decision := "rejected"
-		if approve {
-			decision = "approved"
-		}
-		s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: id, CallID: ap.CallID,
-			Decision: decision, By: "user"})
+		s.publishResolved(id, ap.CallID, approve)
 		crashAt("after-decision")
 		s.Continue()
 		return nil

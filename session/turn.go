@@ -45,13 +45,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		metrics Metrics
 		model   = s.Model()
 	)
-	for _, call := range pending {
-		m := s.runToolCall(ctx, turn, call)
-		if m.Role == "" {
-			break // closing while it waits for approval: it stays owed
-		}
-		s.appendHistory(turn, m)
-	}
+	s.runCalls(ctx, turn, pending)
 	for n := 0; ; n++ {
 		if ctx.Err() != nil {
 			reason = ReasonCancelled
@@ -59,16 +53,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		}
 		r := s.stream(ctx, turn, n)
 		metrics = metricsOf(r.last)
-		switch {
-		case r.cancelled:
-			reason = ReasonCancelled
-		case r.cutOff():
-			reason = ReasonCutOff
-		case r.err != nil:
-			reason = ReasonError
-		case r.last.DoneReason == "length":
-			reason = ReasonLength
-		}
+		reason = r.endReason(reason)
 		if r.err != nil {
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(r.err, model)})
 		}
@@ -77,32 +62,56 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		}
 		if n >= s.maxRounds {
 			reason = ReasonToolLimit
-			// The model's last calls get an answer, so the conversation
-			// stays well formed for the next turn.
-			for _, call := range r.calls {
-				s.appendHistory(turn, api.Message{Role: "tool", ToolName: call.Function.Name, ToolCallID: call.ID,
-					Content: errorJSON(fmt.Sprintf("not run: the limit of %d rounds of tool calls in one turn was reached", s.maxRounds))})
-			}
-			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
-				"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
+			s.refuseOverLimit(turn, r.calls)
 			break
 		}
-		for _, call := range r.calls {
-			m := s.runToolCall(ctx, turn, call)
-			if m.Role == "" {
-				break // closing while it waits for approval: it and the rest stay owed
-			}
-			s.appendHistory(turn, m)
-		}
-		if ctx.Err() != nil {
-			reason = ReasonCancelled
-			break
-		}
+		s.runCalls(ctx, turn, r.calls)
 	}
 	s.mu.Lock()
 	s.cancel = nil
 	s.mu.Unlock()
 	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics})
+}
+
+// endReason is why the turn ends with this reply, or prev when the reply
+// itself says nothing of it (it finished well).
+func (r round) endReason(prev string) string {
+	switch {
+	case r.cancelled:
+		return ReasonCancelled
+	case r.cutOff():
+		return ReasonCutOff
+	case r.err != nil:
+		return ReasonError
+	case r.last.DoneReason == "length":
+		return ReasonLength
+	}
+	return prev
+}
+
+// runCalls runs the calls of a reply in order, adding each answer to the
+// history. It stops at a call that gets no answer (the session closes
+// while it waits for approval): it and the rest stay owed.
+func (s *Session) runCalls(ctx context.Context, turn int, calls []api.ToolCall) {
+	for _, call := range calls {
+		m, answered := s.runToolCall(ctx, turn, call)
+		if !answered {
+			return
+		}
+		s.appendHistory(turn, m)
+	}
+}
+
+// refuseOverLimit answers the calls of a reply past the limit of rounds:
+// they get an answer, so the conversation stays well formed for the next
+// turn, and the user is told.
+func (s *Session) refuseOverLimit(turn int, calls []api.ToolCall) {
+	for _, call := range calls {
+		s.appendHistory(turn, api.Message{Role: "tool", ToolName: call.Function.Name, ToolCallID: call.ID,
+			Content: errorJSON(fmt.Sprintf("not run: the limit of %d rounds of tool calls in one turn was reached", s.maxRounds))})
+	}
+	s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: fmt.Sprintf(
+		"stopped after %d rounds of tool calls in one turn (the limit); send a message to let the model go on", s.maxRounds)})
 }
 
 func metricsOf(r api.ChatResponse) Metrics {
