@@ -111,7 +111,7 @@ func newHeaderTransport(cfg ServerConfig, token string) *headerTransport {
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !t.origin.matches(r.URL) {
 		if r.Body != nil {
-			r.Body.Close()
+			_ = r.Body.Close() // a RoundTripper closes the body it does not send
 		}
 		return nil, &originError{server: t.server, target: r.URL}
 	}

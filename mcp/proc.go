@@ -51,29 +51,21 @@ func startProcess(c ServerConfig) (*process, error) {
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		inR.Close()
-		inW.Close()
+		closeQuietly(inR, inW)
 		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
+		closeQuietly(inR, inW, outR, outW)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
-			f.Close()
-		}
+		closeQuietly(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("cannot start %s: %w", c.Command, unwrapExec(err))
 	}
 	// The child has its ends; close ours so EOF arrives when it exits.
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	closeQuietly(inR, outW, errW)
 	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, exited: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
@@ -122,7 +114,7 @@ func (p *process) stop() {
 }
 
 func (p *process) doStop() {
-	p.stdin.Close()
+	closeQuietly(p.stdin)
 	if !p.wait(stopGrace) {
 		signalGroup(p.cmd, false)
 		if !p.wait(termGrace) {
@@ -132,8 +124,15 @@ func (p *process) doStop() {
 	}
 	// Anything of the group still alive is an orphan now.
 	killGroup(p.cmd)
-	p.stdout.Close()
-	p.stderr.Close()
+	closeQuietly(p.stdout, p.stderr)
+}
+
+// closeQuietly closes pipe ends. A pipe's close can only fail for a
+// descriptor already closed, and then there is nothing left to release.
+func closeQuietly(fs ...io.Closer) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
 }
 
 func (p *process) wait(d time.Duration) bool {

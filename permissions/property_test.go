@@ -93,10 +93,7 @@ type modelGrant struct{ digest, server, tool string }
 
 // servers are the servers the policy names, anywhere.
 func (m *model) servers() []string {
-	var out []string
-	for _, s := range m.policy.Servers {
-		out = append(out, s)
-	}
+	out := append([]string(nil), m.policy.Servers...)
 	for s := range m.policy.ServerModes {
 		out = append(out, s)
 	}

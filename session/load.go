@@ -93,7 +93,7 @@ func nulTail(r io.ReaderAt, size int64) (start int64, found bool, err error) {
 	const chunk = 32 << 10
 	buf := make([]byte, chunk)
 	firstNul := int64(-1)
-	end := size // the tail is [end, size)
+	end := size // the tail is [end, size), scanned backwards
 scan:
 	for end > 0 {
 		n := min(int64(chunk), end)
@@ -106,8 +106,7 @@ scan:
 				firstNul = end - n + i
 			case '\n', '\r', ' ', '\t':
 			default:
-				end = end - n + i + 1
-				break scan
+				break scan // the tail ends at the first other byte
 			}
 		}
 		end -= n
@@ -166,7 +165,7 @@ func summarize(path string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	sm := summarizer{Summary: Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path},
 		pending: map[string]bool{}, callOf: map[string]string{}, answered: map[string]bool{}, first: true}
 	if fi, err := f.Stat(); err == nil {

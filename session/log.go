@@ -68,12 +68,12 @@ func openLog(dir, id string) (*sessionLog, error) {
 	}
 	_ = f.Chmod(0o600)
 	if err := endTornLine(f, path); err != nil {
-		f.Close()
+		_ = f.Close() // nothing was written through it yet
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
+		_ = f.Close() // nothing was written through it yet
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
 	return &sessionLog{f: f, path: path, size: fi.Size()}, nil
@@ -91,7 +91,7 @@ func endTornLine(f *os.File, path string) error {
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // read only
 	fi, err := r.Stat()
 	if err != nil {
 		return err

@@ -95,7 +95,7 @@ func buildFakeMCP() (string, error) {
 	cmd := exec.Command("go", "build", "-o", bin, "./testdata/fakemcp")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		return "", fmt.Errorf("%v\n%s", err, out)
 	}
 	return bin, nil
@@ -113,7 +113,7 @@ func removeStaleFakeDirs() {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 24*time.Hour {
-			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 		}
 	}
 }
@@ -163,7 +163,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }() // only its port was wanted
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
@@ -186,7 +186,7 @@ func waitHTTP(url string, timeout time.Duration, exited <-chan struct{}) error {
 	for {
 		resp, err := c.Get(url)
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close() // only the status mattered
 			return nil
 		}
 		lastErr = err
