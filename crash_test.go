@@ -76,7 +76,7 @@ done`
 func newCrashRig(t *testing.T) *crashRig {
 	t.Helper()
 	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
-	bin := latchBinary(t, raceEnabled())
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(fake.Close)
 	r := &crashRig{t: t, bin: bin, fake: fake, env: cleanEnv(t, fake.Host(), nil)}

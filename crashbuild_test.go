@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"latch/mcp/mcptestutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestCrashPointsAreNotInTheReleaseBuild(t *testing.T) {
 	}
 
 	// The check can see them: the test build has them.
-	test, err := os.ReadFile(latchBinary(t, raceEnabled()))
+	test, err := os.ReadFile(latchBinary(t, mcptestutil.RaceEnabled))
 	if err != nil {
 		t.Fatal(err)
 	}

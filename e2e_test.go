@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"latch/mcp/mcptestutil"
 	"net"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func newFake(t *testing.T) *ollamatest.Server {
 // against host and waits for its first screen.
 func startE2E(t *testing.T, host string) *ptyTerm {
 	t.Helper()
-	bin := latchBinary(t, raceEnabled())
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	tm := startLatch(t, bin, ptyOptions{Rows: 24, Cols: 80, Host: host, Args: []string{"--model", e2eModel}})
 	tm.waitScreen(t, 10*time.Second, "the first screen", func(s string) bool {
 		rows := screenRows(s)

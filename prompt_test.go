@@ -56,7 +56,7 @@ type promptRig struct {
 // npm server-memory as server "mem" (allow-listing read_graph).
 func newPromptRig(t *testing.T, cfg map[string]any, mem bool, extraEnv ...string) *promptRig {
 	t.Helper()
-	r := &promptRig{t: t, bin: latchBinary(t, raceEnabled())}
+	r := &promptRig{t: t, bin: latchBinary(t, mcptestutil.RaceEnabled)}
 	r.fake = ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(r.fake.Close)
 	r.env = cleanEnv(t, r.fake.Host(), extraEnv)

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,20 +37,6 @@ var (
 	binMu    sync.Mutex
 	binBuilt = map[bool]string{} // race → path
 )
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
 
 // latchBinary builds ./latch from the module root once per test process (and
 // per flavour: with or without -race) and returns its path. It is the test

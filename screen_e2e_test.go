@@ -125,7 +125,7 @@ func TestScreenE2E(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"mcpServers": {"fake": {"command": %q}}}`, mcpBin)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := latchBinary(t, raceEnabled())
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	const rows0, cols0 = 30, 100
 	// The later LATCH_CONFIG wins over the empty one of cleanEnv.
 	tm := startLatch(t, bin, ptyOptions{Rows: rows0, Cols: cols0, Host: fake.Host(),

@@ -39,7 +39,7 @@ func TestE2EServerErrorNeverReachesTheTerminal(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := latchBinary(t, raceEnabled())
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: fake.Host(),
 		Args: []string{"--model", e2eModel, "--config", path}})
 	tm.waitScreen(t, 15*time.Second, "the server connected", func(s string) bool {

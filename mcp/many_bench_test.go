@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"latch/mcp/mcptestutil"
 	"testing"
 	"time"
 )
@@ -20,7 +21,7 @@ func BenchmarkManyServers(b *testing.B) {
 			for b.Loop() {
 				m := New(cfgs, Options{})
 				m.Start()
-				if !eventually(time.Minute, func() bool {
+				if !mcptestutil.Eventually(time.Minute, func() bool {
 					for _, st := range m.Statuses() {
 						if st.State != StateFailed {
 							return false

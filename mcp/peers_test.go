@@ -67,7 +67,7 @@ func peerConnect(t *testing.T, cfgs ...ServerConfig) (*Manager, *events, time.Du
 			t.Errorf("%s: protocol %q, want %q", c.Name, st.ProtocolVersion, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 		}
 		named := func() bool { tools, _ := m.ServerTools(c.Name); return st.Tools > 0 && len(tools) == st.Tools }
-		if !peerEventually(5*time.Second, named) {
+		if !mcptestutil.Eventually(5*time.Second, named) {
 			tools, _ := m.ServerTools(c.Name)
 			t.Fatalf("%s: connected with %d tools, but %d are named", c.Name, st.Tools, len(tools))
 		}
@@ -115,18 +115,6 @@ func peerCall(t *testing.T, m *Manager, name string, args map[string]any, callID
 		t.Fatalf("%s: isError result: %s", name, res.Text)
 	}
 	return res
-}
-
-// peerEventually polls cond every 20 ms for up to d.
-func peerEventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
 }
 
 // TestPeerEverything runs server-everything over stdio, streamable HTTP and
@@ -266,10 +254,10 @@ func peerEverythingListChanged(t *testing.T, m *Manager, ev *events, cfg ServerC
 	dialed := time.Since(start)
 	got := func() []time.Duration { mu.Lock(); defer mu.Unlock(); return append([]time.Duration(nil), notes...) }
 	if cfg.Transport == TransportHTTP {
-		peerEventually(time.Second, func() bool { return len(got()) > 0 })
+		mcptestutil.Eventually(time.Second, func() bool { return len(got()) > 0 })
 		t.Logf("tools/list_changed over streamable HTTP: %v (best effort: it races mcp-go's GET stream); connect done at %v", got(), dialed.Round(time.Millisecond))
 	} else {
-		if !peerEventually(3*time.Second, func() bool { return len(got()) > 0 }) {
+		if !mcptestutil.Eventually(3*time.Second, func() bool { return len(got()) > 0 }) {
 			t.Errorf("no tools/list_changed from server-everything over %s", cfg.Transport)
 		} else {
 			t.Logf("tools/list_changed over %s at %v; connect done at %v", cfg.Transport, got()[0].Round(time.Millisecond), dialed.Round(time.Millisecond))

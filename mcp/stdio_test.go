@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -12,21 +11,6 @@ import (
 
 	"latch/mcp/mcptestutil"
 )
-
-// raceEnabled says the test binary runs under the race detector, which
-// makes JSON decoding several times slower.
-var raceEnabled = func() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}()
 
 // The tests in this file run the real fake stdio server
 // (testdata/fakemcp, built once per test binary) under the manager.
@@ -45,7 +29,7 @@ func fakeServer(t testing.TB, name string, flags ...string) ServerConfig {
 func waitReady(t *testing.T, m *Manager, name string, d time.Duration) Status {
 	t.Helper()
 	st := waitState(t, m, name, StateConnected, d)
-	ok := eventually(d, func() bool {
+	ok := mcptestutil.Eventually(d, func() bool {
 		tools, _ := m.ServerTools(name)
 		st, _ = m.Status(name)
 		return st.State == StateConnected && len(tools) == st.Tools
@@ -96,20 +80,6 @@ func stateNamesOf(sts []Status) []string {
 		out[i] = st.State.String()
 	}
 	return out
-}
-
-// eventually polls cond every 10 ms until it holds or d has passed.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // logsContain reports whether a server's log has a line containing s.
@@ -364,7 +334,7 @@ func TestStdioStderrFlood(t *testing.T) {
 		t.Fatalf("echo: %q", res.Text)
 	}
 	// The whole flood was drained: "ready" comes after it.
-	if !eventually(5*time.Second, func() bool { return logsContain(t, m, "noisy", "fakemcp: ready") }) {
+	if !mcptestutil.Eventually(5*time.Second, func() bool { return logsContain(t, m, "noisy", "fakemcp: ready") }) {
 		t.Fatal("the log never reached the end of the flood")
 	}
 	logs, _ := m.Logs("noisy")
@@ -384,7 +354,7 @@ func TestStdioHugeResultIsTruncated(t *testing.T) {
 	// the JSON; the race detector makes that ~5× slower, and a loaded
 	// machine slower still.
 	budget := 8 * time.Second
-	if raceEnabled {
+	if mcptestutil.RaceEnabled {
 		budget = time.Minute
 	}
 	t.Logf("a %d-byte result took %s (budget %s)", size, d, budget)
@@ -435,7 +405,7 @@ func TestStdioTimeout(t *testing.T) {
 		t.Fatalf("the timeout took %s", d)
 	}
 	// The server was told, and is still connected and usable.
-	if !eventually(2*time.Second, func() bool { return logsContain(t, m, "slowpoke", "stderr: cancelled") }) {
+	if !mcptestutil.Eventually(2*time.Second, func() bool { return logsContain(t, m, "slowpoke", "stderr: cancelled") }) {
 		t.Error("the server was not told the call was cancelled")
 	}
 	if st, _ := m.Status("slowpoke"); st.State != StateConnected {
@@ -469,7 +439,7 @@ func testStdioCancel(t *testing.T, how string) {
 		done <- answer{res, err}
 	}()
 	// Cancel once the call is running on the server: progress says so.
-	running := eventually(5*time.Second, func() bool {
+	running := mcptestutil.Eventually(5*time.Second, func() bool {
 		for _, e := range eventList(ev) {
 			if p, ok := e.(Progress); ok && p.CallID == "call-cancel" {
 				return true
@@ -498,7 +468,7 @@ func testStdioCancel(t *testing.T, how string) {
 	if !errors.Is(a.err, ErrCancelled) || !strings.Contains(a.err.Error(), "cancelled") {
 		t.Fatalf("error %v (result %+v)", a.err, a.res)
 	}
-	if !eventually(time.Second, func() bool { return logsContain(t, m, "slowpoke", "cancelled") }) {
+	if !mcptestutil.Eventually(time.Second, func() bool { return logsContain(t, m, "slowpoke", "cancelled") }) {
 		logs, _ := m.Logs("slowpoke")
 		t.Fatalf("the server never logged the cancellation: %q", logs)
 	}
@@ -527,7 +497,7 @@ func TestStdioProgress(t *testing.T) {
 		}
 		return out
 	}
-	if !eventually(time.Second, func() bool { return len(progress()) >= 3 }) {
+	if !mcptestutil.Eventually(time.Second, func() bool { return len(progress()) >= 3 }) {
 		t.Fatalf("%d progress events, want ≥ 3", len(progress()))
 	}
 	ps := progress()
@@ -567,7 +537,7 @@ func TestStdioListChanged(t *testing.T) {
 		t.Fatal("every connect took too long")
 	}
 	var changed ToolsChanged
-	ok := eventually(5*time.Second, func() bool {
+	ok := mcptestutil.Eventually(5*time.Second, func() bool {
 		for _, e := range eventList(ev) {
 			if tc, is := e.(ToolsChanged); is {
 				changed = tc

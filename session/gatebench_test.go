@@ -126,7 +126,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			m := mcp.New(benchServers(), mcp.Options{})
 			b.Cleanup(m.CloseAll)
 			m.Start()
-			pollUntil(b, "bench__echo", func() bool { _, ok := m.Lookup("bench__echo"); return ok })
+			mcptestutil.WaitFor(b, 15*time.Second, "bench__echo", func() bool { _, ok := m.Lookup("bench__echo"); return ok })
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"latch/mcp/mcptestutil"
 	"strconv"
 	"testing"
 	"time"
@@ -14,22 +15,10 @@ import (
 	"latch/permissions"
 )
 
-// pollUntil polls cond until it holds, failing after a generous timeout.
-func pollUntil(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // waitToolNamed waits until the session offers the tool called name.
 func waitToolNamed(tb testing.TB, s *Session, name string) {
 	tb.Helper()
-	pollUntil(tb, "tool "+name, func() bool {
+	mcptestutil.WaitFor(tb, 15*time.Second, "tool "+name, func() bool {
 		if s.servers == nil {
 			return false
 		}
@@ -153,7 +142,7 @@ func TestRunToolCallParkedAtClose(t *testing.T) {
 				Function: api.ToolCallFunction{Name: "notes__write_note", Arguments: api.NewToolCallFunctionArguments()}})
 			out <- result{msg, answered}
 		}()
-		pollUntil(t, id+" parked", func() bool {
+		mcptestutil.WaitFor(t, 15*time.Second, id+" parked", func() bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return len(s.parked) == 1

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"latch/mcp/mcptestutil"
 	"slices"
 	"strings"
 	"sync"
@@ -135,7 +136,7 @@ func newToolHarness(t *testing.T, o session.Options, model ...ollamatest.Model) 
 // before the tools are named: wait for both.)
 func (h *toolHarness) waitTools(names ...string) {
 	h.t.Helper()
-	eventually(h.t, "the notes server connected with its tools", func() bool {
+	mcptestutil.WaitFor(h.t, timeout, "the notes server connected with its tools", func() bool {
 		sts := h.sess.Servers()
 		if len(sts) != 1 || sts[0].State != session.StateConnected {
 			return false
@@ -155,18 +156,6 @@ func (h *toolHarness) waitTools(names ...string) {
 		}
 		return true
 	})
-}
-
-// eventually polls cond until it holds, failing the test after the timeout.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // toolCall is a call of the model to a tool, with string arguments given as

@@ -43,7 +43,7 @@ func startRaw(t *testing.T, args ...string) *rawProc {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.exited
 	})
-	waitFor(t, "fakemcp: ready", func() bool { return strings.Contains(p.stderr.String(), "fakemcp: ready") })
+	mcptestutil.WaitFor(t, 5*time.Second, "fakemcp: ready", func() bool { return strings.Contains(p.stderr.String(), "fakemcp: ready") })
 	return p
 }
 
@@ -64,7 +64,7 @@ func TestFakeMCPIgnoreEOFAndTerm(t *testing.T) {
 		if exited, _ := p.exitsWithin(300 * time.Millisecond); exited {
 			t.Fatal("exited at EOF despite -ignore-eof")
 		}
-		waitFor(t, "the -ignore-eof message", func() bool { return strings.Contains(p.stderr.String(), "stdin closed; ignoring it") })
+		mcptestutil.WaitFor(t, 5*time.Second, "the -ignore-eof message", func() bool { return strings.Contains(p.stderr.String(), "stdin closed; ignoring it") })
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		if exited, err := p.exitsWithin(2 * time.Second); !exited || err != nil {
 			t.Fatalf("SIGTERM after EOF: exited=%v err=%v, want exit 0", exited, err)

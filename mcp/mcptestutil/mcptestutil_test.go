@@ -39,18 +39,6 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func initRequest() mcp.InitializeRequest {
 	var req mcp.InitializeRequest
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcptestutil-test", Version: "0"}
@@ -190,7 +178,7 @@ func TestFakeMCPCrashOnCall(t *testing.T) {
 	if !errors.Is(err, transport.ErrTransportClosed) {
 		t.Fatalf("call: %v, want a transport error (transport closed)", err)
 	}
-	waitFor(t, "the crash message", func() bool {
+	mcptestutil.WaitFor(t, 5*time.Second, "the crash message", func() bool {
 		return strings.Contains(s.stderr.String(), "fatal: simulated crash on call")
 	})
 	var exitErr *exec.ExitError
@@ -201,11 +189,11 @@ func TestFakeMCPCrashOnCall(t *testing.T) {
 
 func TestFakeMCPCrashAfter(t *testing.T) {
 	s := startStdio(t, true, nil, mcptestutil.BuildFakeMCP(t), "-crash-after", "300ms")
-	waitFor(t, "the crash message", func() bool {
+	mcptestutil.WaitFor(t, 5*time.Second, "the crash message", func() bool {
 		return strings.Contains(s.stderr.String(), "fatal: simulated crash\n")
 	})
 	// The read loop notices EOF asynchronously.
-	waitFor(t, "calls to fail", func() bool {
+	mcptestutil.WaitFor(t, 5*time.Second, "calls to fail", func() bool {
 		_, err := s.c.ListTools(ctx5s(t), mcp.ListToolsRequest{})
 		return errors.Is(err, transport.ErrTransportClosed)
 	})
@@ -247,7 +235,7 @@ func TestFakeMCPSlowProgressAndCancel(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("cancelled call took %v", d)
 	}
-	waitFor(t, `"cancelled" on stderr`, func() bool { return strings.Contains(s.stderr.String(), "cancelled\n") })
+	mcptestutil.WaitFor(t, 5*time.Second, `"cancelled" on stderr`, func() bool { return strings.Contains(s.stderr.String(), "cancelled\n") })
 }
 
 func TestFakeMCPHugeEnvAndStartDelay(t *testing.T) {
@@ -278,7 +266,7 @@ func TestFakeMCPHugeEnvAndStartDelay(t *testing.T) {
 	// The flood is written before serving starts, so the answered initialize
 	// shows that the client drained it all; the stderr mirror of mcp-go drops
 	// chunks when it falls behind, so only look for the first lines.
-	waitFor(t, "the stderr flood", func() bool { return strings.Contains(s.stderr.String(), "junk 00000000 ") })
+	mcptestutil.WaitFor(t, 5*time.Second, "the stderr flood", func() bool { return strings.Contains(s.stderr.String(), "junk 00000000 ") })
 }
 
 func TestFakeMCPPaginationAndListChanged(t *testing.T) {
@@ -361,7 +349,7 @@ func TestFakeMCPModern(t *testing.T) {
 	if _, err := c.CallTool(cctx, callTool("slow", map[string]any{"seconds": 10})); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cancelled call: %v", err)
 	}
-	waitFor(t, `"cancelled" on stderr`, func() bool { return strings.Contains(stderr.String(), "cancelled\n") })
+	mcptestutil.WaitFor(t, 5*time.Second, `"cancelled" on stderr`, func() bool { return strings.Contains(stderr.String(), "cancelled\n") })
 }
 
 func TestNPMEverythingStdio(t *testing.T) {

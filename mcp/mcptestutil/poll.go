@@ -1,0 +1,44 @@
+package mcptestutil
+
+import (
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// Eventually polls cond every few milliseconds until it holds or d has
+// passed, and reports whether it held. It is the one polling helper of
+// latch's tests.
+func Eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// WaitFor is Eventually that fails tb, naming what it waited for.
+func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	if !Eventually(d, cond) {
+		tb.Fatalf("timed out after %v waiting for %s", d, what)
+	}
+}
+
+// RaceEnabled says the test binary runs under the race detector, which
+// makes everything several times slower.
+var RaceEnabled = func() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}()
