@@ -247,7 +247,7 @@ func (m *Manager) authExpired(s *server, c *conn) {
 
 // notification handles a server's notification. It runs on the
 // transport's read loop, so it never calls the server itself: a tool list
-// refresh happens in a goroutine (API-BRIEF §1.9).
+// refresh happens in a goroutine (docs/ARCHITECTURE.md, "mcp-go").
 func (m *Manager) notification(s *server, gen int, n mcpgo.JSONRPCNotification) {
 	switch n.Method {
 	case mcpgo.MethodNotificationToolsListChanged:

@@ -66,7 +66,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	}
 	// Pin the last handshake-era protocol: a third-party server that
 	// ignores mcp-go's server/discover probe would otherwise stall every
-	// connect for 5 s (API-BRIEF §1.1).
+	// connect for 5 s (docs/ARCHITECTURE.md, "mcp-go").
 	c.client = client.NewClient(tr, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
@@ -127,7 +127,7 @@ func streamableTransport(cfg ServerConfig, token string) (transport.Interface, e
 		transport.WithHTTPLogger(quietLogger),
 		// Without a listening GET stream, a legacy streamable-HTTP
 		// connection hears tools/list_changed only with the next
-		// request's reply (API-BRIEF §1.9).
+		// request's reply (docs/ARCHITECTURE.md, "mcp-go").
 		transport.WithContinuousListening(), //nolint:staticcheck // deprecated, but its replacement (Client.Listen) needs protocol 2026-07-28; we pin a legacy one
 	}
 	if token != "" {

@@ -180,7 +180,7 @@ func TestPeerEverything(t *testing.T) {
 			res := peerCall(t, m, "every__trigger-long-running-operation", map[string]any{"duration": 2, "steps": 4}, callID)
 			t.Logf("long-running operation over %s: %v: %q", transport, time.Since(start).Round(time.Millisecond), res.Text)
 			if transport == TransportHTTP {
-				// Best effort over streamable HTTP (API-BRIEF §1.9):
+				// Best effort over streamable HTTP (docs/ARCHITECTURE.md, "mcp-go"):
 				// report, don't assert.
 				t.Logf("progress events over streamable HTTP: %d of 4", len(peerProgress(ev, callID)))
 			} else {

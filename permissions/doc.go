@@ -1,7 +1,7 @@
 // Package permissions is latch's permission gate: the pure logic that decides
 // whether the model may call an MCP tool.
 //
-// The gate follows DESIGN §4. A call to a tool on the allow-list runs in every
+// The gate follows docs/ARCHITECTURE.md ("The gate"). A call to a tool on the allow-list runs in every
 // mode. Any other call is decided by the effective mode of its server (the
 // server's override, else the global mode): read_only denies it, ask asks the
 // person at the keyboard (or denies it when no one is there), approve parks it

@@ -87,7 +87,7 @@ func (g *Gate) Decide(c Call) Verdict {
 	return v
 }
 
-// decide applies the DESIGN §4 table. The caller holds g.mu.
+// decide applies the gate's table (docs/ARCHITECTURE.md). The caller holds g.mu.
 func (g *Gate) decide(c Call) Verdict {
 	mode, overridden := g.effectiveMode(c.Server)
 	if src, ok := g.listed(c); ok {

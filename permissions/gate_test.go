@@ -32,7 +32,7 @@ func listedBy(src Source, m Mode) *Gate {
 	return g
 }
 
-// TestDesignTable checks every cell of the DESIGN §4 table, for every
+// TestDesignTable checks every cell of the gate's table (docs/ARCHITECTURE.md), for every
 // allow-list source, interactive and not.
 func TestDesignTable(t *testing.T) {
 	t.Parallel()

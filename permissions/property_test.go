@@ -11,7 +11,7 @@ import (
 
 // The property tests replay random histories (a Policy, then what the person
 // at the keyboard did, interleaved with calls) against a Gate and against a
-// deliberately naive model of DESIGN §4 written here from the policy data.
+// deliberately naive model of the gate's table (docs/ARCHITECTURE.md) written here from the policy data.
 // The model shares no code with the gate.
 
 // byteSource turns fuzz bytes into choices; once exhausted it yields zeros.
@@ -165,7 +165,7 @@ func (m *model) effective(server string) Mode {
 	return mode
 }
 
-// want is the DESIGN §4 table.
+// want is the gate's table (docs/ARCHITECTURE.md).
 func (m *model) want(c Call) Decision {
 	if m.listed(c) {
 		return Allow

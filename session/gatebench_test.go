@@ -158,8 +158,8 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 	}
 	b.Run("session", session(false))
 	// With the session log, as latch runs: the permission and the
-	// tool_result are synced to disk before the session goes on (DESIGN
-	// §7), which costs what this disk's fsync costs.
+	// tool_result are synced to disk before the session goes on
+	// (docs/ARCHITECTURE.md, "The session log"), which costs what this disk's fsync costs.
 	b.Run("session_logged", session(true))
 	b.Run("paired", func(b *testing.B) { pairedCalls(b, benchServers()) })
 }

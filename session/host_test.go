@@ -8,8 +8,8 @@ import (
 	"latch/session"
 )
 
-// TestParseHost checks the table of API-BRIEF §3.1: OLLAMA_HOST is read the
-// way Ollama reads it.
+// TestParseHost checks the table below: OLLAMA_HOST is read the way
+// Ollama's own client reads it.
 func TestParseHost(t *testing.T) {
 	t.Parallel()
 	for _, tt := range hostTests {

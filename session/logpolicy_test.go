@@ -3,7 +3,7 @@ package session
 import "testing"
 
 // TestLoggedPolicy pins what reaches the log and what is synced before the
-// session goes on (DESIGN §7): decisions, parked approvals and the start
+// session goes on (docs/ARCHITECTURE.md, "The session log"): decisions, parked approvals and the start
 // and end of every call are synced; a tool_call is written but rides on the
 // sync of the permission (or the result of a call that never ran) that
 // always follows it before anything runs; deltas are not written.

@@ -408,7 +408,7 @@ func TestToolCallToAClosedServer(t *testing.T) {
 func TestToolNotOfferedIsNotRun(t *testing.T) {
 	t.Parallel()
 	// A model that calls a tool it was not offered writes the call as text
-	// (OLLAMA-WIRE.md): nothing runs, and the text is the answer.
+	// (docs/OLLAMA.md): nothing runs, and the text is the answer.
 	h := newToolHarness(t, session.Options{Policy: permissions.Policy{Mode: permissions.Auto}})
 	h.ol.Script(callsTurn(toolCall("call_fake0001", "notes__delete_all")))
 

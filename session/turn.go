@@ -198,7 +198,7 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 		return nil
 	})
 	// The client returns nil when the stream is cut or the context is
-	// cancelled after the headers arrived (API-BRIEF §3.3): check both. A
+	// cancelled after the headers arrived (docs/OLLAMA.md, "Cancellation"): check both. A
 	// cancel after the last line changes nothing.
 	r.cancelled = ctx.Err() != nil && !r.last.Done
 	if err == nil && !r.cancelled && !r.last.Done {

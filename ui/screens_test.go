@@ -21,7 +21,7 @@ import (
 	"latch/themes"
 )
 
-// The screens of DESIGN §9, drawn from synthetic session events (as
+// The screens a user sees, drawn from synthetic session events (as
 // TestGoldenCardStates does) so that every view is deterministic: no
 // streaming, no clock, no server start-up order. Regenerate with
 //
