@@ -56,6 +56,11 @@ import (
 // Version is the Ollama version the fake server reports on /api/version.
 const Version = "0.17.4"
 
+// DefaultNumCtx is the context a request without options.num_ctx runs
+// with: what a real server without a GPU picks, whatever the model was
+// trained for (docs/OLLAMA.md, "Context length").
+const DefaultNumCtx = 4096
+
 // Model describes one installed model of the fake server.
 type Model struct {
 	// Name is the model name, e.g. "qwen3:8b". A name without a tag gets
@@ -180,6 +185,7 @@ type Server struct {
 	cancelled int
 	changed   chan struct{} // closed and replaced whenever raw or cancelled change
 	loaded    map[*entry]time.Time
+	numCtx    map[*entry]int // the context of each loaded runner
 }
 
 type entry struct {
@@ -207,6 +213,7 @@ func NewAt(addr string, models ...Model) (*Server, error) {
 		def:     TextTurn("Hello from ollamatest."),
 		changed: make(chan struct{}),
 		loaded:  map[*entry]time.Time{},
+		numCtx:  map[*entry]int{},
 	}
 	for _, m := range models {
 		n := model.ParseName(m.Name)
@@ -366,19 +373,21 @@ func (s *Server) nextTurn() Turn {
 
 // load marks the model loaded and returns a plausible load_duration: a few
 // hundred ms the first time, ~2ms while it stays loaded.
-func (s *Server) load(e *entry, keepAlive *api.Duration) time.Duration {
+func (s *Server) load(e *entry, keepAlive *api.Duration, numCtx int) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	exp, ok := s.loaded[e]
 	d := 2*time.Millisecond + time.Duration(rand.IntN(500))*time.Microsecond
-	if !ok || (!exp.IsZero() && now.After(exp)) {
+	// Another context size reloads the runner.
+	if !ok || (!exp.IsZero() && now.After(exp)) || s.numCtx[e] != numCtx {
 		d = 250*time.Millisecond + time.Duration(rand.IntN(100_000))*time.Microsecond
 	}
 	ka := 5 * time.Minute
 	if keepAlive != nil {
 		ka = keepAlive.Duration
 	}
+	s.numCtx[e] = numCtx
 	switch {
 	case ka < 0 || ka > 100*365*24*time.Hour: // the api turns a negative keep_alive into MaxInt64
 		s.loaded[e] = time.Time{} // forever
@@ -535,7 +544,7 @@ func (s *Server) handlePs(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.Models = append(resp.Models, api.ProcessModelResponse{
 			Name: e.short, Model: e.short, Size: e.Size, Digest: e.digest, Details: e.details(),
-			ExpiresAt: exp, SizeVRAM: e.Size, ContextLength: min(e.ContextLength, 4096),
+			ExpiresAt: exp, SizeVRAM: e.Size, ContextLength: s.numCtx[e],
 		})
 	}
 	s.mu.Unlock()
@@ -640,7 +649,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(status, msg)
 		return
 	}
-	loadDur := s.load(e, req.KeepAlive)
+	numCtx := DefaultNumCtx
+	if _, set := req.Options["num_ctx"]; set && opts.NumCtx > 0 {
+		numCtx = opts.NumCtx
+	}
+	loadDur := s.load(e, req.KeepAlive, numCtx)
 	if len(req.Messages) == 0 {
 		writeDone(w, &req, "load")
 		return
@@ -664,7 +677,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		g.msgs = g.msgs[:opts.NumPredict]
 		g.doneReason = "length"
 	}
-	g.promptEval = promptTokens(&req)
+	// A prompt longer than the context is cut silently: no error, and
+	// prompt_eval_count says what was kept.
+	g.promptEval = min(promptTokens(&req), numCtx)
 	g.loadDur = loadDur
 	g.start = start
 	if stream {
