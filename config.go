@@ -44,6 +44,16 @@ type OllamaConfig struct {
 	// "" when unset. See KeepAliveDuration.
 	KeepAlive string
 	Options   map[string]any // "options", passed to Ollama as is
+	// TextToolCalls is "text_tool_calls": whether tool calls a model
+	// writes as text in its reply are run (through the gate) as calls;
+	// nil when unset, which means true. See TextToolCallsOn.
+	TextToolCalls *bool
+}
+
+// TextToolCallsOn reports whether tool calls written as text are
+// recovered: "text_tool_calls", true unless set to false.
+func (o OllamaConfig) TextToolCallsOn() bool {
+	return o.TextToolCalls == nil || *o.TextToolCalls
 }
 
 // KeepAliveDuration converts KeepAlive to a duration; ok is false when it is
@@ -163,7 +173,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 
 var (
 	topKeys         = []string{"model", "ollama", "permissions", "theme", "mcpServers", "servers"}
-	ollamaKeys      = []string{"host", "think", "keep_alive", "options"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
@@ -202,6 +212,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Ollama.Host, _ = l.str("", "ollama.host", ol["host"])
 		cfg.Ollama.Think = l.boolean("", "ollama.think", ol["think"])
 		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
+		cfg.Ollama.TextToolCalls = l.boolean("", "ollama.text_tool_calls", ol["text_tool_calls"])
 		if opts, ok := l.object("", "ollama.options", ol["options"]); ok {
 			cfg.Ollama.Options = make(map[string]any, len(opts))
 			for k, v := range opts {

@@ -178,6 +178,21 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("think = %v", cfg.Ollama.Think)
 			}
 		}},
+		{"text_tool_calls default", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.TextToolCalls != nil || !cfg.Ollama.TextToolCallsOn() {
+				t.Errorf("text_tool_calls = %v, on = %v; want unset, on", cfg.Ollama.TextToolCalls, cfg.Ollama.TextToolCallsOn())
+			}
+		}},
+		{"text_tool_calls false", `{"ollama": {"text_tool_calls": false}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.TextToolCalls == nil || cfg.Ollama.TextToolCallsOn() {
+				t.Errorf("text_tool_calls = %v, want false", cfg.Ollama.TextToolCalls)
+			}
+		}},
+		{"text_tool_calls true", `{"ollama": {"text_tool_calls": true}}`, nil, func(t *testing.T, cfg *Config) {
+			if !cfg.Ollama.TextToolCallsOn() {
+				t.Error("text_tool_calls true is off")
+			}
+		}},
 		{"transport aliases", `{"mcpServers": {
 			"a": {"url": "https://h/a", "transport": "streamable-http"},
 			"b": {"url": "https://h/b", "type": "streamable_http"},
@@ -306,6 +321,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ollama unknown key", `{"ollama": {"hots": "h"}}`, "", "ollama", `unknown key "hots"; did you mean "host"?`},
 		{"ollama.host type", `{"ollama": {"host": 1}}`, "", "ollama.host", "expected a string, got number"},
 		{"ollama.think type", `{"ollama": {"think": "yes"}}`, "", "ollama.think", "expected true or false, got string"},
+		{"ollama.text_tool_calls type", `{"ollama": {"text_tool_calls": "no"}}`, "", "ollama.text_tool_calls", "expected true or false, got string"},
+		{"ollama.text_tool_calls null", `{"ollama": {"text_tool_calls": null}}`, "", "ollama.text_tool_calls", "expected true or false, got null"},
 		{"ollama.keep_alive string", `{"ollama": {"keep_alive": "5 minutes"}}`, "", "ollama.keep_alive", `"5 minutes" is not a duration`},
 		{"ollama.keep_alive fraction", `{"ollama": {"keep_alive": 1.5}}`, "", "ollama.keep_alive", "whole seconds, got 1.5"},
 		{"ollama.keep_alive type", `{"ollama": {"keep_alive": true}}`, "", "ollama.keep_alive", "whole seconds, got boolean"},

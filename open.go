@@ -14,6 +14,8 @@ func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *
 		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
 		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
+		GrantsFile:      session.GrantsFile(s.getenv),
+		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 	}
 	id := f.resume
 	if f.cont {

@@ -23,6 +23,7 @@ type Gate struct {
 	flagAllow   map[string]struct{}            // --allow
 	servers     []string                       // the servers namespaced names are read against
 	grants      map[string]grant               // session grants, by model-facing name
+	saved       map[savedKey]string            // saved grants: server and tool → definition digest
 	decisions   map[string]bool                // call id → the user's decision
 	interactive bool                           // someone can answer an AskUser
 }
@@ -92,20 +93,24 @@ func (g *Gate) decide(c Call) Verdict {
 	mode, overridden := g.effectiveMode(c.Server)
 	if src, ok := g.listed(c); ok {
 		by := ByPolicy
-		if src == FromSession {
+		if src == FromSession || src == FromSaved {
 			by = ByUser
 		}
 		return Verdict{Decision: Allow, Reason: allowedBy(c, src), By: by, Source: src, Mode: mode}
+	}
+	stale := ""
+	if g.savedStale(c) {
+		stale = "; " + savedChanged(c)
 	}
 	switch mode {
 	case Auto:
 		return Verdict{Decision: Allow, Reason: "auto mode", By: ByPolicy, Mode: mode}
 	case Ask:
-		return Verdict{Decision: AskUser, Reason: notListed(c, mode) + "; asking the user", By: ByPolicy, Mode: mode}
+		return Verdict{Decision: AskUser, Reason: notListed(c, mode) + stale + "; asking the user", By: ByPolicy, Mode: mode}
 	case Approve:
-		return Verdict{Decision: Park, Reason: notListed(c, mode) + "; waiting for approval", By: ByPolicy, Mode: mode}
+		return Verdict{Decision: Park, Reason: notListed(c, mode) + stale + "; waiting for approval", By: ByPolicy, Mode: mode}
 	default: // ReadOnly; effectiveMode never returns an unknown mode
-		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden), By: ByPolicy, Mode: ReadOnly}
+		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden) + stale, By: ByPolicy, Mode: ReadOnly}
 	}
 }
 
@@ -115,7 +120,8 @@ func (g *Gate) decide(c Call) Verdict {
 //
 // Every entry is matched on c's server and tool, never on the model-facing
 // string alone: a namespaced entry must read as a tool of c.Server (see
-// names), and a session grant must have been made for c's server.
+// names), a session grant must have been made for c's server, and a saved
+// grant for c's server, tool and definition digest.
 func (g *Gate) listed(c Call) (Source, bool) {
 	if c.Tool != "" {
 		if _, ok := g.serverAllow[c.Server][c.Tool]; ok {
@@ -130,6 +136,9 @@ func (g *Gate) listed(c Call) (Source, bool) {
 	}
 	if g.names(g.flagAllow, c) {
 		return FromFlag, true
+	}
+	if g.savedCovers(c) {
+		return FromSaved, true
 	}
 	if gr, ok := g.grants[c.Name]; ok && c.Name != "" && gr.covers(c, g.servers) {
 		return FromSession, true

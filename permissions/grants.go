@@ -97,8 +97,9 @@ func (g *Gate) ToolChanged(name, digest string) []string {
 }
 
 // AllowList returns every allow-list entry with where it came from, sorted by
-// name, then source (server, config, flag, session), then server. A server's
-// entries are shown as namespaced names, server__tool.
+// name, then source (server, config, flag, saved, session), then server. A
+// server's entries and saved grants are shown as namespaced names,
+// server__tool.
 func (g *Gate) AllowList() []Entry {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -113,6 +114,9 @@ func (g *Gate) AllowList() []Entry {
 	}
 	for name := range g.flagAllow {
 		list = append(list, Entry{Name: name, Source: FromFlag})
+	}
+	for k := range g.saved {
+		list = append(list, Entry{Name: k.server + NamespaceSep + k.tool, Source: FromSaved, Server: k.server})
 	}
 	for name := range g.grants {
 		list = append(list, Entry{Name: name, Source: FromSession})

@@ -17,6 +17,9 @@ const (
 	FromConfig Source = "permissions.allow"
 	// FromFlag is the --allow flag (namespaced names).
 	FromFlag Source = "--allow"
+	// FromSaved is a saved grant (`A` in the modal, /allow NAME --always):
+	// it lasts beyond the session, for the tool's definition it was made for.
+	FromSaved Source = "saved grant"
 	// FromSession is a grant made in this session: /allow NAME or `a` in the modal.
 	FromSession Source = "session grant"
 )
@@ -31,10 +34,12 @@ func (s Source) rank() int {
 		return 1
 	case FromFlag:
 		return 2
-	case FromSession:
+	case FromSaved:
 		return 3
+	case FromSession:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // Policy is what the config and the flags say. The gate copies it, so it never
@@ -139,7 +144,8 @@ type Entry struct {
 	Name string
 	// Source is where the entry came from.
 	Source Source
-	// Server is the server whose `allow` holds the entry (FromServer only).
+	// Server is the server whose `allow` holds the entry (FromServer), or
+	// the server a saved grant is for (FromSaved).
 	Server string
 }
 

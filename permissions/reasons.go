@@ -14,6 +14,8 @@ func allowedBy(c Call, src Source) string {
 		return c.Name + " is in permissions.allow"
 	case FromFlag:
 		return c.Name + " is allowed with --allow"
+	case FromSaved:
+		return c.Name + " was allowed always (saved grant)"
 	default:
 		return c.Name + " was allowed for this session"
 	}
@@ -39,4 +41,9 @@ func readOnlyDenial(c Call, overridden bool) string {
 func noOneToAsk(c Call) string {
 	return "no one to ask in non-interactive mode (-p); " + notListed(c, Ask) +
 		"; the user can allow it with --allow " + c.Name
+}
+
+// savedChanged says that c's tool has a saved grant for another definition.
+func savedChanged(c Call) string {
+	return c.Name + " changed its definition since you allowed it always, so the saved grant does not cover it"
 }

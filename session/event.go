@@ -190,6 +190,9 @@ type ToolCallEvent struct {
 	// ReadOnly and Destructive are the tool's hints, for the card and modal.
 	ReadOnly    bool `json:"read_only,omitempty"`
 	Destructive bool `json:"destructive,omitempty"`
+	// FromText is set when the model wrote the call as text in its reply
+	// rather than as a tool call, and latch recovered it (textcalls.go).
+	FromText bool `json:"from_text,omitempty"`
 }
 
 // PermissionEvent is the gate's (or the user's) decision on a call:

@@ -43,11 +43,18 @@ type Options struct {
 	NonInteractive bool
 	// MaxToolRounds limits rounds of tool calls per turn (default 25).
 	MaxToolRounds int
+	// NoTextToolCalls turns off running tool calls a model wrote as text
+	// in its reply (config ollama.text_tool_calls: false; see textcalls.go).
+	NoTextToolCalls bool
 
 	// ModeFromFlag says Policy.Mode was given by --mode: on resume it
 	// overrides the mode the session ran with (which is restored
 	// otherwise), with a notice.
 	ModeFromFlag bool
+
+	// GrantsFile is where saved grants ("allow always") are kept (see
+	// GrantsFile); "" turns them off.
+	GrantsFile string
 
 	lock *sessionLock // taken by Resume before it read the log
 }
@@ -67,7 +74,9 @@ type Session struct {
 	lock      *sessionLock // this process's claim on the session (with a log)
 	gate      *permissions.Gate
 	approvals *permissions.Approvals
+	saved     *grantStore // saved grants; nil when off
 	maxRounds int
+	textCalls bool // recover tool calls written as text (see textcalls.go)
 
 	mu      sync.Mutex
 	model   string
@@ -79,6 +88,9 @@ type Session struct {
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
 	parked  map[string]chan bool   // parked calls waiting, by approval id
 	noTools map[string]bool        // models that refused tools
+	// fromText marks the calls recovered from a reply's text, by call id,
+	// until their tool_call event is published.
+	fromText map[string]bool
 
 	// statusShown is when each server entered the state its last
 	// published server_status shows (see WaitServers).
@@ -126,6 +138,7 @@ func New(o Options) *Session {
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
 		parkedDefs: map[string]parkedDef{},
+		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 	}
 	if o.LogDir != "" {
 		s.logDir, s.lock = o.LogDir, o.lock
@@ -140,6 +153,8 @@ func New(o Options) *Session {
 		s.maxRounds = DefaultMaxToolRounds
 	}
 	s.gate.SetInteractive(!o.NonInteractive)
+	s.saved = openGrantStore(o.GrantsFile)
+	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv})
 	}
@@ -196,6 +211,7 @@ func (s *Session) Start() {
 	if !s.resumed {
 		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
 	}
+	s.noteSavedProblems()
 	for _, n := range s.resumeNotices {
 		s.publish(&Notice{Header: s.header(TypeNotice), Text: n})
 	}

@@ -27,6 +27,7 @@ const (
 	AnswerNo     Answer = iota // deny this call
 	AnswerYes                  // run it once
 	AnswerAlways               // run it, and allow the tool for the rest of the session
+	AnswerSave                 // run it, and allow the tool always: saved, for its current definition
 )
 
 // ollamaTools converts the connected servers' tools for the chat request.
@@ -144,7 +145,8 @@ func (s *Session) lookUp(turn int, call api.ToolCall) *toolCall {
 	}
 	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: c.id, Server: c.tool.Server,
-		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive})
+		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
+		FromText: s.fromTextCall(c.id)})
 	s.mu.Lock()
 	c.dismissed = s.dismissed[c.id]
 	c.prior, c.hasPrior = s.decided[c.id]
@@ -208,6 +210,7 @@ func (s *Session) allow(c *toolCall, v permissions.Verdict) ruling {
 
 // ask puts the call to the user (the y/n modal) and waits for the answer.
 func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
+	s.noteSavedChanged(c)
 	ans, err := s.waitAnswer(ctx, c.id, func() { s.permission(c, "asked", "policy", reason) })
 	if err != nil {
 		return s.deny(c, "user", "the turn was cancelled before an answer",
@@ -218,8 +221,11 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 	if ans == AnswerNo {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
-	if ans == AnswerAlways {
+	switch ans {
+	case AnswerAlways:
 		s.grant(c.perm)
+	case AnswerSave:
+		s.answerSaved(c)
 	}
 	s.permission(c, "allowed", "user", "")
 	crashAt("after-decision")

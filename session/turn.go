@@ -107,6 +107,7 @@ func (s *Session) runCalls(ctx context.Context, turn int, calls []api.ToolCall) 
 // turn, and the user is told.
 func (s *Session) refuseOverLimit(turn int, calls []api.ToolCall) {
 	for _, call := range calls {
+		s.fromTextCall(call.ID) // never published: drop its mark
 		s.appendHistory(turn, api.Message{Role: "tool", ToolName: call.Function.Name, ToolCallID: call.ID,
 			Content: errorJSON(fmt.Sprintf("not run: the limit of %d rounds of tool calls in one turn was reached", s.maxRounds))})
 	}
@@ -124,6 +125,9 @@ func metricsOf(r api.ChatResponse) Metrics {
 
 // stream runs one chat request and publishes its deltas. The assistant's
 // message (with any tool calls) is added to the history.
+//
+// A finished reply without tool calls whose content is calls written as
+// text (textcalls.go) is taken for those calls.
 //
 // A reply that did not finish is kept for the model without its tool calls:
 // they were not run, and left in the history they would be calls without
@@ -147,9 +151,16 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		r = s.chat(ctx, turn, n, req)
 	}
 	partial := r.cancelled || r.err != nil
+	content := r.content
+	if calls, prose, ok := s.recoverTextCalls(req, r); ok {
+		// Calls written as text: the model's copy of the reply carries
+		// them as tool calls, as if it had made them properly, so that
+		// the results that follow answer them.
+		r.calls, content = calls, prose
+	}
 	switch {
 	case !partial && r.started():
-		s.appendHistory(turn, api.Message{Role: "assistant", Content: r.content, Thinking: r.thinking, ToolCalls: r.calls})
+		s.appendHistory(turn, api.Message{Role: "assistant", Content: content, Thinking: r.thinking, ToolCalls: r.calls})
 	case r.content == "" && r.thinking == "":
 		// Nothing of an unfinished reply to keep (at most its calls).
 	case r.cutOff():

@@ -60,6 +60,13 @@ type Permissions interface {
 	SetServerMode(server string, m permissions.Mode) error
 	AllowList() []permissions.Entry
 	Grant(name string) error
+	// GrantAlways saves a grant for the tool as defined now (/allow NAME
+	// --always); SavedGrantsFile is where ("" when saved grants are off).
+	GrantAlways(name string) error
+	SavedGrantsFile() string
+	// Revoke removes a tool's saved and session grants (/revoke NAME) and
+	// says what it removed.
+	Revoke(name string) ([]string, error)
 }
 
 // Decisions answer the gate's questions: an asked call (the modal) and

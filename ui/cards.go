@@ -38,6 +38,7 @@ type card struct {
 	args      map[string]any
 	readOnly  bool
 	destroys  bool
+	fromText  bool // the model wrote the call as text; latch recovered it
 	state     cardState
 	approval  string // the approval id while parked
 	reason    string // why it was denied, or the error
@@ -122,7 +123,8 @@ func (b *cardLines) add(text string, s func(...string) string) {
 	}
 }
 
-// headline is the card's first line: icon, tool, hint and state.
+// headline is the card's first line: icon, tool, hints and state. A call
+// the model wrote as text says so ("· from text").
 func (c *card) headline(now time.Time) string {
 	icon, state := c.stateText(now)
 	hint := ""
@@ -131,6 +133,9 @@ func (c *card) headline(now time.Time) string {
 		hint = " · read-only"
 	case c.destroys:
 		hint = " · destructive"
+	}
+	if c.fromText {
+		hint += " · from text"
 	}
 	return fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
 }
@@ -280,6 +285,7 @@ func (m *Model) onToolCall(e *session.ToolCallEvent) {
 		// card is settled in place rather than drawn twice.
 		c := en.card
 		c.server, c.tool, c.args, c.readOnly, c.destroys = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive
+		c.fromText = c.fromText || e.FromText
 		c.argsLines = nil
 		c.replayed, c.inDoubt, c.reason = false, false, ""
 		if c.state != cardParked {
@@ -289,7 +295,7 @@ func (m *Model) onToolCall(e *session.ToolCallEvent) {
 		return
 	}
 	c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
-		readOnly: e.ReadOnly, destroys: e.Destructive, clock: m.now, replayed: m.replaying}
+		readOnly: e.ReadOnly, destroys: e.Destructive, fromText: e.FromText, clock: m.now, replayed: m.replaying}
 	m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 }
 

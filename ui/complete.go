@@ -78,7 +78,7 @@ func (m *Model) argOptions(name string, pos int) []candidate {
 		return plainCandidates(m.themeNames())
 	case name == "approve" || name == "reject":
 		return m.approvalOptions()
-	case name == "allow":
+	case name == "allow" || name == "revoke":
 		return m.toolOptions()
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 )
 
 // modal is the permission question over the chat: an asked call (y, n, a,
-// Esc) or a parked one (y, n, Esc = decide later).
+// A, Esc) or a parked one (y, n, Esc = decide later).
 type modal struct {
 	card     *card
 	approval string    // set for a parked call
@@ -80,9 +80,15 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 		return m.answer(md, session.AnswerYes)
 	case isRune(msg, 'n', 'N'):
 		return m.answer(md, session.AnswerNo)
-	case isRune(msg, 'a', 'A'):
+	case isRune(msg, 'a'):
 		if md.approval == "" {
 			return m.answer(md, session.AnswerAlways)
+		}
+	case isRune(msg, 'A'):
+		// Saved to the grants file by the session, for the tool as
+		// defined now: only this key, typed here, does it.
+		if md.approval == "" {
+			return m.answer(md, session.AnswerSave)
 		}
 	case msg.Type == tea.KeyEsc:
 		m.modal = nil
@@ -169,7 +175,7 @@ func (md *modal) render(m *Model, width, height int) string {
 	if md.approval != "" {
 		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
 	} else {
-		b.WriteString(st.Hint.Render("y run once · n deny · a allow this tool for the session · esc deny and stop"))
+		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc deny and stop"))
 	}
 	if m.guarded(md) {
 		b.WriteString("\n" + st.Hint.Render("(keys ignored for a moment)"))

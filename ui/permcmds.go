@@ -52,33 +52,82 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 }
 
 // cmdAllow lists the allow-list with where each entry came from, or grants
-// a tool for the rest of the session.
+// a tool for the rest of the session, or always (--always: saved to the
+// grants file). Only the person at the keyboard gets here.
 func (m *Model) cmdAllow(args []string) tea.Cmd {
-	switch len(args) {
-	case 0:
-		entries := m.perms.AllowList()
-		if len(entries) == 0 {
-			m.addNotice("the allow-list is empty: in read_only mode every tool call is denied (/allow NAME grants one; /tools lists them)")
+	always := false
+	if n := len(args); n > 0 && args[n-1] == "--always" {
+		always, args = true, args[:n-1]
+		if len(args) == 0 {
+			m.badArgs("allow")
 			return nil
 		}
-		var b strings.Builder
-		b.WriteString("allow-list:")
-		for _, e := range entries {
-			fmt.Fprintf(&b, "\n  %-40s %s", sanitize.Line(e.Name), e.Source)
-		}
-		m.addNotice(b.String())
+	}
+	switch len(args) {
+	case 0:
+		m.listAllow()
 	case 1:
 		if strings.ContainsAny(args[0], "*?[") {
 			m.addError("/allow: matching is exact; list each tool")
+			return nil
+		}
+		name := sanitize.Line(args[0])
+		if always {
+			if err := m.perms.GrantAlways(args[0]); err != nil {
+				m.addError("/allow: " + sanitizeText(err.Error()))
+				return nil
+			}
+			m.addNotice(fmt.Sprintf("%s is allowed always, as it is defined now (saved in %s; /revoke %s undoes it)",
+				name, sanitize.Line(m.perms.SavedGrantsFile()), name))
 			return nil
 		}
 		if err := m.perms.Grant(args[0]); err != nil {
 			m.addError("/allow: " + sanitizeText(err.Error()))
 			return nil
 		}
-		m.addNotice(fmt.Sprintf("%s is allowed for the rest of this session", sanitize.Line(args[0])))
+		m.addNotice(fmt.Sprintf("%s is allowed for the rest of this session", name))
 	default:
 		m.badArgs("allow")
+	}
+	return nil
+}
+
+// listAllow shows the allow-list and where each entry came from.
+func (m *Model) listAllow() {
+	entries := m.perms.AllowList()
+	if len(entries) == 0 {
+		m.addNotice("the allow-list is empty: in read_only mode every tool call is denied (/allow NAME grants one; /tools lists them)")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("allow-list:")
+	saved := false
+	for _, e := range entries {
+		src := string(e.Source)
+		if e.Source == permissions.FromSaved {
+			saved = true
+			src += " (" + sanitize.Line(m.perms.SavedGrantsFile()) + ")"
+		}
+		fmt.Fprintf(&b, "\n  %-40s %s", sanitize.Line(e.Name), src)
+	}
+	if saved {
+		b.WriteString("\nsaved grants apply while the tool's definition is unchanged; /revoke NAME removes one")
+	}
+	m.addNotice(b.String())
+}
+
+// cmdRevoke removes a tool's saved and session grants.
+func (m *Model) cmdRevoke(args []string) tea.Cmd {
+	if len(args) != 1 {
+		m.badArgs("revoke")
+		return nil
+	}
+	removed, err := m.perms.Revoke(args[0])
+	for _, r := range removed {
+		m.addNotice("removed " + sanitizeText(r))
+	}
+	if err != nil {
+		m.addError("/revoke: " + sanitizeText(err.Error()))
 	}
 	return nil
 }
