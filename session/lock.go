@@ -57,3 +57,23 @@ func (l *sessionLock) release() {
 	_ = l.f.Close() // the lock is released; the pid was already cut
 	l.f = nil
 }
+
+// lockPath takes the OS lock on the file at path (made 0600 if need be),
+// waiting for another process that holds it, and returns its release.
+func lockPath(path string) (release func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitLock(f); err != nil {
+		_ = f.Close() // not locked: nothing to release
+		return nil, err
+	}
+	return func() {
+		unlock(f)
+		_ = f.Close() // the lock is released with it
+	}, nil
+}

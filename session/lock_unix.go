@@ -12,3 +12,6 @@ import (
 func tryLock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) }
 
 func unlock(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// waitLock takes f's exclusive lock, waiting for it.
+func waitLock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_EX) }

@@ -23,3 +23,9 @@ func unlock(f *os.File) {
 	ol := &windows.Overlapped{Offset: lockOffset}
 	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }
+
+// waitLock takes f's exclusive lock, waiting for it.
+func waitLock(f *os.File) error {
+	ol := &windows.Overlapped{Offset: lockOffset}
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
+}

@@ -196,6 +196,14 @@ func (st *grantStore) entry(server, tool string) (savedEntry, bool) {
 func (st *grantStore) update(change func([]savedEntry) []savedEntry) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	// Another latch may save at the same moment: the read, the change and
+	// the write happen under an OS lock on grants.json.lock, so neither
+	// update is lost.
+	unlock, err := lockPath(st.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.path, err)
+	}
+	defer unlock()
 	entries, _, err := readGrants(st.path)
 	if err != nil {
 		return fmt.Errorf("%s cannot be read (%v): fix or delete it first", st.path, err)
