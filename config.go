@@ -48,6 +48,11 @@ type OllamaConfig struct {
 	// writes as text in its reply are run (through the gate) as calls;
 	// nil when unset, which means true. See TextToolCallsOn.
 	TextToolCalls *bool
+	// MaxTools is "max_tools": the most tools one request offers the
+	// model; above it, each turn offers the most relevant ones (README:
+	// "Too many tools"). 0 when unset: session.DefaultMaxTools (24, about
+	// where small models start to choose badly).
+	MaxTools int
 }
 
 // TextToolCallsOn reports whether tool calls written as text are
@@ -99,6 +104,7 @@ type ServerConfig struct {
 	TokenFile      string            // ~ expanded, relative to the config file's folder
 	TokenCommand   []string          // argv printing the token
 	Allow          []string          // the server's own tool names, pre-approved
+	Tools          []string          // "tools": the server's own tool names offered to the model; nil = all
 	Mode           string            // "" = the global mode
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
@@ -173,7 +179,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 
 var (
 	topKeys         = []string{"model", "ollama", "permissions", "theme", "mcpServers", "servers"}
-	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
@@ -213,6 +219,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Ollama.Think = l.boolean("", "ollama.think", ol["think"])
 		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
 		cfg.Ollama.TextToolCalls = l.boolean("", "ollama.text_tool_calls", ol["text_tool_calls"])
+		cfg.Ollama.MaxTools = l.positiveInt("", "ollama.max_tools", ol["max_tools"])
 		if opts, ok := l.object("", "ollama.options", ol["options"]); ok {
 			cfg.Ollama.Options = make(map[string]any, len(opts))
 			for k, v := range opts {
@@ -261,6 +268,20 @@ func (l *loader) keepAlive(field string, raw json.RawMessage) string {
 		l.errorf("", field, "expected a duration string or whole seconds, got %s", k)
 		return ""
 	}
+}
+
+// positiveInt reads a whole number greater than 0; 0 when unset or wrong.
+func (l *loader) positiveInt(scope, field string, raw json.RawMessage) int {
+	if !l.want(scope, field, raw, "number", "a whole number greater than 0") {
+		return 0
+	}
+	s := string(bytes.TrimSpace(raw))
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		l.errorf(scope, field, "expected a whole number greater than 0, got %s", s)
+		return 0
+	}
+	return n
 }
 
 // prefix is the start of every message: the file, the scope (`server "x"`

@@ -280,6 +280,41 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("env_inherit = %+v, want %+v", got, want)
 			}
 		}},
+		{"max_tools", `{"ollama": {"max_tools": 10}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.MaxTools != 10 {
+				t.Errorf("max_tools = %d, want 10", cfg.Ollama.MaxTools)
+			}
+		}},
+		{"max_tools unset", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.MaxTools != 0 {
+				t.Errorf("max_tools = %d, want 0 (the default)", cfg.Ollama.MaxTools)
+			}
+		}},
+		{"server tools", `{"mcpServers": {
+			"a": {"command": "x", "tools": ["read_file", "list_directory"], "allow": ["read_file"]},
+			"b": {"command": "x", "tools": []},
+			"c": {"command": "x"}}}`, nil, func(t *testing.T, cfg *Config) {
+			if got := cfg.Servers[0].Tools; !reflect.DeepEqual(got, []string{"read_file", "list_directory"}) {
+				t.Errorf("a: tools = %q", got)
+			}
+			if !reflect.DeepEqual(cfg.Servers[0].Allow, []string{"read_file"}) {
+				t.Errorf("a: allow = %q: tools must not change it", cfg.Servers[0].Allow)
+			}
+			if got := cfg.Servers[1].Tools; got == nil || len(got) != 0 {
+				t.Errorf("b: tools = %#v, want empty (none offered), not unset", got)
+			}
+			if got := cfg.Servers[2].Tools; got != nil {
+				t.Errorf("c: tools = %#v, want nil (all offered)", got)
+			}
+			if len(cfg.Warnings) != 0 {
+				t.Errorf("warnings %q: names are checked at connect, not here", cfg.Warnings)
+			}
+		}},
+		{"server tools listed twice", `{"mcpServers": {"a": {"command": "x", "tools": ["t", "t"]}}}`, nil, func(t *testing.T, cfg *Config) {
+			if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], `server "a": tools: "t" is listed twice`) {
+				t.Errorf("warnings = %q", cfg.Warnings)
+			}
+		}},
 		{"utf-8 BOM", "\ufeff" + `{"model": "m"}`, nil, func(t *testing.T, cfg *Config) {
 			if cfg.Model != "m" {
 				t.Errorf("model = %q", cfg.Model)
@@ -327,6 +362,15 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ollama.keep_alive fraction", `{"ollama": {"keep_alive": 1.5}}`, "", "ollama.keep_alive", "whole seconds, got 1.5"},
 		{"ollama.keep_alive type", `{"ollama": {"keep_alive": true}}`, "", "ollama.keep_alive", "whole seconds, got boolean"},
 		{"ollama.options type", `{"ollama": {"options": [1]}}`, "", "ollama.options", "expected an object, got array"},
+		{"ollama.max_tools zero", `{"ollama": {"max_tools": 0}}`, "", "ollama.max_tools", "expected a whole number greater than 0, got 0"},
+		{"ollama.max_tools negative", `{"ollama": {"max_tools": -3}}`, "", "ollama.max_tools", "greater than 0, got -3"},
+		{"ollama.max_tools fraction", `{"ollama": {"max_tools": 2.5}}`, "", "ollama.max_tools", "greater than 0, got 2.5"},
+		{"ollama.max_tools string", `{"ollama": {"max_tools": "24"}}`, "", "ollama.max_tools", "expected a whole number greater than 0, got string"},
+		{"server tools type", `{"mcpServers": {"fs": {"command": "x", "tools": "read_file"}}}`, "fs", "tools", "expected an array of strings, got string"},
+		{"server tools item type", `{"mcpServers": {"fs": {"command": "x", "tools": [1]}}}`, "fs", "tools[0]", "expected a string, got number"},
+		{"server tools empty name", `{"mcpServers": {"fs": {"command": "x", "tools": [""]}}}`, "fs", "tools[0]", "must not be empty"},
+		{"server tools glob", `{"mcpServers": {"fs": {"command": "x", "tools": ["read_*"]}}}`, "fs", "tools", `"read_*": matching is exact`},
+		{"server tools unknown key", `{"mcpServers": {"fs": {"command": "x", "tool": []}}}`, "fs", "", `unknown key "tool"; did you mean "tools"?`},
 		{"permissions unknown key", `{"permissions": {"allowed": []}}`, "", "permissions", `unknown key "allowed"; did you mean "allow"?`},
 		{"permissions.mode", `{"permissions": {"mode": "foo"}}`, "", "permissions.mode", `"foo" is not a mode (read_only, ask, approve, auto)`},
 		{"permissions.allow type", `{"permissions": {"allow": "fs__x"}}`, "", "permissions.allow", "expected an array of strings, got string"},

@@ -24,7 +24,7 @@ import (
 var serverKeys = []string{
 	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
-	"allow", "mode", "timeout", "connect_timeout", "disabled",
+	"allow", "tools", "mode", "timeout", "connect_timeout", "disabled",
 }
 
 // credentialKeys are the credential sources, at most one per server.
@@ -96,6 +96,7 @@ func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *Ser
 	f.tokenFile = l.nonEmpty(srv, "token_file", obj["token_file"])
 	s.TokenCommand, _ = l.strList(srv, "token_command", obj["token_command"])
 	s.Allow = l.allowList(srv, "allow", obj["allow"])
+	s.Tools = l.toolList(srv, "tools", obj["tools"])
 	s.Mode = l.mode(srv, "mode", obj["mode"])
 	s.Timeout = l.duration(srv, "timeout", obj["timeout"], DefaultTimeout)
 	s.ConnectTimeout = l.duration(srv, "connect_timeout", obj["connect_timeout"], DefaultConnectTimeout)
@@ -365,6 +366,26 @@ func (l *loader) allowList(scope, field string, raw json.RawMessage) []string {
 		case strings.ContainsAny(a, "*?["):
 			l.errorf(scope, field, "%q: matching is exact; list each tool", a)
 		}
+	}
+	return list
+}
+
+// toolList reads a server's "tools": its own tool names, offered to the
+// model, matched exactly. Whether the server has them is known only once
+// it is connected: /tools warns of names it has no tool of.
+func (l *loader) toolList(scope, field string, raw json.RawMessage) []string {
+	list, _ := l.strList(scope, field, raw)
+	seen := map[string]bool{}
+	for i, a := range list {
+		switch {
+		case a == "":
+			l.errorf(scope, fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		case strings.ContainsAny(a, "*?["):
+			l.errorf(scope, field, "%q: matching is exact; list each tool", a)
+		case seen[a]:
+			l.warnf(scope, field, "%q is listed twice", a)
+		}
+		seen[a] = true
 	}
 	return list
 }

@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"latch/mcp"
+	"latch/session"
 )
 
 // Fields of the config's ServerConfig that the connection manager does not
-// take (the gate does), and of mcp.ServerConfig that no config sets.
+// take (the gate does; the session's tool offer takes Tools, see
+// TestSessionOptionsCarryTheToolOffer), and of mcp.ServerConfig that no
+// config sets.
 var (
-	configOnly = map[string]bool{"Allow": true, "Mode": true}
+	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true}
 	mcpOnly    = map[string]bool{"InProcess": true}
 	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )
@@ -71,5 +74,21 @@ func fillField(t *testing.T, name string, v reflect.Value, i int) {
 		v.Set(reflect.ValueOf(time.Duration(i+1) * time.Second))
 	default:
 		t.Fatalf("field %s: teach fillField its type %s", name, v.Type())
+	}
+}
+
+// TestSessionOptionsCarryTheToolOffer: each server's tools list (an empty
+// one too: it offers none) and ollama.max_tools reach the session.
+func TestSessionOptionsCarryTheToolOffer(t *testing.T) {
+	cfg := &Config{Ollama: OllamaConfig{MaxTools: 7}, Servers: []ServerConfig{
+		{Name: "a", Tools: []string{"read_file"}}, {Name: "b", Tools: []string{}}, {Name: "c"}}}
+	s := &settings{cfg: cfg, host: session.ParseHost(""), mode: "read_only", getenv: func(string) string { return "" }}
+	o := sessionOptions(s, flags{}, true)
+	if o.MaxTools != 7 {
+		t.Errorf("MaxTools = %d, want 7", o.MaxTools)
+	}
+	want := map[string][]string{"a": {"read_file"}, "b": {}}
+	if !reflect.DeepEqual(o.ServerTools, want) {
+		t.Errorf("ServerTools = %#v, want %#v", o.ServerTools, want)
 	}
 }

@@ -6,17 +6,37 @@ import (
 	"latch/session"
 )
 
-// openSession makes the session the flags ask for: a new one, or a resumed
-// one (--continue, --resume ID). Both log to the state directory.
-func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
-	o := session.Options{
-		Client: ollamaClient(s), Host: s.host.String(), Model: s.model,
+// sessionOptions are the session's options from the settings (all but
+// the Ollama client).
+func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
+	return session.Options{
+		Host: s.host.String(), Model: s.model,
 		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
 		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
 		GrantsFile:      session.GrantsFile(s.getenv),
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
+		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
 	}
+}
+
+// serverTools are the servers' config tools lists, by server: only the
+// tools listed are offered to the model (a server without one offers all).
+func serverTools(cs []ServerConfig) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range cs {
+		if c.Tools != nil {
+			out[c.Name] = c.Tools
+		}
+	}
+	return out
+}
+
+// openSession makes the session the flags ask for: a new one, or a resumed
+// one (--continue, --resume ID). Both log to the state directory.
+func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
+	o := sessionOptions(s, f, nonInteractive)
+	o.Client = ollamaClient(s)
 	id := f.resume
 	if f.cont {
 		latest, err := session.Latest(s.stateDir)

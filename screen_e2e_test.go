@@ -169,14 +169,14 @@ func TestScreenE2E(t *testing.T) {
 	// size: the status line (whose right end, the token rate, only shows
 	// when drawn at the new width), the rule and input at the new bottom,
 	// and the chat reflowed, not cut.
-	const rows1, cols1 = 44, 72
+	const rows1, cols1 = 48, 72
 	resizeScreen(t, tm, rows1, cols1)
-	scr = waitSettled(t, tm, 10*time.Second, "the screen redrawn at 72×44", func(s string) bool {
+	scr = waitSettled(t, tm, 10*time.Second, "the screen redrawn at 72×48", func(s string) bool {
 		st := strings.TrimRight(statusLine(s), " ")
 		return inputRow(s) == rows1-1 && strings.HasPrefix(st, " latch │") && strings.HasSuffix(st, "tok/s") &&
 			strings.Contains(chatText(s), "theme: light") && strings.Contains(chatText(s), screenParagraph(screenParagraphs))
 	})
-	step("after resizing to 72×44", scr)
+	step("after resizing to 72×48", scr)
 	for i, r := range screenRows(scr) {
 		if w := ansi.StringWidth(r); w > cols1 {
 			t.Errorf("row %d is %d cells wide after resizing to %d:\n%s", i, w, cols1, dumpScreen(scr))
@@ -205,7 +205,7 @@ func TestScreenE2E(t *testing.T) {
 		t.Errorf("the end of the answer is still on screen after PgUp:\n%s", dumpScreen(scr))
 	}
 
-	// 6. ? opens the overview; on 44 rows it fits over the chat.
+	// 6. ? opens the overview; on 48 rows it fits over the chat.
 	tm.typeKeys("?")
 	scr = waitSettled(t, tm, 5*time.Second, "the help overlay", func(s string) bool {
 		c := chatText(s)
@@ -228,7 +228,7 @@ func TestScreenE2E(t *testing.T) {
 		t.Errorf("a piece of the overlay is left on screen after Esc:\n%s", dumpScreen(scr))
 	}
 
-	// 7. Completion: /c offers /connect, /close and /clear; /co only
+	// 7. Completion: /c offers /connect, /close and /clear; /conn only
 	// /connect; Tab completes it, and the popup then offers the server.
 	tm.typeKeys("/c")
 	scr = waitSettled(t, tm, 5*time.Second, "the popup for /c", func(s string) bool {
@@ -236,12 +236,12 @@ func TestScreenE2E(t *testing.T) {
 		return inputText(s) == "/c" && strings.Contains(p, "/connect") && strings.Contains(p, "/close") && strings.Contains(p, "/clear")
 	})
 	step("after typing /c", scr)
-	tm.typeKeys("o")
-	scr = waitSettled(t, tm, 5*time.Second, "the popup for /co", func(s string) bool {
+	tm.typeKeys("onn")
+	scr = waitSettled(t, tm, 5*time.Second, "the popup for /conn", func(s string) bool {
 		p := popupText(s)
-		return inputText(s) == "/co" && strings.Contains(p, "/connect") && !strings.Contains(p, "/close")
+		return inputText(s) == "/conn" && strings.Contains(p, "/connect") && !strings.Contains(p, "/close") && !strings.Contains(p, "/context")
 	})
-	step("after typing /co", scr)
+	step("after typing /conn", scr)
 	tm.sendKey("\t")
 	scr = waitSettled(t, tm, 5*time.Second, "/connect completed, the popup offering the server", func(s string) bool {
 		p := popupText(s)

@@ -56,6 +56,7 @@ func (s *Session) Models(ctx context.Context) ([]ModelInfo, error) {
 		}
 		info.Capabilities = capStrings(show)
 		info.ContextLength = contextLength(show)
+		s.noteTrained(m.Name, info.ContextLength)
 		s.mu.Lock()
 		s.caps[m.Name] = info.Capabilities
 		s.mu.Unlock()
@@ -77,6 +78,7 @@ func (s *Session) SetModel(ctx context.Context, name string) (ModelInfo, error) 
 		Quantization: show.Details.QuantizationLevel, Capabilities: capStrings(show),
 		ContextLength: contextLength(show),
 	}
+	s.noteTrained(name, info.ContextLength)
 	s.mu.Lock()
 	s.model = name
 	s.caps[name] = info.Capabilities
@@ -98,6 +100,7 @@ func (s *Session) Probe(ctx context.Context) (ModelInfo, error) {
 		return ModelInfo{Name: name, ShowErr: s.showFailure(err, name)}, s.wrap(err, name)
 	}
 	caps := capStrings(show)
+	s.noteTrained(name, contextLength(show))
 	s.mu.Lock()
 	s.caps[name] = caps
 	s.mu.Unlock()

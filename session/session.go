@@ -52,6 +52,15 @@ type Options struct {
 	// otherwise), with a notice.
 	ModeFromFlag bool
 
+	// ServerTools are, by server, the tools (their original names) its
+	// config's tools list offers to the model; a server not here offers
+	// all of its tools. Calls are not limited by it (see toolbudget.go).
+	ServerTools map[string][]string
+	// MaxTools is the tool budget (ollama.max_tools; default
+	// DefaultMaxTools): above it, each request offers the tools most
+	// relevant to the conversation (see toolbudget.go).
+	MaxTools int
+
 	// GrantsFile is where saved grants ("allow always") are kept (see
 	// GrantsFile); "" turns them off.
 	GrantsFile string
@@ -77,6 +86,7 @@ type Session struct {
 	saved     *grantStore // saved grants; nil when off
 	maxRounds int
 	textCalls bool // recover tool calls written as text (see textcalls.go)
+	maxTools  int  // the tool budget (toolbudget.go)
 
 	mu      sync.Mutex
 	model   string
@@ -88,6 +98,12 @@ type Session struct {
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
 	parked  map[string]chan bool   // parked calls waiting, by approval id
 	noTools map[string]bool        // models that refused tools
+	// offer: by server, the tools its config's tools list offers (absent:
+	// all); toolsOff: servers whose tools /tools SERVER off withdrew;
+	// leftOut: the tools the budget left out, as last said (toolbudget.go).
+	offer    map[string][]string
+	toolsOff map[string]bool
+	leftOut  string
 	// fromText marks the calls recovered from a reply's text, by call id,
 	// until their tool_call event is published.
 	fromText map[string]bool
@@ -121,6 +137,9 @@ type Session struct {
 	// parkedDefs: what each call parked before a restart was approved
 	// for, by call id (see rulePrior).
 	parkedDefs map[string]parkedDef
+
+	// cx is the context budget: num_ctx, the last reply's counts (context.go).
+	cx ctxState
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -139,6 +158,13 @@ func New(o Options) *Session {
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
 		parkedDefs: map[string]parkedDef{},
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
+		maxTools: o.MaxTools, offer: map[string][]string{}, toolsOff: map[string]bool{},
+	}
+	for name, list := range o.ServerTools {
+		s.offer[name] = slices.Clone(list)
+	}
+	if s.maxTools <= 0 {
+		s.maxTools = DefaultMaxTools
 	}
 	if o.LogDir != "" {
 		s.logDir, s.lock = o.LogDir, o.lock
@@ -363,11 +389,10 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	req := &api.ChatRequest{
 		Model:    s.model,
 		Messages: append([]api.Message(nil), s.history...),
-		Options:  s.options,
+		Options:  s.requestOptionsLocked(), // with /context's num_ctx (context.go)
 	}
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
@@ -376,8 +401,11 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 		req.Think = &api.ThinkValue{Value: *s.think}
 	}
 	caps, known := s.caps[s.model]
-	if s.servers != nil && !s.noTools[s.model] && (!known || slices.Contains(caps, "tools")) {
-		req.Tools = s.ollamaTools()
+	withTools := s.servers != nil && !s.noTools[s.model] && (!known || slices.Contains(caps, "tools"))
+	s.mu.Unlock()
+	if withTools {
+		// What is offered, within the tool budget (toolbudget.go).
+		req.Tools = s.requestTools()
 	}
 	return req
 }

@@ -30,30 +30,35 @@ const (
 	AnswerSave                 // run it, and allow the tool always: saved, for its current definition
 )
 
-// ollamaTools converts the connected servers' tools for the chat request.
-func (s *Session) ollamaTools() api.Tools {
-	if s.servers == nil {
+// ollamaTools converts tools for the chat request.
+func ollamaTools(tools []mcp.Tool) api.Tools {
+	if len(tools) == 0 {
 		return nil
 	}
-	var out api.Tools
-	for _, t := range s.servers.Tools() {
-		var params api.ToolFunctionParameters
-		raw, err := json.Marshal(t.InputSchema)
-		if err == nil {
-			_ = json.Unmarshal(raw, &params)
-		}
-		if params.Type == "" {
-			params.Type = "object"
-		}
-		desc := t.Description
-		if desc == "" {
-			desc = t.Title
-		}
-		out = append(out, api.Tool{Type: "function", Function: api.ToolFunction{
-			Name: t.Name, Description: desc, Parameters: params,
-		}})
+	out := make(api.Tools, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, toOllamaTool(t))
 	}
 	return out
+}
+
+// toOllamaTool is a tool's definition as a request carries it.
+func toOllamaTool(t mcp.Tool) api.Tool {
+	var params api.ToolFunctionParameters
+	raw, err := json.Marshal(t.InputSchema)
+	if err == nil {
+		_ = json.Unmarshal(raw, &params)
+	}
+	if params.Type == "" {
+		params.Type = "object"
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	return api.Tool{Type: "function", Function: api.ToolFunction{
+		Name: t.Name, Description: desc, Parameters: params,
+	}}
 }
 
 var callSeq atomic.Int64

@@ -17,6 +17,7 @@ type round struct {
 	content, thinking string
 	calls             []api.ToolCall
 	last              api.ChatResponse
+	req               *api.ChatRequest // the request as sent (its last try)
 	err               error
 	cancelled         bool
 }
@@ -53,6 +54,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		}
 		r := s.stream(ctx, turn, n)
 		metrics = metricsOf(r.last)
+		s.noteReply(turn, r)
 		reason = r.endReason(reason)
 		if r.err != nil {
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(r.err, model)})
@@ -139,6 +141,7 @@ func metricsOf(r api.ChatResponse) Metrics {
 // next.
 func (s *Session) stream(ctx context.Context, turn, n int) round {
 	req := s.request(ctx)
+	s.preflight(turn, req)
 	r := s.chat(ctx, turn, n, req)
 	if r.err != nil && len(req.Tools) > 0 && !r.cancelled && r.content == "" && isNoToolsError(r.err) {
 		// The model cannot use tools: say so once, and go on without them.
@@ -150,6 +153,7 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		req.Tools = nil
 		r = s.chat(ctx, turn, n, req)
 	}
+	r.req = req
 	partial := r.cancelled || r.err != nil
 	content := r.content
 	if calls, prose, ok := s.recoverTextCalls(req, r); ok {

@@ -30,13 +30,20 @@ type Chat interface {
 	LogProblem() string
 }
 
-// Models is the model: which one, which there are, switching. Models,
-// SetModel and Probe ask Ollama: they run in commands.
+// Models is the model: which one, which there are, switching, its
+// context. Models, SetModel, Probe and SetNumCtx ask Ollama: they run in
+// commands.
 type Models interface {
 	Model() string
 	Models(ctx context.Context) ([]session.ModelInfo, error)
 	SetModel(ctx context.Context, name string) (session.ModelInfo, error)
 	Probe(ctx context.Context) (session.ModelInfo, error)
+	// Context is the context budget now: the num_ctx in effect, the last
+	// reply's counts, the estimate by part. It asks nothing of Ollama.
+	Context() session.ContextInfo
+	// SetNumCtx sets num_ctx for the session (0: drops it), capped at the
+	// model's trained maximum; it asks Ollama, so it runs in a command.
+	SetNumCtx(ctx context.Context, n int) (session.NumCtxChange, error)
 }
 
 // Servers are the MCP servers. ConnectServer, CloseServer, SetToken and

@@ -80,6 +80,8 @@ func (m *Model) argOptions(name string, pos int) []candidate {
 		return m.approvalOptions()
 	case name == "allow" || name == "revoke":
 		return m.toolOptions()
+	case name == "context":
+		return []candidate{{"4096", ""}, {"8192", ""}, {"16384", ""}, {"32768", ""}, {"default", "drop the session's setting"}}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -157,14 +159,35 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 	return nil
 }
 
+// toolOffers is what /tools needs beyond Servers: what the model is
+// offered, and turning a server's offer off and on. *session.Session has
+// it; a backend without it gets the plain list.
+type toolOffers interface {
+	ToolOfferOf(server string) (session.ToolOffer, error)
+	SetToolsOffered(server string, on bool) error
+}
+
+const toolsUsage = "usage: /tools [NAME [off|on]]"
+
+// cmdTools lists the tools as the model is offered them (/tools [NAME]),
+// with their count and the estimated tokens of their definitions, or turns
+// a server's offer off or on (/tools NAME off|on).
 func (m *Model) cmdTools(args []string) tea.Cmd {
+	if len(args) > 2 {
+		m.addError(toolsUsage)
+		return nil
+	}
 	name := ""
 	if len(args) > 0 {
-		n, ok := m.serverArg("tools", args, false)
+		n, ok := m.serverArg("tools", args[:1], false)
 		if !ok {
 			return nil
 		}
 		name = n
+	}
+	offers, _ := m.srv.(toolOffers)
+	if len(args) == 2 {
+		return m.setToolsOffered(offers, name, args[1])
 	}
 	tools, err := m.srv.Tools(name)
 	if err != nil {
@@ -175,6 +198,76 @@ func (m *Model) cmdTools(args []string) tea.Cmd {
 		m.addNotice("no tools: no server is connected, or they offer none (/servers)")
 		return nil
 	}
+	if offers == nil {
+		m.addNotice(toolLines(tools, false))
+		return nil
+	}
+	o, err := offers.ToolOfferOf(name)
+	if err != nil {
+		m.addError(sanitizeText(err.Error()))
+		return nil
+	}
+	m.addNotice(offerText(o))
+	return nil
+}
+
+// setToolsOffered is /tools NAME off|on.
+func (m *Model) setToolsOffered(offers toolOffers, name, verb string) tea.Cmd {
+	if verb != "off" && verb != "on" {
+		m.addError(toolsUsage)
+		return nil
+	}
+	if offers == nil {
+		m.addError("/tools: turning a server's tools off is not available here")
+		return nil
+	}
+	if err := offers.SetToolsOffered(name, verb == "on"); err != nil {
+		m.addError(sanitizeText(err.Error()))
+		return nil
+	}
+	if verb == "off" {
+		m.addNotice(fmt.Sprintf("%s: its tools are no longer offered to the model (/tools %s on offers them again; "+
+			"a call to one still goes through the permission gate)", name, name))
+	} else {
+		m.addNotice(fmt.Sprintf("%s: its tools are offered to the model again (those its tools list names, if it has one)", name))
+	}
+	return nil
+}
+
+// offerText is /tools: the count and estimated tokens of what is offered,
+// the budget, each offered tool, then what is not offered and why.
+func offerText(o session.ToolOffer) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "offered to the model: %d tools, ~%d tokens of definitions (estimated: JSON bytes / 4)",
+		len(o.Offered), o.Tokens)
+	if len(o.Offered) > o.MaxTools {
+		fmt.Fprintf(&b, "\nmore than ollama.max_tools (%d): each turn offers the %d most relevant to the conversation, and any you name",
+			o.MaxTools, o.MaxTools)
+	}
+	if len(o.Offered) > 0 {
+		b.WriteString("\n" + toolLines(o.Offered, true))
+	}
+	if len(o.Off) > 0 {
+		fmt.Fprintf(&b, "\nturned off (/tools NAME on): %s", sanitize.Line(strings.Join(o.Off, ", ")))
+	}
+	if len(o.NotOffered) > 0 {
+		names := make([]string, len(o.NotOffered))
+		for i, t := range o.NotOffered {
+			names[i] = t.Name
+		}
+		fmt.Fprintf(&b, "\nnot offered (%d, turned off or not in the server's tools list): %s", len(names),
+			sanitize.Line(strings.Join(names, ", ")))
+	}
+	for _, srv := range slices.Sorted(maps.Keys(o.Unknown)) {
+		fmt.Fprintf(&b, "\n⚠ %s: its tools list names tools it does not have: %s", sanitize.Line(srv),
+			sanitize.Line(strings.Join(o.Unknown[srv], ", ")))
+	}
+	return b.String()
+}
+
+// toolLines lists tools by name, with their hints, estimated tokens (when
+// tokens) and description.
+func toolLines(tools []session.Tool, tokens bool) string {
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	var b strings.Builder
 	for _, t := range tools {
@@ -185,6 +278,9 @@ func (m *Model) cmdTools(args []string) tea.Cmd {
 		case t.Destructive:
 			hint = " [destructive]"
 		}
+		if tokens {
+			hint += fmt.Sprintf(" ~%d tokens", session.EstimateTokens(t))
+		}
 		fmt.Fprintf(&b, "%s%s\n", sanitize.Line(t.Name), hint)
 		if d := strings.TrimSpace(t.Description); d != "" {
 			if len(d) > 300 {
@@ -193,8 +289,7 @@ func (m *Model) cmdTools(args []string) tea.Cmd {
 			b.WriteString("    " + sanitize.Line(d) + "\n")
 		}
 	}
-	m.addNotice(strings.TrimRight(b.String(), "\n"))
-	return nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (m *Model) cmdLogs(args []string) tea.Cmd {

@@ -9,8 +9,8 @@ import (
 	"latch/ui/sanitize"
 )
 
-// statusLine draws the top line: brand, model, mode, servers, pending
-// approvals, host, session, and on the right what latch is doing. When the
+// statusLine draws the top line: brand, model, mode, the context meter
+// (after the first reply), servers, pending approvals, host, session, and on the right what latch is doing. When the
 // line is too narrow, the least useful parts go first: the session id,
 // then the host.
 func (m *Model) statusLine() string {
@@ -27,6 +27,9 @@ func (m *Model) statusLine() string {
 		modeStyle = st.Failure // the risky mode stands out
 	}
 	parts = append(parts, modeStyle.Render(mode.String()))
+	if meter := ctxMeter(m.st, m.models.Context()); meter != "" {
+		parts = append(parts, meter)
+	}
 	if conn, total, failed := m.serverCounts(); total > 0 {
 		sv := st.Item.Render(fmt.Sprintf("servers %d/%d", conn, total))
 		if failed > 0 {

@@ -272,6 +272,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleModelSet(msg)
 	case probeMsg:
 		m.handleProbe(msg)
+	case contextSetMsg:
+		m.handleContextSet(msg)
 	case serverDoneMsg:
 		m.handleServerDone(msg)
 	}
