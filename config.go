@@ -53,6 +53,10 @@ type OllamaConfig struct {
 	// "Too many tools"). 0 when unset: session.DefaultMaxTools (24, about
 	// where small models start to choose badly).
 	MaxTools int
+	// EmbedModel is "embed_model": an Ollama embedding model (e.g.
+	// "nomic-embed-text") by whose embeddings the tools above max_tools
+	// are ranked instead of by shared words; "" when unset.
+	EmbedModel string
 }
 
 // TextToolCallsOn reports whether tool calls written as text are
@@ -179,7 +183,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 
 var (
 	topKeys         = []string{"model", "ollama", "permissions", "theme", "mcpServers", "servers"}
-	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
@@ -220,6 +224,9 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
 		cfg.Ollama.TextToolCalls = l.boolean("", "ollama.text_tool_calls", ol["text_tool_calls"])
 		cfg.Ollama.MaxTools = l.positiveInt("", "ollama.max_tools", ol["max_tools"])
+		if raw, set := ol["embed_model"]; set {
+			cfg.Ollama.EmbedModel = strings.TrimSpace(l.nonEmpty("", "ollama.embed_model", raw))
+		}
 		if opts, ok := l.object("", "ollama.options", ol["options"]); ok {
 			cfg.Ollama.Options = make(map[string]any, len(opts))
 			for k, v := range opts {

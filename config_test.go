@@ -285,6 +285,16 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("max_tools = %d, want 10", cfg.Ollama.MaxTools)
 			}
 		}},
+		{"embed_model", `{"ollama": {"embed_model": "nomic-embed-text"}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.EmbedModel != "nomic-embed-text" {
+				t.Errorf("embed_model = %q", cfg.Ollama.EmbedModel)
+			}
+		}},
+		{"embed_model unset", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.EmbedModel != "" {
+				t.Errorf("embed_model = %q, want unset", cfg.Ollama.EmbedModel)
+			}
+		}},
 		{"max_tools unset", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
 			if cfg.Ollama.MaxTools != 0 {
 				t.Errorf("max_tools = %d, want 0 (the default)", cfg.Ollama.MaxTools)
@@ -362,6 +372,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ollama.keep_alive fraction", `{"ollama": {"keep_alive": 1.5}}`, "", "ollama.keep_alive", "whole seconds, got 1.5"},
 		{"ollama.keep_alive type", `{"ollama": {"keep_alive": true}}`, "", "ollama.keep_alive", "whole seconds, got boolean"},
 		{"ollama.options type", `{"ollama": {"options": [1]}}`, "", "ollama.options", "expected an object, got array"},
+		{"ollama.embed_model empty", `{"ollama": {"embed_model": " "}}`, "", "ollama.embed_model", "must not be empty"},
+		{"ollama.embed_model type", `{"ollama": {"embed_model": 3}}`, "", "ollama.embed_model", "expected a string, got number"},
 		{"ollama.max_tools zero", `{"ollama": {"max_tools": 0}}`, "", "ollama.max_tools", "expected a whole number greater than 0, got 0"},
 		{"ollama.max_tools negative", `{"ollama": {"max_tools": -3}}`, "", "ollama.max_tools", "greater than 0, got -3"},
 		{"ollama.max_tools fraction", `{"ollama": {"max_tools": 2.5}}`, "", "ollama.max_tools", "greater than 0, got 2.5"},

@@ -78,14 +78,14 @@ func fillField(t *testing.T, name string, v reflect.Value, i int) {
 }
 
 // TestSessionOptionsCarryTheToolOffer: each server's tools list (an empty
-// one too: it offers none) and ollama.max_tools reach the session.
+// one too: it offers none) ollama.max_tools and ollama.embed_model reach the session.
 func TestSessionOptionsCarryTheToolOffer(t *testing.T) {
-	cfg := &Config{Ollama: OllamaConfig{MaxTools: 7}, Servers: []ServerConfig{
+	cfg := &Config{Ollama: OllamaConfig{MaxTools: 7, EmbedModel: "nomic-embed-text"}, Servers: []ServerConfig{
 		{Name: "a", Tools: []string{"read_file"}}, {Name: "b", Tools: []string{}}, {Name: "c"}}}
 	s := &settings{cfg: cfg, host: session.ParseHost(""), mode: "read_only", getenv: func(string) string { return "" }}
 	o := sessionOptions(s, flags{}, true)
-	if o.MaxTools != 7 {
-		t.Errorf("MaxTools = %d, want 7", o.MaxTools)
+	if o.MaxTools != 7 || o.EmbedModel != "nomic-embed-text" {
+		t.Errorf("MaxTools = %d, EmbedModel = %q; want 7, nomic-embed-text", o.MaxTools, o.EmbedModel)
 	}
 	want := map[string][]string{"a": {"read_file"}, "b": {}}
 	if !reflect.DeepEqual(o.ServerTools, want) {

@@ -17,6 +17,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		GrantsFile:      session.GrantsFile(s.getenv),
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
+		EmbedModel: s.cfg.Ollama.EmbedModel,
 	}
 }
 

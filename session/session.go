@@ -60,6 +60,10 @@ type Options struct {
 	// DefaultMaxTools): above it, each request offers the tools most
 	// relevant to the conversation (see toolbudget.go).
 	MaxTools int
+	// EmbedModel, when set, is the Ollama model whose embeddings rank the
+	// tools above MaxTools (ollama.embed_model; see embed.go); the ranking
+	// by words is used without it, and when embedding fails.
+	EmbedModel string
 
 	// GrantsFile is where saved grants ("allow always") are kept (see
 	// GrantsFile); "" turns them off.
@@ -87,6 +91,8 @@ type Session struct {
 	maxRounds int
 	textCalls bool // recover tool calls written as text (see textcalls.go)
 	maxTools  int  // the tool budget (toolbudget.go)
+	// embedModel ranks the tools by embeddings (embed.go); "" ranks by words.
+	embedModel string
 
 	mu      sync.Mutex
 	model   string
@@ -104,6 +110,8 @@ type Session struct {
 	offer    map[string][]string
 	toolsOff map[string]bool
 	leftOut  string
+	// embeds: the vectors of the ranking by embeddings (embed.go).
+	embeds embedCache
 	// fromText marks the calls recovered from a reply's text, by call id,
 	// until their tool_call event is published.
 	fromText map[string]bool
@@ -158,7 +166,7 @@ func New(o Options) *Session {
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
 		parkedDefs: map[string]parkedDef{},
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
-		maxTools: o.MaxTools, offer: map[string][]string{}, toolsOff: map[string]bool{},
+		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
 	}
 	for name, list := range o.ServerTools {
 		s.offer[name] = slices.Clone(list)
@@ -405,7 +413,7 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	s.mu.Unlock()
 	if withTools {
 		// What is offered, within the tool budget (toolbudget.go).
-		req.Tools = s.requestTools()
+		req.Tools = s.requestTools(ctx)
 	}
 	return req
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -20,8 +21,10 @@ import (
 //     list leaves out and those of servers turned off with /tools SERVER
 //     off (offerable);
 //  2. when that is more than the budget (ollama.max_tools), the budget's
-//     worth of the tools most relevant to the conversation (selectTools),
-//     and a notice names those left out whenever that set changes.
+//     worth of the tools most relevant to the conversation (selectTools):
+//     by shared words (rankTools) or, with ollama.embed_model, by
+//     embeddings (embed.go); a notice names those left out whenever that
+//     set changes.
 //
 // This only narrows what the model is offered. A call is still resolved by
 // its name among all the connected servers' tools and goes through the
@@ -155,9 +158,10 @@ func (s *Session) offerableLocked(t Tool) bool {
 }
 
 // requestTools is the tools of the next request: the offerable ones,
-// narrowed to the budget when there are more (selectTools). When the set
-// left out changes, a notice says what it is.
-func (s *Session) requestTools() api.Tools {
+// narrowed to the budget when there are more (selectTools), ranked by
+// embeddings when an embedding model is set and they can be had. When the
+// set left out changes, a notice says what it is.
+func (s *Session) requestTools(ctx context.Context) api.Tools {
 	all := s.servers.Tools()
 	s.mu.Lock()
 	tools := make([]Tool, 0, len(all))
@@ -171,7 +175,11 @@ func (s *Session) requestTools() api.Tools {
 	s.mu.Unlock()
 	var left []Tool
 	if len(tools) > budget {
-		tools, left = selectTools(tools, users, budget)
+		var sim []float64
+		if s.embedModel != "" {
+			sim = s.embedScores(ctx, s.embedModel, tools, all, users)
+		}
+		tools, left = selectTools(tools, users, budget, sim)
 	}
 	s.noteLeftOut(len(tools), len(tools)+len(left), left)
 	return ollamaTools(tools)
@@ -228,11 +236,18 @@ func recentUserTexts(history []api.Message, n int) []string {
 }
 
 // selectTools picks the tools to offer: the budget's worth of the best
-// ranked (rankTools), and every tool the last user message names even past
-// the budget. Both lists keep the order tools came in, so the prompt stays
-// the same while the set does.
-func selectTools(tools []Tool, users []string, budget int) (offered, left []Tool) {
-	order, named := rankTools(tools, users)
+// ranked (rankTools, or rankScored by sim when it is not nil: a score per
+// tool), and every tool the last user message names even past the budget.
+// Both lists keep the order tools came in, so the prompt stays the same
+// while the set does.
+func selectTools(tools []Tool, users []string, budget int, sim []float64) (offered, left []Tool) {
+	var order []int
+	var named int
+	if sim != nil {
+		order, named = rankScored(tools, users, sim)
+	} else {
+		order, named = rankTools(tools, users)
+	}
 	keep := make([]bool, len(tools))
 	for i, idx := range order {
 		if i < max(budget, named) {
@@ -268,7 +283,20 @@ func rankTools(tools []Tool, users []string) (order []int, named int) {
 	for i, t := range tools {
 		scores[i] = sc.score(q, t)
 	}
-	order = make([]int, len(tools))
+	return orderTools(isNamed, func(x, y int) bool { return scores[x] > scores[y] })
+}
+
+// rankScored is rankTools with given scores (one per tool, higher is more
+// relevant; embedScores): the named tools first, then by score, ties in
+// the order the tools came in.
+func rankScored(tools []Tool, users []string, scores []float64) (order []int, named int) {
+	return orderTools(namedIn(tools, users), func(x, y int) bool { return scores[x] > scores[y] })
+}
+
+// orderTools orders tool indexes: the named first, then by better, ties
+// in index order. named is how many are named.
+func orderTools(isNamed []bool, better func(x, y int) bool) (order []int, named int) {
+	order = make([]int, len(isNamed))
 	for i := range order {
 		order[i] = i
 	}
@@ -277,7 +305,7 @@ func rankTools(tools []Tool, users []string) (order []int, named int) {
 		if isNamed[x] != isNamed[y] {
 			return isNamed[x]
 		}
-		return scores[x] > scores[y]
+		return better(x, y)
 	})
 	for _, n := range isNamed {
 		if n {

@@ -18,7 +18,7 @@ import (
 // bigServer is an in-process MCP server with 60 tools: 5 about the
 // weather, the rest about other things.
 func bigServer() *mcpserver.MCPServer {
-	srv := mcpserver.NewMCPServer("big", "1.0")
+	srv := mcpserver.NewMCPServer("big", "1.0", mcpserver.WithToolCapabilities(true))
 	ok := func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("ok"), nil
 	}

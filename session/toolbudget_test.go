@@ -87,7 +87,7 @@ func TestSelectToolsNamedToolAlwaysOffered(t *testing.T) {
 	}
 	tools = append(tools, budgetTool("other", "frobnicate", "Nothing in common."))
 	// Named by its model-facing name.
-	offered, left := selectTools(tools, []string{"read a file with other__frobnicate please"}, 5)
+	offered, left := selectTools(tools, []string{"read a file with other__frobnicate please"}, 5, nil)
 	if len(offered) != 5 || len(left) != len(tools)-5 {
 		t.Fatalf("offered %d, left %d", len(offered), len(left))
 	}
@@ -95,18 +95,18 @@ func TestSelectToolsNamedToolAlwaysOffered(t *testing.T) {
 		t.Errorf("the named tool was left out: %v", names(offered))
 	}
 	// By its original name, in another letter case.
-	offered, _ = selectTools(tools, []string{"use Frobnicate on the file"}, 5)
+	offered, _ = selectTools(tools, []string{"use Frobnicate on the file"}, 5, nil)
 	if !slices.Contains(names(offered), "other__frobnicate") {
 		t.Errorf("the tool named by its original name was left out: %v", names(offered))
 	}
 	// Only the last message names tools.
-	offered, _ = selectTools(tools, []string{"frobnicate", "now the file"}, 5)
+	offered, _ = selectTools(tools, []string{"frobnicate", "now the file"}, 5, nil)
 	if slices.Contains(names(offered), "other__frobnicate") {
 		t.Errorf("a tool named only in an earlier message was kept: %v", names(offered))
 	}
 	// Named tools are offered past the budget.
 	msg := "compare srv__file_tool_01 srv__file_tool_02 srv__file_tool_03 and other__frobnicate"
-	offered, _ = selectTools(tools, []string{msg}, 2)
+	offered, _ = selectTools(tools, []string{msg}, 2, nil)
 	if len(offered) != 4 {
 		t.Errorf("offered %v, want the 4 named ones", names(offered))
 	}
@@ -178,7 +178,7 @@ func BenchmarkRankTools(b *testing.B) {
 		"Please create a ticket for the worst one and send an email to the team about it, use srv3__send_email_4",
 	}
 	for b.Loop() {
-		offered, _ := selectTools(tools, users, DefaultMaxTools)
+		offered, _ := selectTools(tools, users, DefaultMaxTools, nil)
 		if len(offered) < DefaultMaxTools {
 			b.Fatal("too few offered")
 		}
@@ -206,7 +206,7 @@ func TestCallToToolNotOfferedGoesThroughGate(t *testing.T) {
 	if err := s.SetToolsOffered("notes", false); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.requestTools(); len(got) != 0 {
+	if got := s.requestTools(context.Background()); len(got) != 0 {
 		t.Fatalf("offered %v with the server off", got)
 	}
 	call := api.ToolCall{ID: "call_off00001", Function: api.ToolCallFunction{Name: "notes__write_note",
@@ -224,5 +224,24 @@ func TestCallToToolNotOfferedGoesThroughGate(t *testing.T) {
 	}
 	if got := <-ran; got != "write_note" {
 		t.Errorf("ran %q", got)
+	}
+}
+
+// TestRankScoredNamedFirstThenScoreStable: with scores (embeddings), a
+// named tool still leads, then the highest score, ties in the order the
+// tools came in; a zero or mismatched vector scores 0.
+func TestRankScoredNamedFirstThenScoreStable(t *testing.T) {
+	order, named := rankScored(rankSample, []string{"use zz_opaque now"}, []float64{0.5, 0.9, 0.5, 0.1, 0.9, 0})
+	if named != 1 || !slices.Equal(order, []int{5, 1, 4, 0, 2, 3}) {
+		t.Errorf("order %v named %d, want [5 1 4 0 2 3] 1", order, named)
+	}
+	if c := cosine([]float32{1, 0}, []float32{0, 0}); c != 0 {
+		t.Errorf("cosine with zero = %v", c)
+	}
+	if c := cosine([]float32{1, 0}, []float32{1}); c != 0 {
+		t.Errorf("cosine of mismatched lengths = %v", c)
+	}
+	if c := cosine([]float32{2, 0}, []float32{1, 1}); c < 0.707 || c > 0.708 {
+		t.Errorf("cosine = %v, want √½", c)
 	}
 }

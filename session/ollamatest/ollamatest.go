@@ -18,6 +18,9 @@
 //     in message.content, not as tool_calls;
 //   - router errors are text/plain "404 page not found" /
 //     "405 method not allowed";
+//   - /api/embed answers a model with the "embedding" capability with
+//     deterministic vectors (see [Vector]); any other model gets 501
+//     "this model does not support embeddings" (see embed.go);
 //   - a model whose blob is missing ([Model.MissingBlob]) is listed, but
 //     /api/show says 404 "model 'x' not found" and /api/chat 400
 //     "\"x\" does not support chat".
@@ -186,6 +189,7 @@ type Server struct {
 	changed   chan struct{} // closed and replaced whenever raw or cancelled change
 	loaded    map[*entry]time.Time
 	numCtx    map[*entry]int // the context of each loaded runner
+	embedded  []string       // every input /api/embed embedded, in order (embed.go)
 }
 
 type entry struct {
@@ -451,7 +455,7 @@ var routes = map[string]map[string]handler{
 	"/api/create":          {http.MethodPost: notImplemented},
 	"/api/copy":            {http.MethodPost: notImplemented},
 	"/api/generate":        {http.MethodPost: notImplemented},
-	"/api/embed":           {http.MethodPost: notImplemented},
+	"/api/embed":           {http.MethodPost: (*Server).handleEmbed},
 	"/api/embeddings":      {http.MethodPost: notImplemented},
 	"/api/me":              {http.MethodPost: notImplemented},
 	"/api/signout":         {http.MethodPost: notImplemented},
