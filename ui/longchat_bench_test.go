@@ -3,8 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"latch/mcp/mcptestutil"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +202,7 @@ func bigResultEvents(t *testing.T) []session.Event {
 // as long and the budget a fifth as large: still in colour, and still
 // several times what the budget holds, so the cache has to drop layouts.
 func heapLongChatSize() (turns, budget int) {
-	if raceDetector() {
+	if mcptestutil.RaceEnabled {
 		return 200, layoutBudget / 5
 	}
 	return 1000, layoutBudget
@@ -312,20 +312,6 @@ func heapInuse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
-}
-
-// raceDetector reports whether the test binary was built with -race.
-func raceDetector() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }
 
 func profileName(p termenv.Profile) string {
