@@ -31,6 +31,7 @@ type Config struct {
 	Permissions PermissionsConfig // "permissions"
 	Theme       string            // "theme" ("" when unset; the name is not checked here)
 	Servers     []ServerConfig    // "mcpServers" (or its alias "servers"), sorted by name
+	Roots       []string          // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
 	Warnings    []string          // non-fatal notes, e.g. a literal token in the file
 }
 
@@ -182,7 +183,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 }
 
 var (
-	topKeys         = []string{"model", "ollama", "permissions", "theme", "mcpServers", "servers"}
+	topKeys         = []string{"model", "ollama", "permissions", "theme", "roots", "mcpServers", "servers"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -242,6 +243,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Permissions.Allow = l.allowList("", "permissions.allow", perm["allow"])
 	}
 	cfg.Theme, _ = l.str("", "theme", top["theme"])
+	cfg.Roots = l.roots(top["roots"])
 
 	if top["mcpServers"] != nil && top["servers"] != nil {
 		l.errorf("", "mcpServers, servers", "both given; use one (servers is VS Code's name for mcpServers)")

@@ -267,6 +267,25 @@ func credentialHeader(k string) bool {
 	return strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization")
 }
 
+// roots reads "roots": directories that must exist, made absolute against
+// the config file's folder.
+func (l *loader) roots(raw json.RawMessage) []string {
+	list, ok := l.strList("", "roots", raw)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, d := range list {
+		field := fmt.Sprintf("roots[%d]", i)
+		if strings.TrimSpace(d) == "" {
+			l.errorf("", field, "empty directory")
+			continue
+		}
+		out = append(out, filepath.Clean(l.checkPath("", field, d, true, true)))
+	}
+	return out
+}
+
 // checkPath expands ~ and makes p absolute against the config file's folder; when
 // live it checks that p exists and is a folder (dir) or a readable file.
 func (l *loader) checkPath(scope, field, p string, live, dir bool) string {

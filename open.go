@@ -17,7 +17,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		GrantsFile:      session.GrantsFile(s.getenv),
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
-		EmbedModel: s.cfg.Ollama.EmbedModel,
+		EmbedModel: s.cfg.Ollama.EmbedModel, Roots: s.roots,
 	}
 }
 

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +26,9 @@ type settings struct {
 	flagAllow []string // --allow alone
 	theme     string
 	keepAlive *time.Duration
-	stateDir  string // where session logs live
-	themeFlag bool   // the theme came from --theme
+	stateDir  string   // where session logs live
+	themeFlag bool     // the theme came from --theme
+	roots     []string // the config's roots, then --root's; nil: the working directory
 	getenv    func(string) string
 }
 
@@ -64,7 +70,42 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	if d, ok := cfg.Ollama.KeepAliveDuration(); ok {
 		s.keepAlive = &d
 	}
+	roots, err := flagRoots(cfg.Roots, f.roots, getenv("HOME"))
+	if err != nil {
+		return nil, err
+	}
+	s.roots = roots
 	return s, nil
+}
+
+// flagRoots adds the --root directories (~ expanded, relative to the
+// working directory; they must exist) to the config's roots, once each.
+// nil when neither gives any: then the working directory is the root.
+func flagRoots(cfgRoots, flagDirs []string, home string) ([]string, error) {
+	out := slices.Clone(cfgRoots)
+	for _, d := range flagDirs {
+		p, ok := expandHome(d, home)
+		if !ok {
+			return nil, fmt.Errorf("--root %s: ~ needs HOME, which is not set", d)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("--root %s: %v", d, err)
+		}
+		fi, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("--root %s: directory not found: %s", d, abs)
+		case err != nil:
+			return nil, fmt.Errorf("--root %s: cannot read %s: %v", d, abs, errors.Unwrap(err))
+		case !fi.IsDir():
+			return nil, fmt.Errorf("--root %s: not a directory: %s", d, abs)
+		}
+		if !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
 }
 
 // first returns the first non-empty value.

@@ -26,6 +26,7 @@ const stderrTailLines = 12
 type conn struct {
 	client *client.Client
 	http   bool               // streamable HTTP or SSE: only these can answer 401
+	roots  bool               // the roots capability was declared (not on legacy SSE)
 	proc   *process           // stdio only
 	red    *redactor          // the manager's: every credential it knows
 	cancel context.CancelFunc // ends the client's long-lived context
@@ -52,6 +53,7 @@ type dialHooks struct {
 	onNote func(mcpgo.JSONRPCNotification) // a server notification
 	onLog  func(string)                    // a line of a stdio server's stderr
 	onProc func(*process)                  // a stdio server's process, as soon as it started
+	roots  rootsHandler                    // answers roots/list; zero: roots not offered
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -67,7 +69,13 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	// Pin the last handshake-era protocol: a third-party server that
 	// ignores mcp-go's server/discover probe would otherwise stall every
 	// connect for 5 s (docs/ARCHITECTURE.md, "mcp-go").
-	c.client = client.NewClient(tr, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
+	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
+	if c.roots {
+		// Declares roots (listChanged) and answers roots/list: stdio and
+		// streamable HTTP (its listening stream) carry server requests.
+		opts = append(opts, client.WithRootsHandler(h.roots))
+	}
+	c.client = client.NewClient(tr, opts...)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
 	}
@@ -81,6 +89,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 // transport builds the transport cfg names: for stdio, it starts the
 // server's process.
 func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport.Interface, error) {
+	c.roots = h.roots.m != nil && offersRoots(transportName(cfg.Transport)) && len(h.roots.m.Roots()) > 0
 	switch cfg.Transport {
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)
@@ -93,6 +102,9 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 	case TransportInProcess:
 		if cfg.InProcess == nil {
 			return nil, errors.New("inprocess transport without a server")
+		}
+		if c.roots {
+			return transport.NewInProcessTransportWithOptions(cfg.InProcess, transport.WithRootsHandler(h.roots)), nil
 		}
 		return transport.NewInProcessTransport(cfg.InProcess), nil
 	}

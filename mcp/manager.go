@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,6 +29,9 @@ type Options struct {
 	Getenv func(string) string
 	// MaxResultBytes caps a tool result's text (default DefaultMaxResultBytes).
 	MaxResultBytes int
+	// Roots are the absolute directories servers are told of (roots/list);
+	// nil means the working directory.
+	Roots []string
 }
 
 // Manager holds every configured server. Its methods are safe for
@@ -46,6 +50,9 @@ type Manager struct {
 
 	// shut is set by CloseAll: nothing connects after it.
 	shut atomic.Bool
+
+	rootsMu sync.Mutex
+	roots   []string // see Roots
 
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
@@ -102,6 +109,11 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	}
 	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]*call{},
 		red: newRedactor(knownSecrets(cfgs, o.Getenv)...)}
+	// Roots are offered only when the person gave some: a server such as
+	// server-filesystem replaces the folders it was started with by the
+	// client's roots, so offering the working directory unasked would
+	// change, unseen, what it may touch.
+	m.roots = slices.Clone(o.Roots)
 	secrets := secretEnvNames(cfgs)
 	for _, c := range cfgs {
 		c.secretVars = secrets
@@ -424,6 +436,7 @@ func (m *Manager) connect(s *server, a *attempt) {
 		onNote: func(n mcpgo.JSONRPCNotification) { m.notification(s, gen, n) },
 		onLog:  func(line string) { s.log.add("stderr: " + line) },
 		onProc: s.track,
+		roots:  rootsHandler{m},
 	}
 	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {

@@ -125,3 +125,44 @@ func (s *Session) ServerLogs(name string) ([]string, error) {
 	}
 	return s.servers.Logs(name)
 }
+
+// LogLevels are the levels /logs SERVER LEVEL takes.
+var LogLevels = mcp.LogLevels
+
+// RootURI is the file:// URI a root is sent as.
+func RootURI(dir string) string { return mcp.RootURI(dir) }
+
+// Roots are the directories the servers are told of (roots/list).
+func (s *Session) Roots() []string {
+	if s.servers == nil {
+		return nil
+	}
+	return s.servers.Roots()
+}
+
+// AddRoot adds a directory to the roots for this session and tells the
+// connected servers; it returns the directory as added and how many
+// servers were told.
+func (s *Session) AddRoot(dir string) (string, int, error) {
+	if s.servers == nil {
+		return "", 0, errNoServers
+	}
+	return s.servers.AddRoot(dir)
+}
+
+// RemoveRoot removes a directory from the roots for this session, as AddRoot.
+func (s *Session) RemoveRoot(dir string) (string, int, error) {
+	if s.servers == nil {
+		return "", 0, errNoServers
+	}
+	return s.servers.RemoveRoot(dir)
+}
+
+// SetLogLevel asks a server for its log messages of level and above
+// (logging/setLevel). It blocks: run it in a command.
+func (s *Session) SetLogLevel(name, level string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	return s.servers.SetLogLevel(name, level)
+}

@@ -35,6 +35,9 @@ type Options struct {
 	// Servers are the MCP servers to hold for the session (StartServers
 	// connects them).
 	Servers []ServerConfig
+	// Roots are the directories the servers are told of (roots/list),
+	// absolute; nil means the working directory.
+	Roots []string
 	// Getenv reads credentials' variables (default os.Getenv).
 	Getenv func(string) string
 	// Policy is the permission policy from the config and flags.
@@ -190,7 +193,7 @@ func New(o Options) *Session {
 	s.saved = openGrantStore(o.GrantsFile)
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
-		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv})
+		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots})
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"latch/permissions"
+	"latch/session"
 )
 
 // candidate is one completion: the whole input it would make, and a hint.
@@ -68,6 +69,10 @@ func (m *Model) argOptions(name string, pos int) []candidate {
 	switch {
 	case name == "mode":
 		return m.modeOptions(pos)
+	case name == "logs" && pos == 1:
+		return plainCandidates(session.LogLevels)
+	case name == "roots" && pos == 0:
+		return []candidate{{"add", "add a directory for the session"}, {"remove", "remove one"}}
 	case pos != 0:
 		return nil // every other command completes its first argument only
 	case serverCommands[name]:

@@ -151,6 +151,9 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 	for _, st := range sts {
 		fmt.Fprintf(&b, "  %-16s %-9s %-10s %5d  %s\n", st.Name, st.Transport, st.ProtocolVersion, st.Tools,
 			sanitize.Line(st.Summary()))
+		if st.Transport == "sse" {
+			fmt.Fprintf(&b, "  %-16s roots: not offered (legacy SSE)\n", "")
+		}
 		if st.LastError != "" && st.State == session.StateConnected {
 			fmt.Fprintf(&b, "  %-16s last error: %s\n", "", sanitize.Line(st.LastError))
 		}
@@ -293,6 +296,13 @@ func toolLines(tools []session.Tool, tokens bool) string {
 }
 
 func (m *Model) cmdLogs(args []string) tea.Cmd {
+	if len(args) == 2 {
+		name, ok := m.serverArg("logs", args[:1], false)
+		if !ok {
+			return nil
+		}
+		return m.setLogLevel(name, args[1])
+	}
 	name, ok := m.serverArg("logs", args, false)
 	if !ok {
 		return nil

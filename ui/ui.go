@@ -276,6 +276,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleContextSet(msg)
 	case serverDoneMsg:
 		m.handleServerDone(msg)
+	case cmdDoneMsg:
+		m.handleCmdDone(msg)
 	}
 	return m, nil
 }
