@@ -1,7 +1,7 @@
 package mcp
 
 // Tests against real third-party MCP servers (the pinned npm packages in
-// testdata/npm, see /work/shared/docs/PEERS.md), driven through the
+// testdata/npm/package.json, installed by `make test`), driven through the
 // Manager exactly as the chat drives it. mcptestutil.NPMBin skips them,
 // loudly, when the servers are not installed, and fails them under CI=true.
 
