@@ -248,12 +248,11 @@ func (s *Session) SetNumCtx(ctx context.Context, n int) (NumCtxChange, error) {
 		if model == "" {
 			return c, ErrNoModel
 		}
-		show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
+		trained, err := s.showTrained(ctx, model)
 		if err != nil {
 			return c, s.wrap(err, model)
 		}
-		c.Trained = contextLength(show)
-		s.noteTrained(model, c.Trained)
+		c.Trained = trained
 		c.NumCtx = n
 		if c.Trained > 0 && n > c.Trained {
 			c.NumCtx, c.Capped = c.Trained, true
@@ -289,13 +288,20 @@ func (s *Session) trainedMax(model string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
+	n, _ = s.showTrained(ctx, model)
+	return n
+}
+
+// showTrained asks /api/show for the model's trained maximum context and
+// records it.
+func (s *Session) showTrained(ctx context.Context, model string) (int, error) {
 	show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
 	if err != nil {
-		return 0
+		return 0, err
 	}
-	n = contextLength(show)
+	n := contextLength(show)
 	s.noteTrained(model, n)
-	return n
+	return n, nil
 }
 
 // fetchLoaded asks /api/ps for the context the model is loaded with, when
@@ -304,7 +310,8 @@ func (s *Session) trainedMax(model string) int {
 // published, with a short timeout; a failure leaves what was known.
 func (s *Session) fetchLoaded(turn int, model string) {
 	s.mu.Lock()
-	fixed := s.cx.override > 0 || intOption(s.options["num_ctx"]) > 0
+	_, src := s.numCtxLocked(model)
+	fixed := src == CtxFromSession || src == CtxFromConfig
 	asked := s.cx.psTurn == turn
 	s.cx.psTurn = turn
 	s.mu.Unlock()

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -47,17 +46,8 @@ const leftOutChars = 300
 
 // EstimateTokens estimates the prompt tokens a tool's definition takes:
 // the bytes of its JSON definition, as the request carries it, divided by
-// 4 (a rough rule for English and JSON with the common tokenizers; the
-// model's template adds a little around each).
-func EstimateTokens(t Tool) int { return definitionTokens(toOllamaTool(t)) }
-
-func definitionTokens(t api.Tool) int {
-	raw, err := json.Marshal(t)
-	if err != nil {
-		return 0
-	}
-	return (len(raw) + 3) / 4
-}
+// 4 (estimateTokens; the model's template adds a little around each).
+func EstimateTokens(t Tool) int { return estimateTools(api.Tools{toOllamaTool(t)}) }
 
 // ToolOffer is what the model is offered of the connected servers' tools,
 // before the per-turn budget narrows it (see ToolOfferOf).
