@@ -175,15 +175,15 @@ func (st *grantStore) grants() []permissions.SavedGrant {
 	return out
 }
 
-// entry returns the saved entry for server's tool.
-func (st *grantStore) entry(server, tool string) (savedEntry, bool) {
+// find returns the first saved entry match accepts.
+func (st *grantStore) find(match func(savedEntry) bool) (savedEntry, bool) {
 	if st == nil {
 		return savedEntry{}, false
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, e := range st.entries {
-		if e.Server == server && e.Tool == tool {
+		if match(e) {
 			return e, true
 		}
 	}
@@ -344,7 +344,7 @@ func (s *Session) Revoke(name string) (removed []string, err error) {
 			return e.Server == server && e.Tool == tool || e.Name == name ||
 				e.Server+permissions.NamespaceSep+e.Tool == name
 		}
-		if _, ok := s.savedMatch(match); ok {
+		if _, ok := s.saved.find(match); ok {
 			var gone []savedEntry
 			err = s.saved.update(func(es []savedEntry) []savedEntry {
 				kept := es[:0:0]
@@ -374,25 +374,13 @@ func (s *Session) Revoke(name string) (removed []string, err error) {
 	return removed, nil
 }
 
-// savedMatch returns the first saved entry match accepts.
-func (s *Session) savedMatch(match func(savedEntry) bool) (savedEntry, bool) {
-	s.saved.mu.Lock()
-	defer s.saved.mu.Unlock()
-	for _, e := range s.saved.entries {
-		if match(e) {
-			return e, true
-		}
-	}
-	return savedEntry{}, false
-}
-
 // noteSavedChanged tells the user, once per definition, that a tool they
 // allowed always changed since, so it is asked again.
 func (s *Session) noteSavedChanged(c *toolCall) {
 	if s.saved == nil || !s.gate.SavedStale(c.perm) {
 		return
 	}
-	e, ok := s.saved.entry(c.perm.Server, c.perm.Tool)
+	e, ok := s.saved.find(func(e savedEntry) bool { return e.Server == c.perm.Server && e.Tool == c.perm.Tool })
 	if !ok {
 		return
 	}
