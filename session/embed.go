@@ -121,7 +121,7 @@ func (s *Session) embedScores(ctx context.Context, model string, tools, all []To
 	for i, u := range users {
 		if v := s.embeds.users[u]; v != nil {
 			qs = append(qs, v)
-			ws = append(ws, float64(max(1, 3-(len(users)-1-i)))) // as newQuery weighs words
+			ws = append(ws, float64(userWeight(i, len(users))))
 		}
 	}
 	if len(qs) == 0 {

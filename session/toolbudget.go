@@ -331,11 +331,15 @@ type query struct {
 	index  map[string]int
 }
 
+// userWeight is how much the i-th of n recent user messages (oldest first)
+// counts in a ranking: the last 3, the one before 2, older ones 1.
+func userWeight(i, n int) int { return max(1, 3-(n-1-i)) }
+
 func newQuery(users []string) query {
 	q := query{weight: map[string]int{}, index: map[string]int{}}
 	var buf []byte
 	for i, u := range users {
-		w := max(1, 3-(len(users)-1-i)) // the last 3, the one before 2, older 1
+		w := userWeight(i, len(users))
 		buf = eachWord(u, buf, func(word []byte) {
 			k := string(word)
 			if _, ok := q.index[k]; !ok {
