@@ -28,7 +28,7 @@ type settings struct {
 	keepAlive *time.Duration
 	stateDir  string   // where session logs live
 	themeFlag bool     // the theme came from --theme
-	roots     []string // the config's roots, then --root's; nil: the working directory
+	roots     []string // the config's roots, then --root's; nil: no roots are offered
 	getenv    func(string) string
 }
 
@@ -80,7 +80,7 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 
 // flagRoots adds the --root directories (~ expanded, relative to the
 // working directory; they must exist) to the config's roots, once each.
-// nil when neither gives any: then the working directory is the root.
+// nil when neither gives any: then no roots are offered.
 func flagRoots(cfgRoots, flagDirs []string, home string) ([]string, error) {
 	out := slices.Clone(cfgRoots)
 	for _, d := range flagDirs {

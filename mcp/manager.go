@@ -30,7 +30,7 @@ type Options struct {
 	// MaxResultBytes caps a tool result's text (default DefaultMaxResultBytes).
 	MaxResultBytes int
 	// Roots are the absolute directories servers are told of (roots/list);
-	// nil means the working directory.
+	// none (nil) means no roots are offered.
 	Roots []string
 }
 

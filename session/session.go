@@ -36,7 +36,7 @@ type Options struct {
 	// connects them).
 	Servers []ServerConfig
 	// Roots are the directories the servers are told of (roots/list),
-	// absolute; nil means the working directory.
+	// absolute; nil means no roots are offered.
 	Roots []string
 	// Getenv reads credentials' variables (default os.Getenv).
 	Getenv func(string) string
