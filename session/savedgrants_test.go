@@ -19,19 +19,12 @@ import (
 // new session, as a new latch process would make it.
 func newSavedHarness(t *testing.T, o session.Options, grantsFile, description string) *toolHarness {
 	t.Helper()
-	ol := newServer(t, toolsModel)
 	notes := newNotesServer()
 	if description != "" {
 		notes.addWrite(description)
 	}
-	o.Model = toolsModel.Name
 	o.GrantsFile = grantsFile
-	o.Servers = []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: notes.srv}}
-	s := newSession(t, ol, o)
-	h := &toolHarness{t: t, ol: ol, sess: s, notes: notes, r: newReader(t, s)}
-	s.StartServers()
-	h.waitTools(notesTools...)
-	return h
+	return newToolHarnessOn(t, o, notes)
 }
 
 // savedFile reads the grants file as JSON.

@@ -115,11 +115,16 @@ type toolHarness struct {
 // server is connected and its tools are named.
 func newToolHarness(t *testing.T, o session.Options, model ...ollamatest.Model) *toolHarness {
 	t.Helper()
+	return newToolHarnessOn(t, o, newNotesServer(), model...)
+}
+
+// newToolHarnessOn is newToolHarness with the given notes server.
+func newToolHarnessOn(t *testing.T, o session.Options, notes *notesServer, model ...ollamatest.Model) *toolHarness {
+	t.Helper()
 	if len(model) == 0 {
 		model = []ollamatest.Model{toolsModel}
 	}
 	ol := newServer(t, model...)
-	notes := newNotesServer()
 	if o.Model == "" {
 		o.Model = model[0].Name
 	}
