@@ -12,28 +12,14 @@ import (
 	"latch/permissions"
 	"latch/session"
 	"latch/session/ollamatest"
-	"latch/themes"
 )
 
 // savedHarness is toolHarness with saved grants kept in grantsFile: each
 // one is a new session, as a new latch process would make it.
 func savedHarness(t *testing.T, mode permissions.Mode, grantsFile string) (*harness, *toolServer) {
 	t.Helper()
-	srv, w := newToolServer()
-	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
-	t.Cleanup(ol.Close)
-	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
-		Servers:    []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}},
-		Policy:     permissions.Policy{Mode: mode},
-		GrantsFile: grantsFile})
-	sub := sess.Subscribe()
-	t.Cleanup(sess.Close)
-	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
-	sess.StartServers()
-	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}
-	h.until(func() bool { c, _, _ := m.serverCounts(); return c == 1 })
-	h.until(func() bool { tools, _ := sess.Tools(""); return len(tools) > 0 })
+	h, w := toolHarnessWith(t, session.Options{Policy: permissions.Policy{Mode: mode}, GrantsFile: grantsFile})
+	h.until(func() bool { tools, _ := h.sess.Tools(""); return len(tools) > 0 })
 	return h, w
 }
 

@@ -82,13 +82,20 @@ func toolCall(id, name string, kv ...string) ollamatest.Chunk {
 // toolHarness is a UI over a session with the notes server in mode.
 func toolHarness(t *testing.T, mode permissions.Mode) (*harness, *toolServer) {
 	t.Helper()
+	return toolHarnessWith(t, session.Options{ID: "20261129-120000-abcdef",
+		Policy: permissions.Policy{Mode: mode, ServerAllow: map[string][]string{"notes": {"read_note"}}}})
+}
+
+// toolHarnessWith is toolHarness with session options of its own (the
+// client, model and notes server are set here).
+func toolHarnessWith(t *testing.T, o session.Options) (*harness, *toolServer) {
+	t.Helper()
 	srv, w := newToolServer()
 	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(ol.Close)
-	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
-		ID:      "20261129-120000-abcdef",
-		Servers: []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}},
-		Policy:  permissions.Policy{Mode: mode, ServerAllow: map[string][]string{"notes": {"read_note"}}}})
+	o.Client, o.Host, o.Model = ol.Client(), "127.0.0.1:11434", "qwen3:8b"
+	o.Servers = []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}
+	sess := session.New(o)
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)
 	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})
