@@ -89,7 +89,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 // transport builds the transport cfg names: for stdio, it starts the
 // server's process.
 func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport.Interface, error) {
-	c.roots = h.roots.m != nil && offersRoots(transportName(cfg.Transport)) && len(h.roots.m.Roots()) > 0
+	c.roots = h.roots.m != nil && offersRequests(transportName(cfg.Transport)) && len(h.roots.m.Roots()) > 0
 	switch cfg.Transport {
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)

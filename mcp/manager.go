@@ -502,6 +502,7 @@ func (m *Manager) connected(s *server, gen int, c *conn, res *mcpgo.InitializeRe
 	s.status.ServerName = res.ServerInfo.Name
 	s.status.Tools = len(tools)
 	s.status.ExitStatus, s.status.StderrTail = "", nil
+	m.requestsOf(&s.status, c, res.Capabilities, transportName(s.cfg.Transport))
 	s.mu.Unlock()
 	// Name the tools before anyone can see the server as connected.
 	m.rename()
@@ -580,6 +581,9 @@ func (s *server) snapshot() Status {
 	defer s.mu.Unlock()
 	st := s.status
 	st.StderrTail = append([]string(nil), st.StderrTail...)
+	st.Offers = append([]string(nil), st.Offers...)
+	st.Answers = append([]string(nil), st.Answers...)
+	st.NotOffered = append([]string(nil), st.NotOffered...)
 	return st
 }
 

@@ -38,10 +38,6 @@ func (h rootsHandler) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo
 	return &mcpgo.ListRootsResult{Roots: out}, nil
 }
 
-// offersRoots reports whether latch tells a server on this transport its
-// roots: legacy SSE cannot carry a server's requests to the client.
-func offersRoots(transport string) bool { return transport != TransportSSE }
-
 // Roots are the directories servers are told of (roots/list), absolute.
 func (m *Manager) Roots() []string {
 	m.rootsMu.Lock()

@@ -44,8 +44,16 @@ type Status struct {
 	ProtocolVersion string
 	ServerName      string // what the server calls itself
 	Tools           int
-	LastError       string
-	Since           time.Time // when it entered State
+	// Offers are what the server offers (tools, prompts, resources,
+	// logging, completions); Answers are the server requests latch
+	// declared it answers on this connection (roots); NotOffered are the
+	// requests latch would answer but the transport cannot carry (legacy
+	// SSE). All three are set at connect.
+	Offers     []string
+	Answers    []string
+	NotOffered []string
+	LastError  string
+	Since      time.Time // when it entered State
 }
 
 // Summary is the one-line form: "connected (3 tools)", "failed: …".

@@ -32,8 +32,8 @@ func TestRootsAndLogLevelCommands(t *testing.T) {
 	m := New(Options{Styles: themes.Default(), FrameInterval: -1})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	f := &rootsFake{serversOnly: serversOnly{statuses: []session.ServerStatus{
-		{Name: "notes", Transport: "stdio", State: session.StateConnected},
-		{Name: "old", Transport: "sse", State: session.StateConnected},
+		{Name: "notes", Transport: "stdio", State: session.StateConnected, Offers: []string{"tools", "logging"}, Answers: []string{"roots"}},
+		{Name: "old", Transport: "sse", State: session.StateConnected, Offers: []string{"tools"}, NotOffered: []string{"roots"}},
 	}}, roots: []string{"/home/me/my project"}}
 	m.srv = f
 	last := func() string { return m.chat.entries[len(m.chat.entries)-1].text }
@@ -67,8 +67,11 @@ func TestRootsAndLogLevelCommands(t *testing.T) {
 		t.Errorf("/logs notes loud: %q", last())
 	}
 	run("/servers")
-	if !strings.Contains(last(), "roots: not offered (legacy SSE)") || strings.Count(last(), "roots:") != 1 {
-		t.Errorf("/servers: %q", last())
+	for _, want := range []string{"offers: tools, logging", "latch answers: roots",
+		"not offered on legacy SSE (it cannot carry a server's requests): roots"} {
+		if !strings.Contains(last(), want) || strings.Count(last(), want) != 1 {
+			t.Errorf("/servers: %q, want %q once", last(), want)
+		}
 	}
 	if got := m.candidates("/logs notes d"); len(got) != 1 || got[0].text != "/logs notes debug" {
 		t.Errorf("completion of /logs notes d: %v", got)

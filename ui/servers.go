@@ -151,15 +151,26 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 	for _, st := range sts {
 		fmt.Fprintf(&b, "  %-16s %-9s %-10s %5d  %s\n", st.Name, st.Transport, st.ProtocolVersion, st.Tools,
 			sanitize.Line(st.Summary()))
-		if st.Transport == "sse" {
-			fmt.Fprintf(&b, "  %-16s roots: not offered (legacy SSE)\n", "")
-		}
+		writeCapabilities(&b, st)
 		if st.LastError != "" && st.State == session.StateConnected {
 			fmt.Fprintf(&b, "  %-16s last error: %s\n", "", sanitize.Line(st.LastError))
 		}
 	}
 	m.addNotice(strings.TrimRight(b.String(), "\n"))
 	return nil
+}
+
+// writeCapabilities adds what a connected server offers, which of its
+// requests latch answers, and which it cannot answer on this transport.
+func writeCapabilities(b *strings.Builder, st session.ServerStatus) {
+	line := func(label string, names []string) {
+		if len(names) > 0 {
+			fmt.Fprintf(b, "  %-16s %s %s\n", "", label, sanitize.Line(strings.Join(names, ", ")))
+		}
+	}
+	line("offers:", st.Offers)
+	line("latch answers:", st.Answers)
+	line("not offered on legacy SSE (it cannot carry a server's requests):", st.NotOffered)
 }
 
 // toolOffers is what /tools needs beyond Servers: what the model is
