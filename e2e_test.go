@@ -220,6 +220,19 @@ func checkRestored(t *testing.T, tm *ptyTerm) {
 		}
 	}
 	t.Logf("terminal queries answered: %v", st.Queries)
+	// latch asks once whether the terminal has synchronized output, and
+	// this one says so: every frame after the answer is bracketed, and
+	// the mode is off at the end (no frame left half-drawn).
+	if st.Queries["DECRQM"] != 1 {
+		t.Errorf("asked about synchronized output %d times, want once", st.Queries["DECRQM"])
+	}
+	raw = tm.rawOutput()
+	if on, off := bytes.Count(raw, []byte("\x1b[?2026h")), bytes.Count(raw, []byte("\x1b[?2026l")); on < 3 || on != off {
+		t.Errorf("synchronized-output brackets: %d opened, %d closed", on, off)
+	}
+	if st.Modes[2026] {
+		t.Error("synchronized output is still on after exit")
+	}
 }
 
 func tail(b []byte, n int) []byte {

@@ -428,7 +428,8 @@ type vtBuf struct {
 // movement (CUU/CUD/CUF/CUB/CNL/CPL/CHA/VPA/CUP/HVP), erasing (ED, EL, ECH),
 // editing (IL, DL, ICH, DCH, SU, SD), DECSTBM, save/restore cursor, DEC
 // private modes (?1049/?1047/?47 alternate screen, ?25 cursor, ?7 autowrap,
-// and the mouse, paste and focus modes, recorded), and OSC (titles kept,
+// and the mouse, paste, focus and synchronized-output modes, recorded;
+// DECRQM answered for ?2026), and OSC (titles kept,
 // colour queries answered). SGR is parsed and ignored: assertions are about
 // text. Other sequences are consumed and ignored.
 type vtScreen struct {
@@ -807,6 +808,9 @@ func (v *vtScreen) csi(final byte) {
 	clampY := func(y int) int { return max(0, min(y, v.rows-1)) }
 	clampX := func(x int) int { return max(0, min(x, v.cols-1)) }
 	if len(v.inter) > 0 {
+		if prefix == '?' && string(v.inter) == "$" && final == 'p' {
+			v.decrqm(ps)
+		}
 		return // DECSCUSR (CSI n SP q) and other intermediates: no effect on text
 	}
 	if prefix == '?' {
@@ -937,6 +941,23 @@ func (v *vtScreen) csi(final byte) {
 	case 'm':
 		// SGR: colours and attributes are not modelled
 	}
+}
+
+// decrqm answers DECRQM (CSI ? n $ p) as a terminal with synchronized
+// output does: mode 2026 is known (2: reset), any other mode is not (0).
+func (v *vtScreen) decrqm(ps []int) {
+	if len(ps) == 0 {
+		return
+	}
+	v.queries["DECRQM"]++
+	state := 0
+	if ps[0] == 2026 {
+		state = 1
+		if !v.modes[2026] {
+			state = 2
+		}
+	}
+	v.replies = fmt.Appendf(v.replies, "\x1b[?%d;%d$y", ps[0], state)
 }
 
 func (v *vtScreen) setMode(m int, on bool) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -51,6 +52,7 @@ func runTUI(s *settings, f flags) error {
 		notices = append(notices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
 	}
 	profile := lipgloss.ColorProfile()
+	syncOutput := querySync(os.Stdin, os.Stdout, time.Second)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
 	sess, resumed, err := openSession(s, f, false)
 	if err != nil {
@@ -63,8 +65,9 @@ func runTUI(s *settings, f flags) error {
 	defer sess.Close()
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
-		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20))
+		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
+		Output: os.Stdout, SyncOutput: syncOutput})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)))
 	_, err = p.Run()
 	return err
 }

@@ -7,6 +7,9 @@ package main
 // Run it with `make bench`, or:
 //
 //	LATCH_WORKLOAD=1 go test -count=1 -run TestStreamWorkload -v .
+//
+// LATCH_WORKLOAD_BIN=path measures that binary instead (an older commit's
+// build, to compare).
 
 import (
 	"bytes"
@@ -14,6 +17,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -46,7 +50,9 @@ type workloadRun struct {
 	endLatency  time.Duration // last response byte → end of reply on screen
 	doneLatency time.Duration // last response byte → "tok/s" in the status line
 	outBytes    int           // bytes latch wrote to the terminal, Enter → end on screen
-	frames      int           // full redraws (cursor-home sequences) in those bytes
+	frames      int           // frames in those bytes (synchronized-output brackets)
+	repaints    int           // frames that clear the screen or write (almost) every row
+	rowsWritten int           // rows written, summed over the frames
 	idleCPU     time.Duration
 	idleWall    time.Duration
 	// the same two CPU figures from the threads' schedstat (ns resolution)
@@ -68,6 +74,9 @@ func TestStreamWorkload(t *testing.T) {
 		t.Skip("a measurement; set LATCH_WORKLOAD=1 to run it (make bench does)")
 	}
 	bin := latchBinary(t, false) // never -race: the figures are the real binary's
+	if other := os.Getenv("LATCH_WORKLOAD_BIN"); other != "" {
+		bin = other // another build, e.g. an older commit's, to compare
+	}
 	tck, tckNote := clockTicks()
 	var runs []workloadRun
 	for i := 1; i <= 3; i++ {
@@ -78,6 +87,44 @@ func TestStreamWorkload(t *testing.T) {
 	report := workloadReport(runs, tck, tckNote)
 	t.Log("\n" + report)
 	fmt.Print(report)
+}
+
+// cupRow matches a cursor move to a row's first column (CUP), the way
+// latch's screen starts writing a row.
+var cupRow = regexp.MustCompile(`\x1b\[(\d+)(?:;1)?H`)
+
+// countFrames splits a terminal's byte stream into frames at each
+// synchronized-output bracket (CSI ? 2026 h) and counts them, the frames
+// that repaint the screen (clear it, or write at least 3/4 of its rows),
+// and
+// the rows written in all.
+//
+// A binary without synchronized output (before latch drew its own frames)
+// is measured too: its frames are Bubble Tea's, each starting at the
+// cursor's home (CSI H) and writing its changed rows each ended by CR LF.
+func countFrames(raw []byte, rows int) (frames, repaints, written int) {
+	if !bytes.Contains(raw, []byte("\x1b[?2026h")) {
+		for _, f := range bytes.Split(raw, []byte("\x1b[H"))[1:] {
+			n := bytes.Count(f, []byte("\r\n")) + 1
+			frames, written = frames+1, written+n
+			if n >= rows*3/4 {
+				repaints++
+			}
+		}
+		return frames, repaints, written
+	}
+	for _, f := range bytes.Split(raw, []byte("\x1b[?2026h"))[1:] {
+		frames++
+		seen := map[string]bool{}
+		for _, m := range cupRow.FindAllSubmatch(f, -1) {
+			seen[string(m[1])] = true
+		}
+		written += len(seen)
+		if bytes.Contains(f, []byte("\x1b[2J")) || len(seen) >= rows*3/4 {
+			repaints++
+		}
+	}
+	return frames, repaints, written
 }
 
 // runWorkload runs latch once against the workload and measures it.
@@ -127,7 +174,7 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	}
 	raw := tm.rawOutput()
 	r.outBytes = len(raw) - out0
-	r.frames = bytes.Count(raw[out0:], []byte("\x1b[H"))
+	r.frames, r.repaints, r.rowsWritten = countFrames(raw[out0:], 40)
 
 	_, done, ok := tm.waitScreenAt(10*time.Second, func(s string) bool {
 		return strings.Contains(statusLine(s), "tok/s")
@@ -212,8 +259,17 @@ func workloadReport(runs []workloadRun, tck int, tckNote string) string {
 		{"terminal output during the stream", "",
 			func(r workloadRun) float64 { return float64(r.outBytes) },
 			func(v float64) string { return fmt.Sprintf("%.0f KiB", v/1024) }, nil},
-		{"full redraws during the stream", "",
+		{"  per frame", "",
+			func(r workloadRun) float64 { return float64(r.outBytes) / float64(max(r.frames, 1)) },
+			func(v float64) string { return fmt.Sprintf("%.0f B", v) }, nil},
+		{"frames during the stream", "",
 			func(r workloadRun) float64 { return float64(r.frames) },
+			func(v float64) string { return fmt.Sprintf("%.0f", v) }, nil},
+		{"  rows written per frame", "",
+			func(r workloadRun) float64 { return float64(r.rowsWritten) / float64(max(r.frames, 1)) },
+			func(v float64) string { return fmt.Sprintf("%.1f", v) }, nil},
+		{"repaints (≥ 3/4 of the rows) in the stream", "",
+			func(r workloadRun) float64 { return float64(r.repaints) },
 			func(v float64) string { return fmt.Sprintf("%.0f", v) }, nil},
 		{"test process CPU (fake, tap, emulator)", "",
 			func(r workloadRun) float64 { return r.testCPU.Seconds() },

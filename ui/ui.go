@@ -6,6 +6,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -44,6 +45,14 @@ type Options struct {
 	Notices []string
 	// Now is the clock of elapsed times on tool cards (default time.Now).
 	Now func() time.Time
+	// Output, when set, is the terminal: the model draws its frames there
+	// itself, writing only what changed (see screen), and View returns
+	// nothing for Bubble Tea's renderer to draw. Without it, View returns
+	// the frame.
+	Output io.Writer
+	// SyncOutput says the terminal knows synchronized output (DEC mode
+	// 2026): each frame drawn on Output is bracketed by it.
+	SyncOutput bool
 	// FrameInterval batches streamed events: after a batch the next one is
 	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
 	FrameInterval time.Duration
@@ -58,6 +67,7 @@ type Model struct {
 	batch    time.Duration
 
 	width, height int
+	screen        *screen // draws the frames when Options.Output is set
 	chat          *chatPane
 	md            *mdRenderer
 	input         inputBox
@@ -109,6 +119,9 @@ func New(o Options) *Model {
 	}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	if o.Output != nil {
+		m.screen = newScreen(o.Output, o.SyncOutput)
 	}
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
@@ -247,6 +260,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
+		m.screenResized(msg)
+	case tea.ResumeMsg:
+		m.screenResumed()
 	case eventsMsg:
 		return m, m.handleEvents(msg)
 	case eventsClosedMsg:
@@ -418,12 +434,21 @@ func (m *Model) handleMouse(msg tea.MouseMsg) {
 // View draws the screen. It is called after every message, so it returns
 // the cached frame unless something changed.
 func (m *Model) View() string {
-	if m.quitting {
+	if m.quitting || m.width == 0 {
 		return ""
 	}
-	if m.width == 0 {
+	if m.screen != nil {
+		// Drawn here, on the event loop, changing only what changed;
+		// Bubble Tea's renderer gets nothing to draw.
+		m.screen.draw(m.render(), [2]int{1, m.chat.height})
 		return ""
 	}
+	return m.render()
+}
+
+// render is the frame: the status line, the chat (with whatever is open
+// over it), the hint line and the input.
+func (m *Model) render() string {
 	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
