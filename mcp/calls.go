@@ -252,6 +252,8 @@ func (m *Manager) notification(s *server, gen int, n mcpgo.JSONRPCNotification) 
 	switch n.Method {
 	case mcpgo.MethodNotificationToolsListChanged:
 		m.requestRefresh(s, gen)
+	case mcpgo.MethodNotificationPromptsListChanged:
+		m.requestPrompts(s, gen)
 	case string(mcpgo.MethodNotificationProgress):
 		p := n.Params.AdditionalFields
 		tok := fmt.Sprint(p["progressToken"])

@@ -209,7 +209,12 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 		return fail(err)
 	}
 	tools, err := c.client.ListTools(ctx, mcpgo.ListToolsRequest{})
-	if err != nil {
+	switch {
+	case err != nil && res.Capabilities.Tools == nil && ctx.Err() == nil:
+		// A server that offers no tools (only prompts, say) may refuse
+		// tools/list: it is connected all the same, with none.
+		tools = &mcpgo.ListToolsResult{}
+	case err != nil:
 		return fail(err)
 	}
 	if !unlink() { // given up at the last moment: the client's context is gone

@@ -94,6 +94,8 @@ type server struct {
 	refreshing     bool
 	refreshPending bool
 	refreshGen     int
+	// prompts are the connection's prompts (prompts.go).
+	prompts promptState
 }
 
 // New makes a manager for the servers. Nothing connects until Start.
@@ -515,6 +517,7 @@ func (m *Manager) connected(s *server, gen int, c *conn, res *mcpgo.InitializeRe
 	st := s.status
 	s.mu.Unlock()
 	m.emit(StatusChanged{Status: st})
+	m.requestPrompts(s, gen)
 	go m.watch(s, gen, c)
 }
 

@@ -132,6 +132,9 @@ const (
 	TypeServerStatus = "server_status"
 	TypeToolsChanged = "tools_changed"
 	TypeToolProgress = "tool_progress"
+	// TypePromptsChanged and TypePrompt are of prompts (prompts.go).
+	TypePromptsChanged = "prompts_changed"
+	TypePrompt         = "prompt"
 )
 
 // ServerStatusEvent reports that an MCP server changed state. Failures carry
@@ -281,6 +284,8 @@ var eventTypes = map[string]func() Event{
 	TypeNotice:           func() Event { return &Notice{} },
 	TypeMessage:          func() Event { return &MessageEvent{} },
 	TypeSettings:         func() Event { return &SettingsEvent{} },
+	TypePromptsChanged:   func() Event { return &PromptsChangedEvent{} },
+	TypePrompt:           func() Event { return &PromptEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

@@ -26,11 +26,13 @@ type MessageEvent struct {
 	ToolCalls  []api.ToolCall `json:"tool_calls,omitempty"`
 	ToolName   string         `json:"tool_name,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// Images are a message's images (a prompt's, to a model that can see).
+	Images []api.ImageData `json:"images,omitempty"`
 }
 
 func (e *MessageEvent) message() api.Message {
 	return api.Message{Role: e.Role, Content: e.Content, Thinking: e.Thinking, ToolCalls: e.ToolCalls,
-		ToolName: e.ToolName, ToolCallID: e.ToolCallID}
+		ToolName: e.ToolName, ToolCallID: e.ToolCallID, Images: e.Images}
 }
 
 // StateDir is where session logs live: $XDG_STATE_HOME/latch/sessions, or

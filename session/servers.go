@@ -46,6 +46,8 @@ func (s *Session) mcpEvent(e mcp.Event) {
 		s.toolsChanged(e.Changed)
 		s.publish(&ToolsChangedEvent{Header: s.header(TypeToolsChanged), Server: e.Server, Tools: e.Tools,
 			Changed: e.Changed, Removed: e.Removed})
+	case mcp.PromptsChanged:
+		s.publishPromptsChanged(e)
 	case mcp.Progress:
 		s.publish(&ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
 			Progress: e.Progress, Total: e.Total, Message: e.Message})

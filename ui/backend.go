@@ -92,6 +92,15 @@ type Resume interface {
 	Dismiss(callID string) error
 }
 
+// Prompts are the servers' prompts: the list, running one, completing an
+// argument's value. RunPrompt and CompletePrompt block: they run in
+// commands.
+type Prompts interface {
+	Prompts() []session.Prompt
+	RunPrompt(server, prompt string, args map[string]string) error
+	CompletePrompt(ctx context.Context, server, prompt, arg, partial string, others map[string]string) ([]string, error)
+}
+
 // Backend is all the UI needs of a session: what ui.New takes.
 // *session.Session implements it.
 type Backend interface {
@@ -101,6 +110,7 @@ type Backend interface {
 	Permissions
 	Decisions
 	Resume
+	Prompts
 }
 
 // backends are the parts of the backend the model holds, one per concern.
@@ -111,8 +121,9 @@ type backends struct {
 	perms  Permissions
 	asks   Decisions
 	resume Resume
+	prompt Prompts
 }
 
 func splitBackend(b Backend) backends {
-	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b}
+	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b}
 }

@@ -30,6 +30,7 @@ func init() {
 		{"close", "NAME|all", "close a server's connection", (*Model).cmdClose},
 		{"token", "NAME", "give a server a new token (masked, memory only) and reconnect", (*Model).cmdToken},
 		{"logs", "NAME [LEVEL]", "a server's log; LEVEL (debug…emergency) sets what it sends", (*Model).cmdLogs},
+		{"prompts", "", "servers' prompts; run one as /SERVER:PROMPT [arg=value …]", (*Model).cmdPrompts},
 		{"roots", "[add|remove DIR]", "the directories servers are told of; add/remove one", (*Model).cmdRoots},
 		{"mode", "[MODE | SERVER MODE]", "show or set the permission mode: read_only, ask, approve, auto", (*Model).cmdMode},
 		{"allow", "[NAME [--always]]", "list the allow-list and sources, or allow a tool for the session (--always: saved)", (*Model).cmdAllow},
@@ -67,6 +68,9 @@ func (c command) usage() string {
 func (m *Model) runCommand(line string) tea.Cmd {
 	fields := strings.Fields(line)
 	name := strings.TrimPrefix(fields[0], "/")
+	if strings.Contains(name, ":") {
+		return m.runPromptLine(line) // a server's prompt (prompts.go)
+	}
 	c, ok := findCommand(name)
 	if !ok {
 		names := make([]string, len(commands))

@@ -24,7 +24,10 @@ func (m *Model) candidates(v string) []candidate {
 	}
 	cmd, arg, hasArg := strings.Cut(v, " ")
 	if !hasArg {
-		return commandCandidates(v)
+		return append(commandCandidates(v), m.promptCandidates(v)...)
+	}
+	if strings.Contains(cmd, ":") {
+		return m.promptArgCandidates(v) // a server's prompt (promptcomplete.go)
 	}
 	pos, prefix := argAt(arg)
 	opts := m.argOptions(strings.TrimPrefix(cmd, "/"), pos)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"latch/session"
 	"latch/themes"
 	"latch/ui/sanitize"
 )
@@ -23,6 +24,7 @@ const (
 	noticeEntry
 	errorEntry
 	toolEntry
+	promptEntry // a prompt the person ran (promptcard.go)
 )
 
 // entry is one block of the chat: a user message, a reply, a notice or an
@@ -37,9 +39,10 @@ type entry struct {
 	partial  bool
 	done     bool // a reply that has finished streaming
 
-	round     int   // the model's reply within the turn (tool rounds)
-	thinkOpen bool  // ctrl+t: this finished reply shows its whole thinking
-	card      *card // a tool call
+	round     int                  // the model's reply within the turn (tool rounds)
+	thinkOpen bool                 // ctrl+t: this finished reply shows its whole thinking
+	card      *card                // a tool call
+	prompt    *session.PromptEvent // a prompt run, display-safe
 
 	stream *mdStream // the reply's markdown, while it streams
 	think  *mdStream // the thinking trace, while it streams
@@ -111,6 +114,8 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int, o *viewOpts)
 		}
 	case toolEntry:
 		return e.card.layout(st, width, o.expandCards)
+	case promptEntry:
+		return promptCardLines(e.prompt, st, width, o.expandCards)
 	case errorEntry:
 		for i, l := range plainLines(sanitizeText(e.text), width-2) {
 			l = strings.TrimPrefix(l, margin)

@@ -58,6 +58,7 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		return m.submit()
 	case matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
 		m.complete()
+		return m.completeValues() // a prompt argument's values, from its server
 	default:
 		return m.edit(msg)
 	}
@@ -180,7 +181,11 @@ func (m *Model) complete() {
 	case 0:
 		return
 	case 1:
-		m.input.set(hits[0].text + " ")
+		if t := hits[0].text; strings.HasSuffix(t, "=") {
+			m.input.set(t) // a prompt argument's name: its value next
+		} else {
+			m.input.set(t + " ")
+		}
 	default:
 		texts := make([]string, len(hits))
 		for i, h := range hits {

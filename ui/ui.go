@@ -76,6 +76,7 @@ type Model struct {
 	servers       map[string]serverState // by name, from server_status events
 	cards         map[string]*entry      // tool-call cards by call id
 	modal         *modal                 // the permission question, when open
+	pr            promptUI               // the servers' prompts (prompts.go)
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
 	queued        []string               // messages sent during a reply, sent after it
@@ -294,6 +295,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleServerDone(msg)
 	case cmdDoneMsg:
 		m.handleCmdDone(msg)
+	case promptRanMsg:
+		m.handlePromptRan(msg)
+	case promptValuesMsg:
+		m.handlePromptValues(msg)
 	}
 	return m, nil
 }
@@ -356,6 +361,11 @@ func (m *Model) handleEvent(e session.Event) {
 		}
 	case *session.ServerStatusEvent:
 		m.handleServerStatus(e)
+		m.refreshPrompts()
+	case *session.PromptsChangedEvent:
+		m.onPromptsChanged(e)
+	case *session.PromptEvent:
+		m.onPromptEvent(e)
 	case *session.ToolsChangedEvent:
 		if len(e.Changed) > 0 || len(e.Removed) > 0 {
 			m.addNotice(fmt.Sprintf("%s: tool list changed (%d tools; changed: %s; removed: %s)",

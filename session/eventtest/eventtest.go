@@ -46,7 +46,8 @@ func walkFields(t reflect.Type, prefix string, out *[]string) {
 		case ft.Kind() == reflect.String,
 			ft.Kind() == reflect.Slice && ft.Elem() == toolCallType,
 			ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String,
-			ft.Kind() == reflect.Map:
+			ft.Kind() == reflect.Map,
+			isEventStructSlice(ft):
 			*out = append(*out, path)
 		case ft.Kind() == reflect.Struct && ft.PkgPath() == reflect.TypeOf(session.Header{}).PkgPath():
 			walkFields(ft, path+".", out)
@@ -74,6 +75,8 @@ func Plant(e session.Event, path, plant string) session.Event {
 		tc := api.ToolCall{ID: plant}
 		tc.Function.Name = plant
 		f.Set(reflect.ValueOf([]api.ToolCall{tc}))
+	case isEventStructSlice(f.Type()):
+		f.Set(plantedStructs(f.Type(), plant))
 	case f.Kind() == reflect.Slice:
 		f.Set(reflect.ValueOf([]string{plant, "line two " + plant}))
 	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.String:
@@ -86,6 +89,28 @@ func Plant(e session.Event, path, plant string) session.Event {
 		panic(fmt.Sprintf("eventtest: %T.%s is not a text field", e, path))
 	}
 	return v.Interface().(session.Event)
+}
+
+// isEventStructSlice reports a slice of the session's own structs (a
+// prompt's messages): planted whole, every string field of each element.
+func isEventStructSlice(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct &&
+		t.Elem().PkgPath() == reflect.TypeOf(session.Header{}).PkgPath()
+}
+
+// plantedStructs is a two-element slice of type t whose string fields
+// all hold plant.
+func plantedStructs(t reflect.Type, plant string) reflect.Value {
+	s := reflect.MakeSlice(t, 2, 2)
+	for i := range 2 {
+		el := s.Index(i)
+		for j := range el.NumField() {
+			if f := el.Field(j); f.Kind() == reflect.String && f.CanSet() {
+				f.SetString(plant)
+			}
+		}
+	}
+	return s
 }
 
 // PlantAll returns a copy of e with every text field holding plant.
@@ -112,7 +137,8 @@ func splitPath(p string) []string {
 }
 
 // Scenario is a turn that shows every event type in every state the
-// screen draws: a failed server with its stderr, a changed tool list,
+// screen draws: a failed server with its stderr, a changed tool list, a
+// changed prompt list, a prompt's card,
 // thinking and a reply, a card running with progress, denied, failed,
 // done, parked (with its approval) and asked (with the y/n modal open),
 // a notice, an error and a model change.
@@ -131,7 +157,10 @@ func Scenario() []session.Event {
 		&session.ServerStatusEvent{Header: h, Server: "srv", State: "failed", Summary: "failed: it broke",
 			Reason: "it broke", Transport: "stdio", ExitStatus: "exit status 1", StderrTail: []string{"last words"}},
 		&session.ToolsChangedEvent{Header: h, Server: "srv", Tools: 2, Changed: []string{"srv__a"}, Removed: []string{"srv__b"}},
+		&session.PromptsChangedEvent{Header: h, Server: "srv", Prompts: 2, Added: []string{"p_new"}, Changed: []string{"p_changed"}, Removed: []string{"p_gone"}},
 		&session.UserMessage{Header: h, Turn: 1, Text: "do it"},
+		&session.PromptEvent{Header: h, Turn: 1, Server: "srv", Prompt: "brief", Title: "Brief", Description: "a prompt",
+			Arguments: map[string]string{"city": "Paris"}, Messages: []session.PromptShown{{Role: "user", Text: "brief me on Paris"}}},
 		&session.ThinkingDelta{Header: h, Turn: 1, Text: "thinking "},
 		&session.AssistantDelta{Header: h, Turn: 1, Text: "reply "},
 		&session.AssistantMessage{Header: h, Turn: 1, Content: "reply done", Thinking: "thinking done"},
