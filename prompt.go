@@ -210,9 +210,9 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 		fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Message))
 		p.status = exitError
 	case *session.Notice:
-		if !p.asJSON {
-			fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Text))
-		}
+		p.note(e.Text)
+	case *session.AttachmentEvent:
+		p.note(attachmentLine(e))
 	case *session.ServerStatusEvent:
 		if !p.asJSON && (e.State == "failed" || e.State == "disconnected" || e.State == "auth expired") {
 			fmt.Fprintf(p.stderr, "latch: MCP server %s %s\n", sanitize.Line(e.Server), sanitize.Line(e.Summary))
@@ -257,4 +257,24 @@ func writeJSON(w io.Writer, e session.Event) {
 	if b, err := session.Marshal(e); err == nil {
 		_, _ = w.Write(append(b, '\n'))
 	}
+}
+
+// note writes a line for the person on stderr (not with --json).
+func (p *printer) note(text string) {
+	if !p.asJSON {
+		fmt.Fprintln(p.stderr, "latch:", sanitize.Line(text))
+	}
+}
+
+// attachmentLine is -p's stderr line for a resource attached to the
+// prompt (@SERVER:URI).
+func attachmentLine(e *session.AttachmentEvent) string {
+	name := sanitize.Line(e.Server) + ":" + sanitize.Line(e.URI)
+	switch {
+	case e.Kind == session.AttachDescribed:
+		return fmt.Sprintf("not attached: %s (%s, %d bytes): %s", name, sanitize.Line(e.MIMEType), e.Size, sanitize.Line(e.Note))
+	case e.Cut:
+		return fmt.Sprintf("attached %s (%s, cut to %d of %d bytes)", name, sanitize.Line(e.Kind), e.Sent, e.Size)
+	}
+	return fmt.Sprintf("attached %s (%s, %d bytes)", name, sanitize.Line(e.Kind), e.Size)
 }

@@ -254,6 +254,8 @@ func (m *Manager) notification(s *server, gen int, n mcpgo.JSONRPCNotification) 
 		m.requestRefresh(s, gen)
 	case mcpgo.MethodNotificationPromptsListChanged:
 		m.requestPrompts(s, gen)
+	case mcpgo.MethodNotificationResourceUpdated, mcpgo.MethodNotificationResourcesListChanged:
+		m.resourceNote(s, gen, n)
 	case string(mcpgo.MethodNotificationProgress):
 		p := n.Params.AdditionalFields
 		tok := fmt.Sprint(p["progressToken"])

@@ -19,6 +19,18 @@ type Result struct {
 	Images     int    // image parts (noted in Text, not passed on)
 	Truncated  bool   // Text was cut to the cap
 	Size       int    // bytes of text before any cut
+	// Resources are the resources the result links to or embeds, in
+	// order: each can be attached to a message with @SERVER:URI.
+	Resources []ResourceRef
+}
+
+// ResourceRef is a resource a tool's result links to (resource_link) or
+// embeds (resource), redacted.
+type ResourceRef struct {
+	URI      string
+	Name     string
+	MIMEType string
+	Embedded bool
 }
 
 // convertResult turns mcp-go's result into ours, with secrets redacted,
@@ -39,12 +51,10 @@ func convertResult(res *mcpgo.CallToolResult, max int, red *redactor) *Result {
 		case mcpgo.AudioContent:
 			fmt.Fprintf(&b, "[audio: %s, %d bytes base64]", c.MIMEType, len(c.Data))
 		case mcpgo.EmbeddedResource:
-			if t, ok := c.Resource.(mcpgo.TextResourceContents); ok {
-				b.WriteString(t.Text)
-			} else {
-				b.WriteString("[embedded resource]")
-			}
+			out.Resources = append(out.Resources, embeddedRef(c))
+			writeEmbedded(&b, c)
 		case mcpgo.ResourceLink:
+			out.Resources = append(out.Resources, ResourceRef{URI: c.URI, Name: c.Name, MIMEType: c.MIMEType})
 			fmt.Fprintf(&b, "[resource link: %s]", c.URI)
 		default:
 			raw, _ := json.Marshal(c)
@@ -65,5 +75,6 @@ func convertResult(res *mcpgo.CallToolResult, max int, red *redactor) *Result {
 		out.Truncated = true
 	}
 	out.Text = text
+	out.Resources = redactAll(red, out.Resources)
 	return out
 }

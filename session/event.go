@@ -254,6 +254,9 @@ type ToolResultEvent struct {
 	// gives the model this, not the preview.
 	Content   string `json:"content,omitempty"`
 	Cancelled bool   `json:"cancelled,omitempty"`
+	// Resources are the URIs of the resources the result links to or
+	// embeds: @SERVER:URI attaches one to a message.
+	Resources []string `json:"resources,omitempty"`
 }
 
 // Notice is something the user should know that is not an error.
@@ -286,6 +289,9 @@ var eventTypes = map[string]func() Event{
 	TypeSettings:         func() Event { return &SettingsEvent{} },
 	TypePromptsChanged:   func() Event { return &PromptsChangedEvent{} },
 	TypePrompt:           func() Event { return &PromptEvent{} },
+	TypeAttachment:       func() Event { return &AttachmentEvent{} },
+	TypeResourceUpdated:  func() Event { return &ResourceUpdatedEvent{} },
+	TypeResourcesChanged: func() Event { return &ResourcesChangedEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

@@ -26,7 +26,7 @@ type MessageEvent struct {
 	ToolCalls  []api.ToolCall `json:"tool_calls,omitempty"`
 	ToolName   string         `json:"tool_name,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
-	// Images are a message's images (a prompt's, to a model that can see).
+	// Images are a message's attached images (attach.go), as sent.
 	Images []api.ImageData `json:"images,omitempty"`
 }
 

@@ -51,6 +51,8 @@ func (s *Session) mcpEvent(e mcp.Event) {
 	case mcp.Progress:
 		s.publish(&ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
 			Progress: e.Progress, Total: e.Total, Message: e.Message})
+	case mcp.ResourceUpdated, mcp.ResourcesChanged:
+		s.resourceEvent(e)
 	}
 }
 

@@ -151,6 +151,8 @@ type Session struct {
 
 	// cx is the context budget: num_ctx, the last reply's counts (context.go).
 	cx ctxState
+	// watched: the resources subscribed to this session (resources.go).
+	watched watches
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -279,8 +281,10 @@ func (s *Session) Running() bool {
 }
 
 // Send starts a turn with the user's text. The reply streams as events; Send
-// returns at once. It fails with ErrBusy while a turn runs and ErrNoModel
-// before a model is chosen.
+// returns once the resources the text names (@SERVER:URI) are read, at once
+// when it names none. It fails with ErrBusy while a turn runs, ErrNoModel
+// before a model is chosen, and a UserError naming the server and URI of a
+// resource that cannot be read.
 func (s *Session) Send(text string) error {
 	s.mu.Lock()
 	owed := len(s.owed) > 0
@@ -292,12 +296,25 @@ func (s *Session) Send(text string) error {
 		}
 		return &UserError{Msg: "the last turn is not finished: " + why}
 	}
+	if err := s.readyToSend(); err != nil {
+		return err
+	}
+	// Resources the text names (@SERVER:URI) are read first: one that
+	// cannot be read fails the send, and nothing is sent (attach.go).
+	att, err := s.attach(context.Background(), text)
+	if err != nil {
+		return err
+	}
 	turn, ctx, done, err := s.begin()
 	if err != nil {
 		return err
 	}
 	s.publish(&UserMessage{Header: s.header(TypeUserMessage), Turn: turn, Text: text})
-	s.appendHistory(turn, api.Message{Role: "user", Content: text})
+	for _, e := range att.events {
+		e.Turn = turn
+		s.publish(e)
+	}
+	s.appendHistory(turn, api.Message{Role: "user", Content: text + att.text, Images: att.images})
 	go s.runTurn(ctx, turn, done, nil)
 	return nil
 }
@@ -454,5 +471,6 @@ func (s *Session) appendHistory(turn int, m api.Message) {
 	s.history = append(s.history, m)
 	s.mu.Unlock()
 	s.publish(&MessageEvent{Header: s.header(TypeMessage), Turn: turn, Role: m.Role, Content: m.Content,
-		Thinking: m.Thinking, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: m.Images})
+		Thinking: m.Thinking, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
+		Images: m.Images})
 }

@@ -372,6 +372,9 @@ func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
 	ev.Size = res.Size
 	ev.Preview = preview(res.Text)
 	ev.Content = res.Text
+	for _, r := range res.Resources {
+		ev.Resources = append(ev.Resources, r.URI)
+	}
 	s.publish(ev)
 	crashAt("after-result")
 	return c.reply(res.Text)

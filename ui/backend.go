@@ -101,6 +101,16 @@ type Prompts interface {
 	CompletePrompt(ctx context.Context, server, prompt, arg, partial string, others map[string]string) ([]string, error)
 }
 
+// Resources are the servers' resources (/resources, @SERVER:URI). All but
+// ResourceServers ask a server: they run in commands.
+type Resources interface {
+	ResourceServers() []string
+	ListResources(ctx context.Context, server string) (session.ResourceListing, error)
+	WatchResource(ctx context.Context, server, uri string) error
+	UnwatchResource(ctx context.Context, server, uri string) error
+	CompleteResource(ctx context.Context, server, template, arg, value string, filled map[string]string) ([]string, error)
+}
+
 // Backend is all the UI needs of a session: what ui.New takes.
 // *session.Session implements it.
 type Backend interface {
@@ -111,6 +121,7 @@ type Backend interface {
 	Decisions
 	Resume
 	Prompts
+	Resources
 }
 
 // backends are the parts of the backend the model holds, one per concern.
@@ -122,8 +133,9 @@ type backends struct {
 	asks   Decisions
 	resume Resume
 	prompt Prompts
+	res    Resources
 }
 
 func splitBackend(b Backend) backends {
-	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b}
+	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b, res: b}
 }

@@ -58,6 +58,9 @@ type card struct {
 	inDoubt   bool // in the resumed session's calls in doubt: /retry or /dismiss it
 	dismissed bool // the user dismissed it: the model is told its outcome is unknown
 
+	// resources are the URIs the result links to or embeds (resources.go).
+	resources []string
+
 	// The arguments' lines, laid out for argsWidth, kept while the call
 	// runs: they never change, and a running card is laid out again on
 	// every frame of its spinner. (Other cards' layouts are cached whole,
@@ -106,6 +109,7 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	if c.state == cardDone && c.preview != "" {
 		c.addPreview(out, st, expand)
 	}
+	c.addResources(out, st)
 	return out.lines
 }
 
@@ -356,6 +360,7 @@ func (m *Model) onToolResult(e *session.ToolResultEvent) bool {
 		c.state, c.reason, c.cancelled = cardError, e.Error, e.Cancelled
 	case e.Error == "":
 		c.state, c.preview, c.size, c.isError = cardDone, e.Preview, e.Size, e.IsError
+		c.resources = e.Resources
 	}
 	m.closeModal(c.callID)
 	en.invalidate()

@@ -31,6 +31,7 @@ func init() {
 		{"token", "NAME", "give a server a new token (masked, memory only) and reconnect", (*Model).cmdToken},
 		{"logs", "NAME [LEVEL]", "a server's log; LEVEL (debug…emergency) sets what it sends", (*Model).cmdLogs},
 		{"prompts", "", "servers' prompts; run one as /SERVER:PROMPT [arg=value …]", (*Model).cmdPrompts},
+		{"resources", "[SERVER …]", "resources and templates; watch|unwatch URI; @SERVER:URI attaches one", (*Model).cmdResources},
 		{"roots", "[add|remove DIR]", "the directories servers are told of; add/remove one", (*Model).cmdRoots},
 		{"mode", "[MODE | SERVER MODE]", "show or set the permission mode: read_only, ask, approve, auto", (*Model).cmdMode},
 		{"allow", "[NAME [--always]]", "list the allow-list and sources, or allow a tool for the session (--always: saved)", (*Model).cmdAllow},

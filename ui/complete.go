@@ -19,6 +19,9 @@ var serverCommands = map[string]bool{"connect": true, "close": true, "token": tr
 // candidates lists the completions of the input v: command names, then
 // their arguments (server names, modes, model and theme names).
 func (m *Model) candidates(v string) []candidate {
+	if w, ok := atWord(v); ok {
+		return m.atCandidates(v, w) // @SERVER:URI (resources_complete.go)
+	}
 	if !strings.HasPrefix(v, "/") || strings.Contains(v, "\n") {
 		return nil
 	}
@@ -74,6 +77,8 @@ func (m *Model) argOptions(name string, pos int) []candidate {
 		return m.modeOptions(pos)
 	case name == "logs" && pos == 1:
 		return plainCandidates(session.LogLevels)
+	case name == "resources":
+		return m.resourcesArgOptions(pos)
 	case name == "roots" && pos == 0:
 		return []candidate{{"add", "add a directory for the session"}, {"remove", "remove one"}}
 	case pos != 0:

@@ -59,6 +59,8 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	case matches(msg, m.keys.Complete) && strings.HasPrefix(m.input.value(), "/"):
 		m.complete()
 		return m.completeValues() // a prompt argument's values, from its server
+	case matches(msg, m.keys.Complete) && m.atTyped():
+		return m.completeAtKey()
 	default:
 		return m.edit(msg)
 	}
@@ -129,7 +131,7 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return m.runCommand(strings.TrimSpace(text))
 	}
-	if m.running || m.clearing > 0 {
+	if m.running || m.clearing > 0 || m.attaching > 0 {
 		// Sent while a turn runs: it waits, visibly, and goes when the
 		// turn ends (Esc takes it back). So while /clear winds the
 		// session down: it goes once the conversation is forgotten.
@@ -138,6 +140,9 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		m.addNotice(fmt.Sprintf("queued (%d): sent when this reply ends · esc takes it back", len(m.queued)))
 		return nil
+	}
+	if m.namesResources(text) {
+		return m.sendAttached(text) // reads the resources first (attach.go)
 	}
 	if err := m.sess.Send(text); err != nil {
 		// Keep the text so nothing typed is lost.
@@ -152,11 +157,15 @@ func (m *Model) submit() tea.Cmd {
 
 // sendQueued sends the oldest queued message once a turn has ended.
 func (m *Model) sendQueued() {
-	if len(m.queued) == 0 || m.running || m.clearing > 0 {
+	if len(m.queued) == 0 || m.running || m.clearing > 0 || m.attaching > 0 {
 		return
 	}
 	text := m.queued[0]
 	m.queued = m.queued[1:]
+	if m.namesResources(text) {
+		m.later = append(m.later, m.sendAttached(text))
+		return
+	}
 	if err := m.sess.Send(text); err != nil {
 		m.addError(userMessage(err))
 		m.input.set(text) // nothing typed is lost
@@ -181,11 +190,7 @@ func (m *Model) complete() {
 	case 0:
 		return
 	case 1:
-		if t := hits[0].text; strings.HasSuffix(t, "=") {
-			m.input.set(t) // a prompt argument's name: its value next
-		} else {
-			m.input.set(t + " ")
-		}
+		m.input.set(hits[0].text + completedSuffix(hits[0]))
 	default:
 		texts := make([]string, len(hits))
 		for i, h := range hits {

@@ -39,17 +39,6 @@ func kitConfig(srv *mcpserver.MCPServer) session.ServerConfig {
 	return session.ServerConfig{Name: "kit", Transport: "inprocess", InProcess: srv}
 }
 
-// tab presses Tab and hands back what its command brought (the values a
-// server completed).
-func (h *harness) tab() {
-	h.t.Helper()
-	for _, msg := range runCmd(h.key(tea.KeyTab)) {
-		if v, ok := msg.(promptValuesMsg); ok {
-			h.m.Update(v)
-		}
-	}
-}
-
 // runPrompt presses Enter on a prompt command line, hands back RunPrompt's
 // end, and waits for the turn.
 func (h *harness) runPrompt() {

@@ -92,6 +92,10 @@ type Model struct {
 	spin          int  // its frame
 	now           func() time.Time
 
+	rs        *resState // resources known for @ completion (resources_complete.go)
+	attaching int       // sends reading their resources (@SERVER:URI)
+	later     []tea.Cmd // commands started outside update's return, run after it
+
 	running  bool
 	turn     int
 	reply    *entry // the reply streaming now
@@ -232,6 +236,10 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 // what latch is doing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
+	if len(m.later) > 0 {
+		cmd = tea.Batch(append([]tea.Cmd{cmd}, m.later...)...)
+		m.later = nil
+	}
 	if m.modalWake {
 		m.modalWake = false
 		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
@@ -299,6 +307,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handlePromptRan(msg)
 	case promptValuesMsg:
 		m.handlePromptValues(msg)
+	case resourcesMsg:
+		m.handleResources(msg)
+	case resListMsg:
+		return m, m.handleResList(msg)
+	case resCompMsg:
+		return m, m.handleResComp(msg)
+	case attachSentMsg:
+		m.handleAttachSent(msg)
 	}
 	return m, nil
 }
@@ -366,6 +382,9 @@ func (m *Model) handleEvent(e session.Event) {
 		m.onPromptsChanged(e)
 	case *session.PromptEvent:
 		m.onPromptEvent(e)
+		delete(m.resCache().lists, e.Server)
+	case *session.AttachmentEvent, *session.ResourceUpdatedEvent, *session.ResourcesChangedEvent:
+		m.handleResourceEvent(e)
 	case *session.ToolsChangedEvent:
 		if len(e.Changed) > 0 || len(e.Removed) > 0 {
 			m.addNotice(fmt.Sprintf("%s: tool list changed (%d tools; changed: %s; removed: %s)",

@@ -1,0 +1,151 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"latch/mcp/mcptestutil"
+	"latch/session"
+	"latch/session/ollamatest"
+)
+
+// gemma sees images; qwen does not.
+var gemma = ollamatest.Model{Name: "gemma3:4b", Family: "gemma3", Capabilities: []string{"completion", "vision"}}
+
+// resourceSession is a session over a fake Ollama and the in-process
+// resource server (as "res"), connected, with a reader of its events.
+func resourceSession(t *testing.T, model string) (*session.Session, *ollamatest.Server, *reader) {
+	t.Helper()
+	ol := newServer(t, qwen, gemma)
+	s := newSession(t, ol, session.Options{Model: model, Servers: []session.ServerConfig{
+		{Name: "res", Transport: "inprocess", InProcess: mcptestutil.ResourceServer("")},
+	}})
+	r := newReader(t, s)
+	s.StartServers()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	s.WaitServers(ctx)
+	return s, ol, r
+}
+
+// attachments are the attachment events among evs.
+func attachments(evs []session.Event) []*session.AttachmentEvent {
+	var out []*session.AttachmentEvent
+	for _, e := range evs {
+		if a, ok := e.(*session.AttachmentEvent); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// TestAttachResources: @SERVER:URI in a message attaches the resource:
+// text inline with a header naming server and URI, cut at the cap with a
+// note, an image as an image for a vision model, a blob described. The
+// person's text is kept as typed, and an event says what was attached.
+func TestAttachResources(t *testing.T) {
+	s, ol, r := resourceSession(t, "gemma3:4b")
+	text := "compare @res:test://notes/readme.txt, @res:test://notes/big.txt and @res:test://img/dot.png (@res:test://bin/data.bin) me@res:x"
+	if err := s.Send(text); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.turn()
+	if u := one[*session.UserMessage](t, evs); u.Text != text {
+		t.Errorf("user_message %q, want the text as typed", u.Text)
+	}
+	got := attachments(evs)
+	var kinds []string
+	for _, a := range got {
+		kinds = append(kinds, a.URI+" "+a.Kind)
+	}
+	want := []string{"test://notes/readme.txt text", "test://notes/big.txt text", "test://img/dot.png image", "test://bin/data.bin described"}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("attachments %v, want %v", kinds, want)
+	}
+	if big := got[1]; !big.Cut || big.Size != mcptestutil.BigTextSize || big.Sent != session.AttachTextCap || big.Server != "res" {
+		t.Errorf("big.txt: %+v", big)
+	}
+	if got[3].Size != 300 || got[3].Note == "" {
+		t.Errorf("data.bin: %+v", got[3])
+	}
+	msg := ol.WaitRequests(1, timeout)[0].Messages[0]
+	for _, w := range []string{
+		text + "\n\n[attached resource res:test://notes/readme.txt (text/plain, 8 bytes)]\nreadme: \n[end of res:test://notes/readme.txt]",
+		"[cut: only the first 32768 of 40960 bytes of res:test://notes/big.txt are attached]",
+		"[attached image res:test://img/dot.png (image/png, ",
+		"[not attached: res:test://bin/data.bin is binary (application/octet-stream, 300 bytes): only text and images are attached]",
+	} {
+		if !strings.Contains(msg.Content, w) {
+			t.Errorf("the model's message lacks %q", w)
+		}
+	}
+	if len(msg.Images) != 1 || !bytes.Equal(msg.Images[0], mcptestutil.DotPNG) {
+		t.Errorf("images sent: %d", len(msg.Images))
+	}
+}
+
+// TestAttachImageToTextModel: a model without vision is sent no image;
+// the image is described instead.
+func TestAttachImageToTextModel(t *testing.T) {
+	s, ol, r := resourceSession(t, "qwen3:8b")
+	if err := s.Send("what is @res:test://img/dot.png"); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.turn()
+	a := attachments(evs)
+	if len(a) != 1 || a[0].Kind != session.AttachDescribed || !strings.Contains(a[0].Note, "qwen3:8b cannot see images") {
+		t.Fatalf("attachments: %+v", a)
+	}
+	msg := ol.WaitRequests(1, timeout)[0].Messages[0]
+	if len(msg.Images) != 0 || !strings.Contains(msg.Content, "[not attached: res:test://img/dot.png is binary (image/png,") {
+		t.Errorf("message: %d images, %q", len(msg.Images), msg.Content)
+	}
+}
+
+// TestAttachUnreadable: a resource that cannot be read fails the send
+// with an error naming the server and URI; nothing is sent or published.
+func TestAttachUnreadable(t *testing.T) {
+	s, ol, r := resourceSession(t, "qwen3:8b")
+	for _, ref := range []string{"@res:test://broken", "@res:test://nothing/here"} {
+		err := s.Send("see " + ref + " and @res:test://notes/readme.txt")
+		var ue *session.UserError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "cannot attach "+ref+": res:") ||
+			!strings.Contains(err.Error(), "nothing was sent") {
+			t.Errorf("send with %s: %v", ref, err)
+		}
+	}
+	if n := len(ol.Requests()); n != 0 {
+		t.Errorf("%d chat requests after failed sends", n)
+	}
+	if err := s.Send("plain"); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.turn() {
+		if u, ok := e.(*session.UserMessage); ok && u.Text != "plain" {
+			t.Errorf("a failed send was published: %q", u.Text)
+		}
+	}
+}
+
+// TestParseAttachments: what counts as @SERVER:URI.
+func TestParseAttachments(t *testing.T) {
+	servers := []string{"a", "ab", "every"}
+	for _, tt := range []struct {
+		text string
+		want []session.AttachRef
+	}{
+		{"@every:demo://x/1", []session.AttachRef{{"every", "demo://x/1"}}},
+		{"see @ab:u1, then (@a:u2) and @a:u2.", []session.AttachRef{{"ab", "u1"}, {"a", "u2"}}},
+		{"mail me@every:x or @nope:y or @every: alone", nil},
+		{"@every:f(1) @every:g)", []session.AttachRef{{"every", "f(1)"}, {"every", "g"}}},
+		{"tab\t@a:t\nnext @a:n", []session.AttachRef{{"a", "t"}, {"a", "n"}}},
+	} {
+		if got := session.ParseAttachments(tt.text, servers); !slices.Equal(got, tt.want) {
+			t.Errorf("ParseAttachments(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

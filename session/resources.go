@@ -1,0 +1,162 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"sync"
+
+	"latch/mcp"
+)
+
+// Resource is one resource a server lists (see mcp.Resource).
+type Resource = mcp.Resource
+
+// ResourceTemplate is one resource template a server lists (see
+// mcp.ResourceTemplate).
+type ResourceTemplate = mcp.ResourceTemplate
+
+// Event types of resources.
+const (
+	TypeAttachment       = "attachment"
+	TypeResourceUpdated  = "resource_updated"
+	TypeResourcesChanged = "resources_changed"
+)
+
+// ResourceUpdatedEvent says a server told of a change to a resource the
+// person watches (/resources SERVER watch URI).
+type ResourceUpdatedEvent struct {
+	Header
+	Server string `json:"server"`
+	URI    string `json:"uri"`
+}
+
+// ResourcesChangedEvent says a server's list of resources changed.
+type ResourcesChangedEvent struct {
+	Header
+	Server string `json:"server"`
+}
+
+// ResourceListing is what a server offers as resources: its resources and
+// templates, whether it takes subscriptions and completes template
+// variables, and the resources watched this session.
+type ResourceListing struct {
+	Server      string
+	Resources   []Resource
+	Templates   []ResourceTemplate
+	Subscribe   bool
+	Completions bool
+	Watched     []string
+}
+
+// watches are the resources subscribed to this session, by server.
+type watches struct {
+	mu  sync.Mutex
+	uri map[string]map[string]bool
+}
+
+func (w *watches) set(server, uri string, on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.uri == nil {
+		w.uri = map[string]map[string]bool{}
+	}
+	if w.uri[server] == nil {
+		w.uri[server] = map[string]bool{}
+	}
+	if on {
+		w.uri[server][uri] = true
+	} else {
+		delete(w.uri[server], uri)
+	}
+}
+
+func (w *watches) list(server string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for u := range w.uri[server] {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResourceServers lists the connected servers that offer resources.
+func (s *Session) ResourceServers() []string {
+	if s.servers == nil {
+		return nil
+	}
+	return s.servers.ResourceServers()
+}
+
+// ListResources lists a server's resources and templates (every page). It
+// asks the server: run it in a command.
+func (s *Session) ListResources(ctx context.Context, server string) (ResourceListing, error) {
+	if s.servers == nil {
+		return ResourceListing{}, errNoServers
+	}
+	caps, err := s.servers.ResourceCapabilities(server)
+	if err != nil {
+		return ResourceListing{}, err
+	}
+	rs, err := s.servers.ListResources(ctx, server)
+	if err != nil {
+		return ResourceListing{}, err
+	}
+	ts, err := s.servers.ListResourceTemplates(ctx, server)
+	if err != nil {
+		return ResourceListing{}, err
+	}
+	return ResourceListing{Server: server, Resources: rs, Templates: ts, Subscribe: caps.Subscribe,
+		Completions: caps.Completions, Watched: s.watched.list(server)}, nil
+}
+
+// WatchResource subscribes to a resource's updates (resources/subscribe):
+// each is published as a ResourceUpdatedEvent. It asks the server: run it
+// in a command.
+func (s *Session) WatchResource(ctx context.Context, server, uri string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	if err := s.servers.Subscribe(ctx, server, uri); err != nil {
+		return err
+	}
+	s.watched.set(server, uri, true)
+	return nil
+}
+
+// UnwatchResource undoes WatchResource (resources/unsubscribe).
+func (s *Session) UnwatchResource(ctx context.Context, server, uri string) error {
+	if s.servers == nil {
+		return errNoServers
+	}
+	if !slices.Contains(s.watched.list(server), uri) {
+		return &UserError{Msg: "not watched: " + server + " " + uri + " (/resources " + server + " lists what is)"}
+	}
+	if err := s.servers.Unsubscribe(ctx, server, uri); err != nil {
+		return err
+	}
+	s.watched.set(server, uri, false)
+	return nil
+}
+
+// CompleteResource asks a server for the values of a template's variable
+// that start with value (completion/complete), given the variables filled
+// so far; nothing when the server does not complete. Run it in a command.
+func (s *Session) CompleteResource(ctx context.Context, server, template, arg, value string, filled map[string]string) ([]string, error) {
+	if s.servers == nil {
+		return nil, errNoServers
+	}
+	return s.servers.CompleteResource(ctx, server, template, arg, value, filled)
+}
+
+// resourceEvent turns the manager's resource events into session events.
+func (s *Session) resourceEvent(e mcp.Event) {
+	switch e := e.(type) {
+	case mcp.ResourceUpdated:
+		s.publish(&ResourceUpdatedEvent{Header: s.header(TypeResourceUpdated), Server: e.Server, URI: e.URI})
+	case mcp.ResourcesChanged:
+		s.publish(&ResourcesChangedEvent{Header: s.header(TypeResourcesChanged), Server: e.Server})
+	}
+}
