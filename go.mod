@@ -13,6 +13,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/muesli/termenv v0.16.0
 	github.com/ollama/ollama v0.17.4
+	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/term v0.36.0
 )
@@ -55,7 +56,6 @@ require (
 	github.com/yuin/goldmark v1.7.13 // indirect
 	github.com/yuin/goldmark-emoji v1.0.6 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
-	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/text v0.30.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

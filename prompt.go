@@ -173,6 +173,7 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	if p.asJSON {
 		writeJSON(p.stdout, e)
 	}
+	p.elicitLine(e)
 	// Everything printed below comes from a display-safe copy.
 	switch e := session.Display(e).(type) {
 	case *session.AssistantDelta:

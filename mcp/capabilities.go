@@ -26,11 +26,15 @@ func serverOffers(c mcpgo.ServerCapabilities) []string {
 }
 
 // clientRequests names the server requests latch would answer for any
-// server, given the manager's options: roots only when some are given.
+// server, given the manager's options: roots only when some are given,
+// elicitation when a handler is.
 func (m *Manager) clientRequests() []string {
 	var out []string
 	if len(m.Roots()) > 0 {
 		out = append(out, "roots")
+	}
+	if m.opts.Elicit != nil {
+		out = append(out, "elicitation")
 	}
 	return out
 }
@@ -40,6 +44,9 @@ func (c *conn) declared() []string {
 	var out []string
 	if c.roots {
 		out = append(out, "roots")
+	}
+	if c.elicit {
+		out = append(out, "elicitation")
 	}
 	return out
 }

@@ -18,10 +18,9 @@ import (
 
 // conformanceScenarios are the client scenarios of the official MCP
 // conformance suite (npm @modelcontextprotocol/conformance 0.1.16) that
-// apply to latch. The 22 auth/* scenarios are left out because latch does no
-// OAuth (only static tokens), and elicitation-sep1034-client-defaults because
-// latch does not answer elicitation requests.
-var conformanceScenarios = []string{"initialize", "tools_call", "sse-retry"}
+// apply to latch: all four that are not about OAuth. The 22 auth/* scenarios
+// are left out because latch does no OAuth (only static tokens).
+var conformanceScenarios = []string{"initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"}
 
 var (
 	ansiEscape   = regexp.MustCompile(`\x1b\[[0-9;]*m`)

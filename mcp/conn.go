@@ -27,6 +27,7 @@ type conn struct {
 	client *client.Client
 	http   bool               // streamable HTTP or SSE: only these can answer 401
 	roots  bool               // the roots capability was declared (not on legacy SSE)
+	elicit bool               // the elicitation capability was declared (not on legacy SSE)
 	proc   *process           // stdio only
 	red    *redactor          // the manager's: every credential it knows
 	cancel context.CancelFunc // ends the client's long-lived context
@@ -54,6 +55,7 @@ type dialHooks struct {
 	onLog  func(string)                    // a line of a stdio server's stderr
 	onProc func(*process)                  // a stdio server's process, as soon as it started
 	roots  rootsHandler                    // answers roots/list; zero: roots not offered
+	elicit elicitHandler                   // answers elicitation/create; zero: not offered
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -75,6 +77,11 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 		// streamable HTTP (its listening stream) carry server requests.
 		opts = append(opts, client.WithRootsHandler(h.roots))
 	}
+	if c.elicit {
+		// Declares elicitation (form and url) and answers elicitation/create.
+		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)),
+			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: elicitCapability()}))
+	}
 	c.client = client.NewClient(tr, opts...)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
@@ -90,6 +97,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 // server's process.
 func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport.Interface, error) {
 	c.roots = h.roots.m != nil && offersRequests(transportName(cfg.Transport)) && len(h.roots.m.Roots()) > 0
+	c.elicit = h.elicit.m != nil && h.elicit.m.opts.Elicit != nil && offersRequests(transportName(cfg.Transport))
 	switch cfg.Transport {
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)
@@ -103,10 +111,14 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		if cfg.InProcess == nil {
 			return nil, errors.New("inprocess transport without a server")
 		}
+		var opts []transport.InProcessOption
 		if c.roots {
-			return transport.NewInProcessTransportWithOptions(cfg.InProcess, transport.WithRootsHandler(h.roots)), nil
+			opts = append(opts, transport.WithRootsHandler(h.roots))
 		}
-		return transport.NewInProcessTransport(cfg.InProcess), nil
+		if c.elicit {
+			opts = append(opts, transport.WithElicitationHandler(c.elicitHandler(h)))
+		}
+		return transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...), nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 }

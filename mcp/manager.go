@@ -32,6 +32,9 @@ type Options struct {
 	// Roots are the absolute directories servers are told of (roots/list);
 	// none (nil) means no roots are offered.
 	Roots []string
+	// Elicit answers a server's elicitation/create (a form to fill in, a
+	// URL to open); nil: elicitation is not offered.
+	Elicit ElicitFunc
 }
 
 // Manager holds every configured server. Its methods are safe for
@@ -443,6 +446,7 @@ func (m *Manager) connect(s *server, a *attempt) {
 		onLog:  func(line string) { s.log.add("stderr: " + line) },
 		onProc: s.track,
 		roots:  rootsHandler{m},
+		elicit: elicitHandler{m: m, server: s.cfg.Name},
 	}
 	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {

@@ -292,6 +292,8 @@ var eventTypes = map[string]func() Event{
 	TypeAttachment:       func() Event { return &AttachmentEvent{} },
 	TypeResourceUpdated:  func() Event { return &ResourceUpdatedEvent{} },
 	TypeResourcesChanged: func() Event { return &ResourcesChangedEvent{} },
+	TypeElicitation:      func() Event { return &ElicitationEvent{} },
+	TypeElicitAnswer:     func() Event { return &ElicitationAnswerEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

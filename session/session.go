@@ -153,6 +153,11 @@ type Session struct {
 	cx ctxState
 	// watched: the resources subscribed to this session (resources.go).
 	watched watches
+
+	// noOne: no one can answer a server's request (-p); el: the
+	// elicitations waiting for the person (elicit.go).
+	noOne bool
+	el    elicitState
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -192,10 +197,12 @@ func New(o Options) *Session {
 		s.maxRounds = DefaultMaxToolRounds
 	}
 	s.gate.SetInteractive(!o.NonInteractive)
+	s.noOne = o.NonInteractive
 	s.saved = openGrantStore(o.GrantsFile)
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
-		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots})
+		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
+			Elicit: s.elicit})
 	}
 	return s
 }

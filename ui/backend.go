@@ -111,6 +111,12 @@ type Resources interface {
 	CompleteResource(ctx context.Context, server, template, arg, value string, filled map[string]string) ([]string, error)
 }
 
+// Elicitations answer a server's requests for input: a form to fill in
+// or a URL to open (see elicit.go). AnswerElicitation does not block.
+type Elicitations interface {
+	AnswerElicitation(id, action string, content map[string]any) error
+}
+
 // Backend is all the UI needs of a session: what ui.New takes.
 // *session.Session implements it.
 type Backend interface {
@@ -122,6 +128,7 @@ type Backend interface {
 	Resume
 	Prompts
 	Resources
+	Elicitations
 }
 
 // backends are the parts of the backend the model holds, one per concern.
@@ -134,8 +141,9 @@ type backends struct {
 	resume Resume
 	prompt Prompts
 	res    Resources
+	elicit Elicitations
 }
 
 func splitBackend(b Backend) backends {
-	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b, res: b}
+	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b, res: b, elicit: b}
 }

@@ -54,11 +54,15 @@ func (m *Model) copyLast() tea.Cmd {
 		m.addNotice("nothing to copy yet")
 		return nil
 	}
+	clip := m.clipboard
 	return func() tea.Msg {
-		termenv.NewOutput(os.Stdout).Copy(text)
+		clip(text)
 		return copiedMsg{n: len([]rune(text))}
 	}
 }
+
+// terminalClipboard copies text through the terminal (OSC 52).
+func terminalClipboard(text string) { termenv.NewOutput(os.Stdout).Copy(text) }
 
 // clipboardText is what ctrl+y copies: the last finished answer with
 // every control character but newline and tab removed, since pasted text

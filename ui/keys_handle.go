@@ -21,6 +21,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleTokenKey(msg)
 	case m.modal != nil:
 		return m.handleModalKey(msg)
+	case len(m.forms) > 0:
+		return m.handleFormKey(msg)
 	case m.helpOpen:
 		m.handleHelpKey(msg)
 		return nil

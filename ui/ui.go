@@ -56,6 +56,12 @@ type Options struct {
 	// FrameInterval batches streamed events: after a batch the next one is
 	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
 	FrameInterval time.Duration
+	// OpenURL opens a URL in the browser when the person says so (o in a
+	// server's URL request; default: the platform's opener, see opener.go).
+	OpenURL func(string) error
+	// Clipboard puts text on the clipboard (ctrl+y, c in a URL request;
+	// default: the terminal's, OSC 52).
+	Clipboard func(string)
 }
 
 // Model is the root Bubble Tea model.
@@ -77,6 +83,9 @@ type Model struct {
 	cards         map[string]*entry      // tool-call cards by call id
 	modal         *modal                 // the permission question, when open
 	pr            promptUI               // the servers' prompts (prompts.go)
+	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
+	openURL       func(string) error     // see Options.OpenURL
+	clipboard     func(string)           // see Options.Clipboard
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
 	queued        []string               // messages sent during a reply, sent after it
@@ -127,6 +136,13 @@ func New(o Options) *Model {
 	}
 	if o.Output != nil {
 		m.screen = newScreen(o.Output, o.SyncOutput)
+	}
+	m.openURL, m.clipboard = o.OpenURL, o.Clipboard
+	if m.openURL == nil {
+		m.openURL = openInBrowser
+	}
+	if m.clipboard == nil {
+		m.clipboard = terminalClipboard
 	}
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
@@ -240,6 +256,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(append([]tea.Cmd{cmd}, m.later...)...)
 		m.later = nil
 	}
+	m.showForm()
 	if m.modalWake {
 		m.modalWake = false
 		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
@@ -254,7 +271,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // windowTitle says the state: streaming, waiting for you, idle.
 func (m *Model) windowTitle() string {
 	switch {
-	case m.modal != nil || m.pending > 0:
+	case m.modal != nil || m.pending > 0 || len(m.forms) > 0:
 		return "latch · waiting for you"
 	case m.running:
 		return "latch · working"
@@ -390,6 +407,8 @@ func (m *Model) handleEvent(e session.Event) {
 			m.addNotice(fmt.Sprintf("%s: tool list changed (%d tools; changed: %s; removed: %s)",
 				sanitize.Line(e.Server), e.Tools, listOrNone(e.Changed), listOrNone(e.Removed)))
 		}
+	case *session.ElicitationEvent, *session.ElicitationAnswerEvent:
+		m.handleElicitEvent(e)
 	case *session.ModelChanged:
 	}
 	m.dirty = true
@@ -478,7 +497,7 @@ func (m *Model) View() string {
 // render is the frame: the status line, the chat (with whatever is open
 // over it), the hint line and the input.
 func (m *Model) render() string {
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && len(m.forms) == 0 && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -491,6 +510,8 @@ func (m *Model) render() string {
 	}
 	if m.modal != nil {
 		body = overlay(body, m.modal.render(m, m.width, m.chat.height), m.width)
+	} else if len(m.forms) > 0 {
+		body = overlay(body, m.forms[0].render(m, m.width, m.chat.height), m.width)
 	}
 	if m.helpOpen {
 		body = overlay(body, m.helpBox(), m.width)

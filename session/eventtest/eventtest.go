@@ -46,8 +46,8 @@ func walkFields(t reflect.Type, prefix string, out *[]string) {
 		case ft.Kind() == reflect.String,
 			ft.Kind() == reflect.Slice && ft.Elem() == toolCallType,
 			ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String,
-			ft.Kind() == reflect.Map,
-			isEventStructSlice(ft):
+			ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct,
+			ft.Kind() == reflect.Map:
 			*out = append(*out, path)
 		case ft.Kind() == reflect.Struct && ft.PkgPath() == reflect.TypeOf(session.Header{}).PkgPath():
 			walkFields(ft, path+".", out)
@@ -75,8 +75,10 @@ func Plant(e session.Event, path, plant string) session.Event {
 		tc := api.ToolCall{ID: plant}
 		tc.Function.Name = plant
 		f.Set(reflect.ValueOf([]api.ToolCall{tc}))
-	case isEventStructSlice(f.Type()):
-		f.Set(plantedStructs(f.Type(), plant))
+	case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+		el := reflect.New(f.Type().Elem()).Elem()
+		plantStruct(el, plant)
+		f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), el))
 	case f.Kind() == reflect.Slice:
 		f.Set(reflect.ValueOf([]string{plant, "line two " + plant}))
 	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.String:
@@ -91,26 +93,25 @@ func Plant(e session.Event, path, plant string) session.Event {
 	return v.Interface().(session.Event)
 }
 
-// isEventStructSlice reports a slice of the session's own structs (a
-// prompt's messages): planted whole, every string field of each element.
-func isEventStructSlice(t reflect.Type) bool {
-	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct &&
-		t.Elem().PkgPath() == reflect.TypeOf(session.Header{}).PkgPath()
-}
-
-// plantedStructs is a two-element slice of type t whose string fields
-// all hold plant.
-func plantedStructs(t reflect.Type, plant string) reflect.Value {
-	s := reflect.MakeSlice(t, 2, 2)
-	for i := range 2 {
-		el := s.Index(i)
-		for j := range el.NumField() {
-			if f := el.Field(j); f.Kind() == reflect.String && f.CanSet() {
-				f.SetString(plant)
-			}
+// plantStruct puts plant in every text field of a struct in a list (a
+// form's fields, their options), at any depth.
+func plantStruct(v reflect.Value, plant string) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		switch {
+		case f.Kind() == reflect.String:
+			f.SetString(plant)
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			f.Set(reflect.ValueOf([]string{plant, "line two " + plant}).Convert(f.Type()))
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+			el := reflect.New(f.Type().Elem()).Elem()
+			plantStruct(el, plant)
+			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), el))
 		}
 	}
-	return s
 }
 
 // PlantAll returns a copy of e with every text field holding plant.

@@ -13,9 +13,12 @@
 // suite allows 30 s). mcp/conformance_test.go builds and runs it.
 //
 // Scenarios: initialize (handshake and tool list only), tools_call
-// (add_numbers) and sse-retry (test_reconnection, whose result only arrives
-// after the client reconnects its SSE stream). latch does not do OAuth or
-// elicitation, so the auth/* and elicitation scenarios are not handled.
+// (add_numbers), sse-retry (test_reconnection, whose result only arrives
+// after the client reconnects its SSE stream) and
+// elicitation-sep1034-client-defaults (test_client_elicitation_defaults,
+// whose form latch accepts as its defaults fill it: mcp.ParseForm and
+// mcp.FormDefaults, what the session pre-fills a form with). latch does not
+// do OAuth, so the auth/* scenarios are not handled.
 package main
 
 import (
@@ -42,6 +45,18 @@ var scenarios = map[string][]call{
 	"initialize": nil,
 	"tools_call": {{tool: "add_numbers", args: map[string]any{"a": 2, "b": 3}, want: "The sum of 2 and 3 is 5"}},
 	"sse-retry":  {{tool: "test_reconnection", args: map[string]any{}, want: "Reconnection test completed successfully"}},
+	"elicitation-sep1034-client-defaults": {{tool: "test_client_elicitation_defaults", args: map[string]any{},
+		want: "Elicitation completed"}},
+}
+
+// acceptDefaults answers a form with its defaults, as a person who
+// changes nothing in latch's form would.
+func acceptDefaults(_ context.Context, _ string, req mcp.ElicitRequest) (mcp.ElicitResponse, error) {
+	fields, err := mcp.ParseForm(req.Schema)
+	if err != nil {
+		return mcp.ElicitResponse{Action: mcp.ElicitDecline}, nil
+	}
+	return mcp.ElicitResponse{Action: mcp.ElicitAccept, Content: mcp.FormDefaults(fields)}, nil
 }
 
 // serverName is the name the mock server gets in latch's config.
@@ -73,7 +88,7 @@ func run() error {
 		URL:            url,
 		Timeout:        15 * time.Second,
 		ConnectTimeout: 10 * time.Second,
-	}}, mcp.Options{})
+	}}, mcp.Options{Elicit: acceptDefaults})
 	defer m.CloseAll()
 	m.Start()
 

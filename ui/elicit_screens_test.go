@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/mcp"
+	"latch/mcp/mcptestutil"
+	"latch/session"
+	"latch/themes"
+)
+
+// formEvent is a form with every kind of field (mcptestutil.FormSchema).
+func formEvent(t *testing.T) *session.ElicitationEvent {
+	t.Helper()
+	fields, err := mcp.ParseForm(mcptestutil.FormSchema(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &session.ElicitationEvent{ID: "f1", Server: "desk", Mode: session.ElicitForm,
+		Message: "Please tell us about yourself, so that we can book the room.", Fields: fields}
+}
+
+// urlEvent is a URL request whose URL is longer than any screen is wide.
+func urlEvent() *session.ElicitationEvent {
+	return &session.ElicitationEvent{ID: "f2", Server: "auth", Mode: session.ElicitURL, Domain: "auth.example.com",
+		Message: "Sign in to your account to let the server read your calendar.",
+		URL: "https://auth.example.com/device/verify?user_code=WDJB-MJHT&client_id=latch-elicitation-demo" +
+			"&redirect_uri=https%3A%2F%2Flocalhost%3A8976%2Fcallback&scope=calendar.read"}
+}
+
+// TestElicitScreens draws a server's requests for input: a form with
+// every kind of field, the same form refusing a submit (problems next to
+// their fields), and a URL request (the URL whole, its domain apart).
+// Regenerate with go test ./ui -run TestElicitScreens -update.
+func TestElicitScreens(t *testing.T) {
+	for _, sz := range screenSizes {
+		w, h := sz.w, sz.h
+		name := func(view string) string { return fmt.Sprintf("%s_%dx%d", view, w, h) }
+		t.Run(name("form"), func(t *testing.T) {
+			s := screenModel(t, w, h, themes.Default(), "desk")
+			s.feed(&session.UserMessage{Turn: 1, Text: "book the room"}, formEvent(t))
+			pastFormGuard(s.m)
+			v := s.m.View()
+			for _, want := range []string{"desk asks you to fill in a form", "Email *", "an email address", "Name *", "Your full name", "30"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("the form lacks %q:\n%s", want, v)
+				}
+			}
+			goldenScreen(t, s.m, w, h)
+			for range 13 { // every field comes into view as tab reaches it
+				s.m.Update(tea.KeyMsg{Type: tea.KeyTab})
+				checkScreen(t, s.m.View(), w, h)
+			}
+			if v := s.m.View(); !strings.Contains(v, "› Tools") || !strings.Contains(v, "[x] saw") {
+				t.Errorf("the last field is not in view with the focus:\n%s", v)
+			}
+		})
+		t.Run(name("form_error"), func(t *testing.T) {
+			s := screenModel(t, w, h, themes.Default(), "desk")
+			s.feed(&session.UserMessage{Turn: 1, Text: "book the room"}, formEvent(t))
+			pastFormGuard(s.m)
+			s.m.Update(runes("ada@"))
+			s.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+			v := s.m.View()
+			if len(s.m.forms) != 1 || !strings.Contains(v, "✗ not an email address") || !strings.Contains(v, "✗ required") {
+				t.Errorf("the refused submit:\n%s", v)
+			}
+			goldenScreen(t, s.m, w, h)
+		})
+		t.Run(name("url"), func(t *testing.T) {
+			s := screenModel(t, w, h, themes.Default(), "auth")
+			ev := urlEvent()
+			s.feed(&session.UserMessage{Turn: 1, Text: "what is on my calendar?"}, ev)
+			pastFormGuard(s.m)
+			v := s.m.View()
+			flat := strings.Join(strings.Fields(strings.NewReplacer("│", "", "url", "").Replace(v)), "")
+			if !strings.Contains(flat, ev.URL) || !strings.Contains(v, "domain  auth.example.com") || !strings.Contains(v, "o open in the browser") {
+				t.Errorf("the URL request does not show the URL whole:\n%s", v)
+			}
+			goldenScreen(t, s.m, w, h)
+		})
+	}
+}
