@@ -96,6 +96,7 @@ func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *Ser
 	f.tokenFile = l.nonEmpty(srv, "token_file", obj["token_file"])
 	s.TokenCommand, _ = l.strList(srv, "token_command", obj["token_command"])
 	s.Allow = l.allowList(srv, "allow", obj["allow"])
+	l.checkServerKinds(srv, s.Allow)
 	s.Tools = l.toolList(srv, "tools", obj["tools"])
 	s.Mode = l.mode(srv, "mode", obj["mode"])
 	s.Timeout = l.duration(srv, "timeout", obj["timeout"], DefaultTimeout)
@@ -421,6 +422,9 @@ func (l *loader) checkAllowReadings(entries []string, servers []ServerConfig) {
 		if err := permissions.CheckEntry(e, names); err != nil {
 			l.errorf("", "permissions.allow", "%v", err)
 		}
+		if err := permissions.CheckKindEntry(e, names); err != nil {
+			l.errorf("", "permissions.allow", "%v", err)
+		}
 	}
 }
 
@@ -571,4 +575,14 @@ func isLoopback(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// checkServerKinds reports entries of a server's own allow that name a
+// request kind other than "@sampling" (see permissions.SamplingEntry).
+func (l *loader) checkServerKinds(scope string, allow []string) {
+	for _, a := range allow {
+		if err := permissions.CheckServerKindEntry(a); err != nil {
+			l.errorf(scope, "allow", "%v", err)
+		}
+	}
 }

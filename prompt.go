@@ -175,7 +175,9 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	}
 	p.elicitLine(e)
 	// Everything printed below comes from a display-safe copy.
-	switch e := session.Display(e).(type) {
+	shown := session.Display(e)
+	p.sampling(shown)
+	switch e := shown.(type) {
 	case *session.AssistantDelta:
 		if !p.asJSON {
 			fmt.Fprint(p.stdout, e.Text)

@@ -56,6 +56,9 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 		if err := permissions.CheckEntry(a, names); err != nil {
 			return nil, fmt.Errorf("--allow: %v", err)
 		}
+		if err := permissions.CheckKindEntry(a, names); err != nil {
+			return nil, fmt.Errorf("--allow: %v", err)
+		}
 	}
 	s.flagAllow = f.allow
 	s.theme = first(f.theme, cfg.Theme, "auto")

@@ -6,7 +6,7 @@ import (
 
 // What each side of a connection offers. A server offers tools, prompts,
 // resources, logging and completions; latch, as the client, answers a
-// server's own requests (roots) only where the transport can carry them,
+// server's own requests (roots, elicitation, sampling) only where the transport can carry them,
 // and declares exactly the capabilities it answers.
 
 // serverOffers names what a server's capabilities offer, in a fixed order.
@@ -27,7 +27,7 @@ func serverOffers(c mcpgo.ServerCapabilities) []string {
 
 // clientRequests names the server requests latch would answer for any
 // server, given the manager's options: roots only when some are given,
-// elicitation when a handler is.
+// elicitation and sampling when the manager has their handlers.
 func (m *Manager) clientRequests() []string {
 	var out []string
 	if len(m.Roots()) > 0 {
@@ -35,6 +35,9 @@ func (m *Manager) clientRequests() []string {
 	}
 	if m.opts.Elicit != nil {
 		out = append(out, "elicitation")
+	}
+	if m.opts.Sample != nil {
+		out = append(out, "sampling")
 	}
 	return out
 }
@@ -47,6 +50,9 @@ func (c *conn) declared() []string {
 	}
 	if c.elicit {
 		out = append(out, "elicitation")
+	}
+	if c.sample {
+		out = append(out, "sampling")
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -18,19 +19,25 @@ import (
 // handshake is what is checked: what it was told.
 func TestDeclaredCapabilities(t *testing.T) {
 	root := t.TempDir()
+	all := []string{"roots", "elicitation", "sampling"}
 	for _, tc := range []struct {
 		transport  string
 		roots      []string
+		handlers   bool // Elicit and Sample are set
 		answers    []string
 		notOffered []string
 	}{
-		{TransportInProcess, []string{root}, []string{"roots"}, nil},
-		{TransportHTTP, []string{root}, []string{"roots"}, nil},
-		{TransportSSE, []string{root}, nil, []string{"roots"}},
-		{TransportHTTP, nil, nil, nil},
-		{TransportSSE, nil, nil, nil},
+		{TransportInProcess, []string{root}, false, []string{"roots"}, nil},
+		{TransportHTTP, []string{root}, false, []string{"roots"}, nil},
+		{TransportSSE, []string{root}, false, nil, []string{"roots"}},
+		{TransportHTTP, nil, false, nil, nil},
+		{TransportSSE, nil, false, nil, nil},
+		{TransportInProcess, []string{root}, true, all, nil},
+		{TransportHTTP, []string{root}, true, all, nil},
+		{TransportSSE, []string{root}, true, nil, all},
+		{TransportHTTP, nil, true, []string{"elicitation", "sampling"}, nil},
 	} {
-		t.Run(tc.transport, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s roots=%d handlers=%v", tc.transport, len(tc.roots), tc.handlers), func(t *testing.T) {
 			var mu sync.Mutex
 			var told *mcpgo.ClientCapabilities
 			hooks := &mcpserver.Hooks{}
@@ -58,7 +65,12 @@ func TestDeclaredCapabilities(t *testing.T) {
 				t.Cleanup(h.Close)
 				cfg.URL = h.URL + "/sse"
 			}
-			m := New([]ServerConfig{cfg}, Options{Roots: tc.roots})
+			o := Options{Roots: tc.roots}
+			if tc.handlers {
+				o.Elicit = func(context.Context, string, ElicitRequest) (ElicitResponse, error) { return ElicitResponse{}, nil }
+				o.Sample = func(context.Context, string, SampleRequest) (SampleResponse, error) { return SampleResponse{}, nil }
+			}
+			m := New([]ServerConfig{cfg}, o)
 			t.Cleanup(m.CloseAll)
 			m.Start()
 			st := waitState(t, m, "caps", StateConnected, 5*time.Second)
@@ -76,7 +88,13 @@ func TestDeclaredCapabilities(t *testing.T) {
 			if declared := told.Roots != nil; declared != slices.Contains(tc.answers, "roots") {
 				t.Errorf("roots declared: %v, but latch answers %v", declared, tc.answers)
 			}
-			if told.Sampling != nil || told.Elicitation != nil || told.Experimental != nil {
+			if declared := told.Elicitation != nil; declared != slices.Contains(tc.answers, "elicitation") {
+				t.Errorf("elicitation declared: %v, but latch answers %v", declared, tc.answers)
+			}
+			if declared := told.Sampling != nil; declared != slices.Contains(tc.answers, "sampling") {
+				t.Errorf("sampling declared: %v, but latch answers %v", declared, tc.answers)
+			}
+			if told.Experimental != nil || told.Tasks != nil {
 				t.Errorf("declared what latch does not answer: %+v", *told)
 			}
 		})

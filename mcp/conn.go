@@ -28,6 +28,7 @@ type conn struct {
 	http   bool               // streamable HTTP or SSE: only these can answer 401
 	roots  bool               // the roots capability was declared (not on legacy SSE)
 	elicit bool               // the elicitation capability was declared (not on legacy SSE)
+	sample bool               // the sampling capability was declared (not on legacy SSE)
 	proc   *process           // stdio only
 	red    *redactor          // the manager's: every credential it knows
 	cancel context.CancelFunc // ends the client's long-lived context
@@ -56,6 +57,7 @@ type dialHooks struct {
 	onProc func(*process)                  // a stdio server's process, as soon as it started
 	roots  rootsHandler                    // answers roots/list; zero: roots not offered
 	elicit elicitHandler                   // answers elicitation/create; zero: not offered
+	sample samplingHandler                 // answers sampling/createMessage; zero: not offered
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -82,6 +84,10 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)),
 			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: elicitCapability()}))
 	}
+	if c.sample {
+		// Declares sampling and answers sampling/createMessage.
+		opts = append(opts, client.WithSamplingHandler(h.sample))
+	}
 	c.client = client.NewClient(tr, opts...)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
@@ -98,6 +104,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport.Interface, error) {
 	c.roots = h.roots.m != nil && offersRequests(transportName(cfg.Transport)) && len(h.roots.m.Roots()) > 0
 	c.elicit = h.elicit.m != nil && h.elicit.m.opts.Elicit != nil && offersRequests(transportName(cfg.Transport))
+	c.sample = h.sample.m != nil && h.sample.m.opts.Sample != nil && offersRequests(transportName(cfg.Transport))
 	switch cfg.Transport {
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)
@@ -117,6 +124,9 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		}
 		if c.elicit {
 			opts = append(opts, transport.WithElicitationHandler(c.elicitHandler(h)))
+		}
+		if c.sample {
+			opts = append(opts, transport.WithSamplingHandler(h.sample))
 		}
 		return transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...), nil
 	}

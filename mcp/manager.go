@@ -35,6 +35,9 @@ type Options struct {
 	// Elicit answers a server's elicitation/create (a form to fill in, a
 	// URL to open); nil: elicitation is not offered.
 	Elicit ElicitFunc
+	// Sample answers servers' sampling requests; nil: sampling is not
+	// offered (see SampleFunc).
+	Sample SampleFunc
 }
 
 // Manager holds every configured server. Its methods are safe for
@@ -447,6 +450,7 @@ func (m *Manager) connect(s *server, a *attempt) {
 		onProc: s.track,
 		roots:  rootsHandler{m},
 		elicit: elicitHandler{m: m, server: s.cfg.Name},
+		sample: samplingHandler{m, s.cfg.Name},
 	}
 	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {

@@ -123,6 +123,26 @@ func (g *Gate) decide(c Call) Verdict {
 // names), a session grant must have been made for c's server, and a saved
 // grant for c's server, tool and definition digest.
 func (g *Gate) listed(c Call) (Source, bool) {
+	if !isKind(c.Tool) && !isKind(c.Name) {
+		if src, ok := g.configListed(c); ok {
+			return src, true
+		}
+	}
+	if c.Server == "" {
+		return "", false
+	}
+	if g.savedCovers(c) {
+		return FromSaved, true
+	}
+	if gr, ok := g.grants[c.Name]; ok && c.Name != "" && gr.covers(c, g.servers) {
+		return FromSession, true
+	}
+	return "", false
+}
+
+// configListed reports whether the config or the flags allow-list c: its
+// server's own allow, permissions.allow or --allow. The caller holds g.mu.
+func (g *Gate) configListed(c Call) (Source, bool) {
 	if c.Tool != "" {
 		if _, ok := g.serverAllow[c.Server][c.Tool]; ok {
 			return FromServer, true
@@ -136,12 +156,6 @@ func (g *Gate) listed(c Call) (Source, bool) {
 	}
 	if g.names(g.flagAllow, c) {
 		return FromFlag, true
-	}
-	if g.savedCovers(c) {
-		return FromSaved, true
-	}
-	if gr, ok := g.grants[c.Name]; ok && c.Name != "" && gr.covers(c, g.servers) {
-		return FromSession, true
 	}
 	return "", false
 }

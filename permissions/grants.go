@@ -106,7 +106,11 @@ func (g *Gate) AllowList() []Entry {
 	var list []Entry
 	for server, tools := range g.serverAllow {
 		for tool := range tools {
-			list = append(list, Entry{Name: server + NamespaceSep + tool, Source: FromServer, Server: server})
+			name := server + NamespaceSep + tool
+			if tool == SamplingEntry {
+				name = SamplingName(server)
+			}
+			list = append(list, Entry{Name: name, Source: FromServer, Server: server})
 		}
 	}
 	for name := range g.allow {

@@ -294,6 +294,8 @@ var eventTypes = map[string]func() Event{
 	TypeResourcesChanged: func() Event { return &ResourcesChangedEvent{} },
 	TypeElicitation:      func() Event { return &ElicitationEvent{} },
 	TypeElicitAnswer:     func() Event { return &ElicitationAnswerEvent{} },
+	TypeSampling:         func() Event { return &SamplingEvent{} },
+	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

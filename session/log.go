@@ -147,13 +147,13 @@ func endTornLine(f *os.File, path string) error {
 // logged says whether an event goes to the log, and whether it is synced.
 func logged(e Event) (write, sync bool) {
 	switch e.(type) {
-	case *AssistantDelta, *ThinkingDelta, *ToolProgress:
+	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta:
 		return false, false
 	case *ToolCallEvent:
 		// Always followed by a synced event (permission, or the result of
 		// a call that never ran) before anything runs: that sync covers it.
 		return true, false
-	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent:
+	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent, *SamplingEvent:
 		return true, true
 	}
 	return true, false

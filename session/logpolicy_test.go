@@ -23,6 +23,8 @@ func TestLoggedPolicy(t *testing.T) {
 		{&MessageEvent{}, true, true},
 		{&AssistantMessage{}, true, false},
 		{&TurnDone{}, true, false},
+		{&SamplingDelta{}, false, false},
+		{&SamplingEvent{}, true, true},
 	} {
 		if w, s := logged(c.e); w != c.write || s != c.sync {
 			t.Errorf("logged(%T) = write %v, sync %v; want %v, %v", c.e, w, s, c.write, c.sync)

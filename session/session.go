@@ -158,6 +158,9 @@ type Session struct {
 	// elicitations waiting for the person (elicit.go).
 	noOne bool
 	el    elicitState
+
+	// sampling: the servers' open sampling requests (sampling.go).
+	sampling sampler
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -202,7 +205,7 @@ func New(o Options) *Session {
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
-			Elicit: s.elicit})
+			Elicit: s.elicit, Sample: s.sample})
 	}
 	return s
 }

@@ -23,6 +23,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleModalKey(msg)
 	case len(m.forms) > 0:
 		return m.handleFormKey(msg)
+	case m.sampling.modal != nil:
+		return m.handleSamplingKey(msg)
 	case m.helpOpen:
 		m.handleHelpKey(msg)
 		return nil

@@ -86,6 +86,7 @@ type Model struct {
 	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
 	openURL       func(string) error     // see Options.OpenURL
 	clipboard     func(string)           // see Options.Clipboard
+	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
 	queued        []string               // messages sent during a reply, sent after it
@@ -271,7 +272,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // windowTitle says the state: streaming, waiting for you, idle.
 func (m *Model) windowTitle() string {
 	switch {
-	case m.modal != nil || m.pending > 0 || len(m.forms) > 0:
+	case m.modal != nil || m.sampling.modal != nil || m.pending > 0 || len(m.forms) > 0:
 		return "latch · waiting for you"
 	case m.running:
 		return "latch · working"
@@ -409,6 +410,8 @@ func (m *Model) handleEvent(e session.Event) {
 		}
 	case *session.ElicitationEvent, *session.ElicitationAnswerEvent:
 		m.handleElicitEvent(e)
+	case *session.SamplingEvent, *session.SamplingDelta:
+		m.handleSamplingEvent(e)
 	case *session.ModelChanged:
 	}
 	m.dirty = true
@@ -494,10 +497,16 @@ func (m *Model) View() string {
 	return m.render()
 }
 
+// overModal reports whether a box over the chat waits for the person (an
+// asked call, a form, a sampling request): the frame is drawn afresh.
+func (m *Model) overModal() bool {
+	return m.modal != nil || m.sampling.modal != nil || len(m.forms) > 0
+}
+
 // render is the frame: the status line, the chat (with whatever is open
 // over it), the hint line and the input.
 func (m *Model) render() string {
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && m.modal == nil && len(m.forms) == 0 && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && !m.overModal() && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -512,6 +521,8 @@ func (m *Model) render() string {
 		body = overlay(body, m.modal.render(m, m.width, m.chat.height), m.width)
 	} else if len(m.forms) > 0 {
 		body = overlay(body, m.forms[0].render(m, m.width, m.chat.height), m.width)
+	} else if md := m.sampling.modal; md != nil {
+		body = overlay(body, md.render(m, m.width, m.chat.height), m.width)
 	}
 	if m.helpOpen {
 		body = overlay(body, m.helpBox(), m.width)
