@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: test build run fmt lint vet bench npm clean
+.PHONY: test build run fmt lint vet bench npm clean conformance
 
 ## test: install the pinned npm test servers, vet, and run every test with the race detector
 test: npm vet
@@ -14,6 +14,17 @@ npm:
 	@if [ -f testdata/npm/package.json ]; then \
 		cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error; \
 	fi
+
+## conformance: every client scenario of the MCP conformance suite (npm
+## @modelcontextprotocol/conformance) against latch's mcp package; the
+## expected failures in testdata/conformance/expected-failures.yaml may only
+## shrink (an entry that passes fails the run)
+conformance: npm
+	@mkdir -p bin
+	$(GO) build -o bin/conformance-client ./testdata/conformance
+	cd testdata/npm && NODE_OPTIONS="$$NODE_OPTIONS --import $(CURDIR)/testdata/conformance/node20-fs-globsync.mjs" \
+		node_modules/.bin/conformance client --command $(CURDIR)/bin/conformance-client --suite all \
+		--expected-failures $(CURDIR)/testdata/conformance/expected-failures.yaml
 
 vet:
 	$(GO) vet ./...

@@ -114,6 +114,18 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	// OAuth (url servers; config_oauth.go).
+	Auth                string   // "oauth", "none" or "" (automatic on a Bearer 401)
+	ClientID            string   // a pre-registered client
+	ClientSecret        string   // literal (warned about)
+	ClientSecretEnv     string   // a variable holding the client secret
+	ClientSecretFile    string   // ~ expanded, relative to the config file's folder
+	ClientSecretCommand []string // argv printing the client secret
+	ClientKeyFile       string   // PEM private key for private_key_jwt
+	ClientMetadataURL   string   // a client ID metadata document's https URL
+	Scopes              []string // asked for as well
+	Grant               string   // "authorization_code" (default) or "client_credentials"
+	Store               string   // "file" (default) or "memory"
 }
 
 // FindConfig returns the path to load: flagPath if non-empty, else

@@ -25,6 +25,8 @@ var serverKeys = []string{
 	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
 	"allow", "tools", "mode", "timeout", "connect_timeout", "disabled",
+	"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file", "client_secret_command",
+	"client_key_file", "client_metadata_url", "scopes", "grant", "store",
 }
 
 // credentialKeys are the credential sources, at most one per server.
@@ -151,6 +153,9 @@ func (l *loader) stdioServer(srv string, obj map[string]json.RawMessage, s *Serv
 	if creds := credentialsGiven(obj); len(creds) > 0 {
 		l.errorf(srv, strings.Join(creds, ", "), "credentials are only for url servers; use env for stdio servers")
 	}
+	if keys := oauthGiven(obj); len(keys) > 0 {
+		l.errorf(srv, strings.Join(keys, ", "), "OAuth is only for url servers")
+	}
 	s.Cwd = l.checkPath(srv, "cwd", cwd, live, true)
 }
 
@@ -186,6 +191,7 @@ func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *Server
 	if obj["token_command"] != nil && s.TokenCommand != nil {
 		l.tokenCommand(srv, s.TokenCommand, live)
 	}
+	l.oauth(srv, obj, s, plainRemote, live) // config_oauth.go
 }
 
 // headers checks a url server's static headers; one that carries a

@@ -18,6 +18,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
 		EmbedModel: s.cfg.Ollama.EmbedModel, Roots: s.roots,
+		AuthDir: authDir(s.getenv), OpenBrowser: browserFor(nonInteractive, s.getenv),
 	}
 }
 

@@ -205,16 +205,22 @@ func TestScreenE2E(t *testing.T) {
 		t.Errorf("the end of the answer is still on screen after PgUp:\n%s", dumpScreen(scr))
 	}
 
-	// 6. ? opens the overview; on 48 rows it fits over the chat.
+	// 6. ? opens the overview over the chat; on 48 rows it is a page
+	// that scrolls, End shows the last.
 	tm.typeKeys("?")
 	scr = waitSettled(t, tm, 5*time.Second, "the help overlay", func(s string) bool {
 		c := chatText(s)
 		return strings.Contains(c, "Keys") && strings.Contains(c, "Commands") && strings.Contains(c, "esc or ? closes")
 	})
 	step("after ?", scr)
-	if !strings.Contains(scr, "╭") || !strings.Contains(scr, "╰") || !strings.Contains(chatText(scr), "/theme [NAME]") {
+	if !strings.Contains(scr, "╭") || !strings.Contains(scr, "╰") {
 		t.Errorf("the overview is not a box over the chat:\n%s", dumpScreen(scr))
 	}
+	tm.sendKey("\x1b[F") // End
+	scr = waitSettled(t, tm, 5*time.Second, "the overview's last page", func(s string) bool {
+		return strings.Contains(chatText(s), "/theme [NAME]") && strings.Contains(chatText(s), "esc or ? closes")
+	})
+	step("after End", scr)
 	if inputText(scr) != "" && !strings.HasPrefix(inputText(scr), "Ask anything") {
 		t.Errorf("? reached the input: %q", inputText(scr))
 	}

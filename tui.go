@@ -35,6 +35,7 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
 			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
 		}
+		applyOAuth(c, &out[i])
 	}
 	return out
 }

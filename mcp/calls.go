@@ -242,7 +242,11 @@ func (m *Manager) authExpired(s *server, c *conn) {
 	s.mu.Unlock()
 	m.rename()
 	go c.close()
-	m.fail(s, gen, StateAuthExpired, "the server answered 401", "", nil)
+	reason := "the server answered 401"
+	if s.auth != nil {
+		reason = s.auth.reason()
+	}
+	m.fail(s, gen, StateAuthExpired, reason, "", nil)
 }
 
 // notification handles a server's notification. It runs on the

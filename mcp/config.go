@@ -43,6 +43,22 @@ type ServerConfig struct {
 	TokenFile    string   // a file holding the token
 	TokenCommand []string // a command printing the token
 
+	// OAuth (http, sse; see oauth.go). Auth is AuthOAuth to log in with
+	// OAuth whatever the server's first answer, AuthNone never to; left
+	// empty, a server without a static credential that answers 401 with a
+	// Bearer challenge is logged in to with OAuth.
+	Auth                string
+	ClientID            string   // a pre-registered client
+	ClientSecret        string   // its secret: a literal,
+	ClientSecretEnv     string   // a variable,
+	ClientSecretFile    string   // a file,
+	ClientSecretCommand []string // or a command printing it
+	ClientKeyFile       string   // a PEM private key: private_key_jwt client authentication
+	ClientMetadataURL   string   // a client ID metadata document's URL
+	Scopes              []string // asked for, with what the server asks for
+	Grant               string   // GrantAuthorizationCode (default) or GrantClientCredentials
+	Store               string   // StoreFile (default) or StoreMemory
+
 	InProcess *mcpserver.MCPServer // inprocess
 
 	Timeout        time.Duration // per request (default 60 s), on every transport

@@ -17,9 +17,9 @@ import (
 )
 
 // conformanceScenarios are the client scenarios of the official MCP
-// conformance suite (npm @modelcontextprotocol/conformance 0.1.16) that
-// apply to latch: all four that are not about OAuth. The 22 auth/* scenarios
-// are left out because latch does no OAuth (only static tokens).
+// conformance suite (npm @modelcontextprotocol/conformance 0.1.16) that are
+// not about OAuth: all four must pass. The 22 auth/* scenarios are run by
+// TestConformanceAuth (conformance_auth_test.go).
 var conformanceScenarios = []string{"initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"}
 
 var (

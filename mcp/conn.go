@@ -58,6 +58,7 @@ type dialHooks struct {
 	roots  rootsHandler                    // answers roots/list; zero: roots not offered
 	elicit elicitHandler                   // answers elicitation/create; zero: not offered
 	sample samplingHandler                 // answers sampling/createMessage; zero: not offered
+	auth   *oauthState                     // an OAuth server's login (http, sse)
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -110,10 +111,10 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		return c.stdioTransport(cfg, h)
 	case TransportHTTP:
 		c.http = true
-		return streamableTransport(cfg, token)
+		return streamableTransport(cfg, token, h.auth)
 	case TransportSSE:
 		c.http = true
-		return c.sseTransport(cfg, token)
+		return c.sseTransport(cfg, token, h.auth)
 	case TransportInProcess:
 		if cfg.InProcess == nil {
 			return nil, errors.New("inprocess transport without a server")
@@ -154,9 +155,9 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.
-func streamableTransport(cfg ServerConfig, token string) (transport.Interface, error) {
+func streamableTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
 	opts := []transport.StreamableHTTPCOption{
-		transport.WithHTTPBasicClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
+		transport.WithHTTPBasicClient(serverHTTPClient(cfg, token, auth)),
 		transport.WithHTTPHeaders(staticHeaders(cfg, token)),
 		transport.WithHTTPLogger(quietLogger),
 		// Without a listening GET stream, a legacy streamable-HTTP
@@ -176,9 +177,9 @@ func streamableTransport(cfg ServerConfig, token string) (transport.Interface, e
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is
 // reported on c.lost.
-func (c *conn) sseTransport(cfg ServerConfig, token string) (transport.Interface, error) {
+func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
 	opts := []transport.ClientOption{
-		transport.WithHTTPClient(&http.Client{Transport: newHeaderTransport(cfg, token), CheckRedirect: sameOrigin(cfg)}),
+		transport.WithHTTPClient(serverHTTPClient(cfg, token, auth)),
 		transport.WithHeaders(staticHeaders(cfg, token)),
 		transport.WithSSELogger(quietLogger),
 		// mcp-go's SSE default of 60 s would override our timeout.
@@ -199,6 +200,17 @@ func (c *conn) sseTransport(cfg ServerConfig, token string) (transport.Interface
 		}
 	})
 	return t, nil
+}
+
+// serverHTTPClient is the HTTP client of an HTTP or SSE server: its
+// headers and token for its origin only, redirects within it only, and
+// an OAuth server's access token on top (see authTransport).
+func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState) *http.Client {
+	var rt http.RoundTripper = newHeaderTransport(cfg, token)
+	if auth != nil {
+		rt = &authTransport{base: rt, o: auth}
+	}
+	return &http.Client{Transport: rt, CheckRedirect: sameOrigin(cfg)}
 }
 
 // handshake starts the client, then runs the handshake and the first

@@ -23,68 +23,84 @@ var tokenCommandWaitDelay = time.Second
 // and the value is never cached past a close. Errors name the source (the
 // variable, file or command), never the value or a command's output.
 func resolveToken(ctx context.Context, c ServerConfig, getenv func(string) string) (string, error) {
+	return resolveSecret(ctx, "token", secretSource{c.Token, c.TokenEnv, c.TokenFile, c.TokenCommand}, getenv)
+}
+
+// secretSource is where a secret lives: a literal, a variable, a file or
+// a command (the first one set wins).
+type secretSource struct {
+	literal, env, file string
+	command            []string
+}
+
+// resolveSecret reads a secret from its source now. field names the
+// config fields in errors ("token" for token_env, token_file…).
+func resolveSecret(ctx context.Context, field string, src secretSource, getenv func(string) string) (string, error) {
 	switch {
-	case c.Token != "":
-		return trimToken(c.Token), nil
-	case c.TokenEnv != "":
-		return tokenFromEnv(c.TokenEnv, getenv)
-	case c.TokenFile != "":
-		return tokenFromFile(c.TokenFile)
-	case len(c.TokenCommand) > 0:
-		return tokenFromCommand(ctx, c.TokenCommand)
+	case src.literal != "":
+		return trimToken(src.literal), nil
+	case src.env != "":
+		return tokenFromEnv(field, src.env, getenv)
+	case src.file != "":
+		return tokenFromFile(field, src.file)
+	case len(src.command) > 0:
+		return tokenFromCommand(ctx, field, src.command)
 	}
 	return "", nil
 }
 
-// tokenFromEnv reads the token from the variable name (token_env).
-func tokenFromEnv(name string, getenv func(string) string) (string, error) {
+// tokenFromEnv reads the secret from the variable name (token_env).
+func tokenFromEnv(field, name string, getenv func(string) string) (string, error) {
 	if !ValidEnvName(name) {
-		// Not named: it may be the token itself, put in the wrong field.
-		return "", errors.New("token_env: not a variable name (is it the token itself? put the variable's name here)")
+		// Not named: it may be the secret itself, put in the wrong field.
+		return "", fmt.Errorf("%s_env: not a variable name (is it the secret itself? put the variable's name here)", field)
 	}
 	v := getenv(name)
 	if v == "" {
+		if field != "token" {
+			return "", fmt.Errorf("%s_env: environment variable %s is not set or empty", field, name)
+		}
 		return "", tokenEnvUnset(name)
 	}
 	return trimToken(v), nil
 }
 
-// tokenFromFile reads the token from the file at path (token_file).
-func tokenFromFile(path string) (string, error) {
+// tokenFromFile reads the secret from the file at path (token_file).
+func tokenFromFile(field, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("token_file: %s not found", path)
+			return "", fmt.Errorf("%s_file: %s not found", field, path)
 		}
-		return "", fmt.Errorf("token_file: cannot read %s", path)
+		return "", fmt.Errorf("%s_file: cannot read %s", field, path)
 	}
 	t := trimToken(string(b))
 	if t == "" {
-		return "", fmt.Errorf("token_file: %s is empty", path)
+		return "", fmt.Errorf("%s_file: %s is empty", field, path)
 	}
 	return t, nil
 }
 
-// tokenFromCommand reads the token from what argv prints (token_command),
+// tokenFromCommand reads the secret from what argv prints (token_command),
 // within tokenCommandTimeout.
-func tokenFromCommand(ctx context.Context, argv []string) (string, error) {
+func tokenFromCommand(ctx context.Context, field string, argv []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, tokenCommandTimeout)
 	defer cancel()
 	out, err := runTokenCommand(ctx, argv)
 	name := argv[0]
 	switch {
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("token_command: %s did not finish within %s", name, tokenCommandTimeout)
+		return "", fmt.Errorf("%s_command: %s did not finish within %s", field, name, tokenCommandTimeout)
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", fmt.Errorf("token_command: %s failed (%s)", name, ee.ProcessState)
+			return "", fmt.Errorf("%s_command: %s failed (%s)", field, name, ee.ProcessState)
 		}
-		return "", fmt.Errorf("token_command: cannot run %s", name)
+		return "", fmt.Errorf("%s_command: cannot run %s", field, name)
 	}
 	t := trimToken(out)
 	if t == "" {
-		return "", fmt.Errorf("token_command: %s printed nothing", name)
+		return "", fmt.Errorf("%s_command: %s printed nothing", field, name)
 	}
 	return t, nil
 }

@@ -32,6 +32,14 @@ type LogLine struct {
 	Text   string
 }
 
+// LoginURL is the URL a login opens in the browser, to be shown too (a
+// remote terminal has no browser to open).
+type LoginURL struct {
+	Server string
+	URL    string
+}
+
+func (e LoginURL) server() string      { return e.Server }
 func (e StatusChanged) server() string { return e.Status.Name }
 func (e ToolsChanged) server() string  { return e.Server }
 func (e Progress) server() string      { return e.Server }

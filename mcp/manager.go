@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"sort"
@@ -38,6 +39,16 @@ type Options struct {
 	// Sample answers servers' sampling requests; nil: sampling is not
 	// offered (see SampleFunc).
 	Sample SampleFunc
+	// OpenBrowser opens an OAuth login URL in the person's browser (see
+	// oauth.go); nil when no one is there to log in (latch -p): a server
+	// that needs a browser then fails at once, saying what to run.
+	OpenBrowser func(ctx context.Context, url string) error
+	// AuthDir is where OAuth logins are kept ($XDG_STATE_HOME/latch/auth);
+	// "" keeps them in memory only.
+	AuthDir string
+	// OAuthHTTP is the client for authorization servers (default: one
+	// with a 30 s timeout).
+	OAuthHTTP *http.Client
 }
 
 // Manager holds every configured server. Its methods are safe for
@@ -90,7 +101,8 @@ type server struct {
 	conn     *conn
 	gen      int // bumped per connect; events of older connections are dropped
 	tools    []mcpgo.Tool
-	override string // a token given with /token: memory only
+	override string      // a token given with /token: memory only
+	auth     *oauthState // an OAuth server's login; nil for the others
 	// abort ends the connect in progress, if any; dialing is closed when
 	// that connect has returned (and stopped whatever it started).
 	abort   context.CancelFunc
@@ -130,6 +142,10 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	for _, c := range cfgs {
 		c.secretVars = secrets
 		s := &server{cfg: c}
+		if c.usesOAuth() {
+			s.auth = m.newOAuthState(c)
+			s.auth.onURL = func(u string) { m.emit(LoginURL{Server: c.Name, URL: u}) }
+		}
 		s.status = Status{Name: c.Name, Transport: transportName(c.Transport), State: StateClosed, Since: time.Now()}
 		if c.Disabled {
 			s.status.State = StateDisabled
@@ -142,7 +158,7 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 }
 
 // emit hands an event on, with every credential redacted from it.
-func (m *Manager) emit(e Event) { m.opts.OnEvent(redactAll(m.red, e)) }
+func (m *Manager) emit(e Event) { m.opts.OnEvent(redactAll(m.red, m.withLogin(e))) }
 
 // knownSecrets are the credentials the config reveals before anything
 // connects: literal tokens, the values of token_env variables and literal
@@ -451,6 +467,7 @@ func (m *Manager) connect(s *server, a *attempt) {
 		roots:  rootsHandler{m},
 		elicit: elicitHandler{m: m, server: s.cfg.Name},
 		sample: samplingHandler{m, s.cfg.Name},
+		auth:   s.auth,
 	}
 	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {
@@ -496,6 +513,9 @@ func (m *Manager) dialFailed(s *server, gen int, err error) {
 		exit, tail = ce.exit, ce.tail
 		if ce.auth {
 			state = StateAuthExpired
+			if s.auth != nil {
+				err = errors.New(s.auth.reason())
+			}
 		}
 	}
 	m.fail(s, gen, state, err.Error(), exit, tail)
@@ -599,6 +619,9 @@ func (s *server) snapshot() Status {
 	st.Offers = append([]string(nil), st.Offers...)
 	st.Answers = append([]string(nil), st.Answers...)
 	st.NotOffered = append([]string(nil), st.NotOffered...)
+	if s.auth != nil {
+		st.Login = s.auth.info()
+	}
 	return st
 }
 

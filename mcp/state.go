@@ -54,6 +54,8 @@ type Status struct {
 	NotOffered []string
 	LastError  string
 	Since      time.Time // when it entered State
+	// Login is an OAuth server's login (zero for the others).
+	Login LoginInfo
 }
 
 // Summary is the one-line form: "connected (3 tools)", "failed: …".
@@ -69,6 +71,9 @@ func (s Status) Summary() string {
 			return s.State.String() + ": " + s.Reason
 		}
 	case StateAuthExpired:
+		if s.Login.OAuth {
+			return s.loginSummary()
+		}
 		return fmt.Sprintf("auth expired: /token %s or /connect %s", s.Name, s.Name)
 	}
 	return s.State.String()

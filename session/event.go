@@ -296,6 +296,7 @@ var eventTypes = map[string]func() Event{
 	TypeElicitAnswer:     func() Event { return &ElicitationAnswerEvent{} },
 	TypeSampling:         func() Event { return &SamplingEvent{} },
 	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
+	TypeLoginURL:         func() Event { return &LoginURLEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

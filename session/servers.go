@@ -48,6 +48,8 @@ func (s *Session) mcpEvent(e mcp.Event) {
 			Changed: e.Changed, Removed: e.Removed})
 	case mcp.PromptsChanged:
 		s.publishPromptsChanged(e)
+	case mcp.LoginURL:
+		s.loginURL(e)
 	case mcp.Progress:
 		s.publish(&ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
 			Progress: e.Progress, Total: e.Total, Message: e.Message})

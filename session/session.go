@@ -44,6 +44,10 @@ type Options struct {
 	Policy permissions.Policy
 	// NonInteractive means no one can answer: ask mode denies (-p).
 	NonInteractive bool
+	// OpenBrowser opens an MCP server's OAuth login page (nil: none can
+	// be opened, as in -p); AuthDir keeps the logins (see mcp.Options).
+	OpenBrowser func(ctx context.Context, url string) error
+	AuthDir     string
 	// MaxToolRounds limits rounds of tool calls per turn (default 25).
 	MaxToolRounds int
 	// NoTextToolCalls turns off running tool calls a model wrote as text
@@ -205,7 +209,7 @@ func New(o Options) *Session {
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
-			Elicit: s.elicit, Sample: s.sample})
+			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir})
 	}
 	return s
 }

@@ -129,6 +129,7 @@ type Backend interface {
 	Prompts
 	Resources
 	Elicitations
+	Logins
 }
 
 // backends are the parts of the backend the model holds, one per concern.

@@ -29,6 +29,8 @@ func init() {
 		{"connect", "NAME|all", "connect a server; reconnect one that is up (re-reads its token)", (*Model).cmdConnect},
 		{"close", "NAME|all", "close a server's connection", (*Model).cmdClose},
 		{"token", "NAME", "give a server a new token (masked, memory only) and reconnect", (*Model).cmdToken},
+		{"login", "NAME", "log in to a server with OAuth (in the browser) and connect it", (*Model).cmdLogin},
+		{"logout", "NAME", "log out of a server: revoke and delete its tokens, close it", (*Model).cmdLogout},
 		{"logs", "NAME [LEVEL]", "a server's log; LEVEL (debug…emergency) sets what it sends", (*Model).cmdLogs},
 		{"prompts", "", "servers' prompts; run one as /SERVER:PROMPT [arg=value …]", (*Model).cmdPrompts},
 		{"resources", "[SERVER …]", "resources and templates; watch|unwatch URI; @SERVER:URI attaches one", (*Model).cmdResources},
@@ -94,8 +96,10 @@ func (m *Model) cmdHelp(args []string) tea.Cmd {
 		m.badArgs("help")
 		return nil
 	}
-	if m.helpFits() {
-		m.helpOpen = true
+	if m.helpRows() >= 8 {
+		// Over the chat, a page at a time when it does not fit; on a very
+		// short screen it goes into the chat instead, where it scrolls.
+		m.helpOpen, m.helpScroll = true, 0
 		m.dirty = true
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 type candidate struct{ text, help string }
 
 // serverCommands take a server name as their (first) argument.
-var serverCommands = map[string]bool{"connect": true, "close": true, "token": true, "tools": true, "logs": true, "mode": true}
+var serverCommands = map[string]bool{"connect": true, "close": true, "token": true, "login": true, "logout": true, "tools": true, "logs": true, "mode": true}
 
 // candidates lists the completions of the input v: command names, then
 // their arguments (server names, modes, model and theme names).

@@ -68,6 +68,9 @@ func terminalClipboard(text string) { termenv.NewOutput(os.Stdout).Copy(text) }
 // every control character but newline and tab removed, since pasted text
 // is typed into whatever has the focus (a shell runs a pasted line).
 func (m *Model) clipboardText() string {
+	if m.login.url != "" {
+		return m.login.url // a login waits: its page
+	}
 	for i := len(m.chat.entries) - 1; i >= 0; i-- {
 		if e := m.chat.entries[i]; e.kind == assistantEntry && e.done && strings.TrimSpace(e.text) != "" {
 			return sanitize.Clipboard(e.text)
@@ -76,18 +79,8 @@ func (m *Model) clipboardText() string {
 	return ""
 }
 
-// helpFits says whether the overview fits over the chat; on a short
-// screen it goes into the chat instead, where it scrolls.
-func (m *Model) helpFits() bool {
-	n := 5 + len(commands)
-	for _, g := range m.keys.FullHelp() {
-		n += len(g)
-	}
-	return n+2 <= m.chat.height
-}
-
-// helpBox is the key and command overview (? or /help).
-func (m *Model) helpBox() string {
+// helpLines are the overview's lines: the keys, then the commands.
+func (m *Model) helpLines() []string {
 	st := m.st.Dialog
 	var b strings.Builder
 	b.WriteString(st.Title.Render("Keys") + "\n")
@@ -105,13 +98,31 @@ func (m *Model) helpBox() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-*s %s\n", w0, c.usage(), c.help)
 	}
-	b.WriteString("\n" + st.Hint.Render("esc or ? closes"))
-	lines := strings.Split(b.String(), "\n")
-	w := min(m.width-4, 100)
-	maxRows := max(m.chat.height-2, 5)
-	if len(lines) > maxRows {
-		lines = append(lines[:maxRows-1], st.Hint.Render("… (a taller window shows all) · esc closes"))
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+// helpRows is how many of the overview's lines fit in its box over the
+// chat, its last row being the hint.
+func (m *Model) helpRows() int {
+	return max(m.chat.height-m.st.Dialog.Box.GetVerticalFrameSize()-2, 3)
+}
+
+// helpBox is the key and command overview (? or /help), over the chat. A
+// screen too short for all of it shows a page at a time: ↑/↓ and
+// PgUp/PgDn scroll (handleHelpKey).
+func (m *Model) helpBox() string {
+	st := m.st.Dialog
+	lines := m.helpLines()
+	rows := m.helpRows()
+	hint := "esc or ? closes"
+	if len(lines) > rows {
+		m.helpScroll = max(min(m.helpScroll, len(lines)-rows), 0)
+		hint = fmt.Sprintf("esc or ? closes · ↑↓ PgUp PgDn scroll · lines %d–%d of %d",
+			m.helpScroll+1, m.helpScroll+rows, len(lines))
+		lines = lines[m.helpScroll : m.helpScroll+rows]
 	}
+	w := min(m.width-4, 100)
+	lines = append(lines, "", st.Hint.Render(hint))
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, w-4, "…")
 	}

@@ -34,11 +34,26 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	return m.handleChatKey(msg)
 }
 
-// handleHelpKey closes the overview on Esc, ? or q; other keys do nothing.
+// handleHelpKey closes the overview on Esc, ? or q, and scrolls it with
+// the arrows, PgUp/PgDn, Home and End; other keys do nothing.
 func (m *Model) handleHelpKey(msg tea.KeyMsg) {
-	if msg.Type == tea.KeyEsc || isRune(msg, '?', 'q') {
+	m.dirty = true
+	page := m.helpRows() - 1
+	switch {
+	case msg.Type == tea.KeyEsc || isRune(msg, '?', 'q'):
 		m.helpOpen = false
-		m.dirty = true
+	case msg.Type == tea.KeyUp || isRune(msg, 'k'):
+		m.helpScroll = max(m.helpScroll-1, 0)
+	case msg.Type == tea.KeyDown || isRune(msg, 'j'):
+		m.helpScroll++ // helpBox keeps it in range
+	case msg.Type == tea.KeyPgUp:
+		m.helpScroll = max(m.helpScroll-page, 0)
+	case msg.Type == tea.KeyPgDown || isRune(msg, ' '):
+		m.helpScroll += page
+	case msg.Type == tea.KeyHome:
+		m.helpScroll = 0
+	case msg.Type == tea.KeyEnd:
+		m.helpScroll = len(m.helpLines())
 	}
 }
 
@@ -84,6 +99,7 @@ func (m *Model) cancelInnermost() {
 			m.input.set(last)
 		}
 		m.addNotice("taken back from the queue")
+	case m.cancelLogin():
 	case m.sess.CancelTools():
 	case m.running:
 		m.sess.Cancel()

@@ -255,13 +255,24 @@ func TestScreens(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default())
 			s.typeText("?")
 			v := s.m.View()
-			if s.m.helpOpen {
-				t.Errorf("on a %d-row screen the overview does not fit over the chat, yet it opened as an overlay", h)
+			// On a screen too short for all of it, the overview is a page
+			// over the chat that scrolls.
+			if !s.m.helpOpen || !strings.Contains(v, "Keys") || !strings.Contains(v, "ctrl+t") || s.m.input.value() != "" {
+				t.Errorf("? should open the overview over the chat and leave the input empty:\n%s", v)
 			}
-			if !strings.Contains(v, "Keys") || !strings.Contains(v, "ctrl+t") || s.m.input.value() != "" {
-				t.Errorf("? should show the overview in the chat and leave the input empty:\n%s", v)
+			if !strings.Contains(v, "PgUp PgDn scroll · lines 1–") {
+				t.Errorf("on a %d-row screen the overview does not say it scrolls:\n%s", h, v)
 			}
 			goldenScreen(t, s.m, w, h)
+			s.m.Update(tea.KeyMsg{Type: tea.KeyEnd})
+			if v := s.m.View(); !strings.Contains(v, "/quit") || strings.Contains(v, "alt+enter") {
+				t.Errorf("End should show the overview's last page:\n%s", v)
+			}
+			s.m.Update(tea.KeyMsg{Type: tea.KeyPgUp})
+			s.m.Update(tea.KeyMsg{Type: tea.KeyHome})
+			if v := s.m.View(); !strings.Contains(v, "alt+enter") {
+				t.Errorf("Home should show the overview's first page:\n%s", v)
+			}
 		})
 
 		t.Run(name("complete_co"), func(t *testing.T) {

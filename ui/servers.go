@@ -50,6 +50,10 @@ func (m *Model) handleServerStatus(e *session.ServerStatusEvent) {
 		fmt.Fprintf(&b, "\n/connect %s retries · /logs %s shows its log", name, name)
 		m.addError(b.String())
 	case session.StateAuthExpired.String():
+		if strings.Contains(e.Summary, "/login") {
+			m.addError(fmt.Sprintf("MCP server %s %s", name, sanitize.Line(e.Summary)))
+			break
+		}
 		m.addError(fmt.Sprintf("MCP server %s: authorization expired (401): /token %s sets a new token, /connect %s re-reads the configured one", name, name, name))
 	case session.StateClosed.String():
 		if prev.state != "" && prev.state != e.State {
@@ -152,6 +156,7 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 		fmt.Fprintf(&b, "  %-16s %-9s %-10s %5d  %s\n", st.Name, st.Transport, st.ProtocolVersion, st.Tools,
 			sanitize.Line(st.Summary()))
 		writeCapabilities(&b, st)
+		writeLogin(&b, st)
 		if st.LastError != "" && st.State == session.StateConnected {
 			fmt.Fprintf(&b, "  %-16s last error: %s\n", "", sanitize.Line(st.LastError))
 		}

@@ -79,6 +79,7 @@ type Model struct {
 	input         inputBox
 	picker        *picker
 	token         *tokenPrompt           // the masked /token input, when open
+	login         loginState             // the /login waiting in the browser
 	servers       map[string]serverState // by name, from server_status events
 	cards         map[string]*entry      // tool-call cards by call id
 	modal         *modal                 // the permission question, when open
@@ -92,6 +93,7 @@ type Model struct {
 	queued        []string               // messages sent during a reply, sent after it
 	modelNames    []string               // installed models, once listed (for completion)
 	helpOpen      bool                   // the key and command overview is shown
+	helpScroll    int                    // its first line shown, when it does not fit
 	title         string                 // the window title last set
 	themeEnv      themeEnv
 	view          viewOpts
@@ -321,6 +323,18 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleServerDone(msg)
 	case cmdDoneMsg:
 		m.handleCmdDone(msg)
+	default:
+		return m, m.updateServerExtras(msg)
+	}
+	return m, nil
+}
+
+// updateServerExtras handles what the servers' commands beyond tools
+// bring back: logins, prompts, resources and attachments.
+func (m *Model) updateServerExtras(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loginDoneMsg:
+		m.handleLoginDone(msg)
 	case promptRanMsg:
 		m.handlePromptRan(msg)
 	case promptValuesMsg:
@@ -328,13 +342,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case resourcesMsg:
 		m.handleResources(msg)
 	case resListMsg:
-		return m, m.handleResList(msg)
+		return m.handleResList(msg)
 	case resCompMsg:
-		return m, m.handleResComp(msg)
+		return m.handleResComp(msg)
 	case attachSentMsg:
 		m.handleAttachSent(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // handleEvents applies a batch of session events, then waits for the next.
@@ -396,13 +410,15 @@ func (m *Model) handleEvent(e session.Event) {
 	case *session.ServerStatusEvent:
 		m.handleServerStatus(e)
 		m.refreshPrompts()
+		delete(m.resCache().lists, e.Server)
 	case *session.PromptsChangedEvent:
 		m.onPromptsChanged(e)
 	case *session.PromptEvent:
 		m.onPromptEvent(e)
-		delete(m.resCache().lists, e.Server)
 	case *session.AttachmentEvent, *session.ResourceUpdatedEvent, *session.ResourcesChangedEvent:
 		m.handleResourceEvent(e)
+	case *session.LoginURLEvent:
+		m.handleLoginURL(e)
 	case *session.ToolsChangedEvent:
 		if len(e.Changed) > 0 || len(e.Removed) > 0 {
 			m.addNotice(fmt.Sprintf("%s: tool list changed (%d tools; changed: %s; removed: %s)",

@@ -107,6 +107,8 @@ func TestSlashCommandsNeverReachTheModel(t *testing.T) {
 		t.Fatalf("slash commands sent %d requests to the model", n)
 	}
 	v := h.m.View()
+	h.key(tea.KeyPgDown) // the overview's next page
+	v += h.m.View()
 	for _, want := range []string{"unknown command /nosuch", "usage: /clear", "Commands", "/model [NAME]"} {
 		if !strings.Contains(v, want) && !strings.Contains(allText(h.m), want) {
 			t.Errorf("screen lacks %q", want)

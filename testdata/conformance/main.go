@@ -75,6 +75,9 @@ func run() error {
 	}
 	url := os.Args[len(os.Args)-1]
 	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
+	if strings.HasPrefix(scenario, "auth/") {
+		return runAuth(url, scenario) // auth.go
+	}
 	calls, ok := scenarios[scenario]
 	if !ok {
 		return fmt.Errorf("scenario %q is not handled", scenario)

@@ -1,0 +1,210 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// Values of ServerConfig.Auth, Grant and Store.
+const (
+	AuthOAuth = "oauth" // log in with OAuth (MCP authorization)
+	AuthNone  = "none"  // never log in: a 401 is only reported
+
+	GrantAuthorizationCode = "authorization_code" // a person logs in in a browser
+	GrantClientCredentials = "client_credentials" // the client's own credentials, no browser
+
+	StoreFile   = "file"   // tokens kept in $XDG_STATE_HOME/latch/auth/<server>.json
+	StoreMemory = "memory" // tokens kept in memory only
+)
+
+// oauthHTTPTimeout bounds each request to an authorization server.
+var oauthHTTPTimeout = 30 * time.Second
+
+// loginTimeout bounds how long a login waits for the browser's callback.
+var loginTimeout = 5 * time.Minute
+
+// refreshMargin is how long before its expiry a token is refreshed.
+var refreshMargin = 60 * time.Second
+
+// maxStepUps is how many times one request may ask for more scopes.
+const maxStepUps = 1
+
+// errNoLogin says a server needs a login that cannot happen here: no
+// browser can be opened (latch -p), or the login is not asked for.
+var errNoLogin = errors.New("not logged in")
+
+// oauthState is a server's OAuth session: what discovery found, who the
+// client is, and the tokens. It outlives connections (a reconnect keeps
+// the login) and is safe for concurrent use. Every secret it learns goes
+// to red the moment it is known.
+type oauthState struct {
+	cfg    ServerConfig
+	red    *redactor
+	http   *http.Client // for the authorization server: no credentials of the MCP server
+	store  *tokenFile   // nil: memory only
+	getenv func(string) string
+	// browser opens a login URL; nil when no one can (latch -p).
+	browser func(ctx context.Context, url string) error
+	onURL   func(url string) // told every login URL, to show it
+
+	mu        sync.Mutex
+	rec       authRecord // client, endpoints and tokens
+	challenge challenge  // the server's last Bearer challenge
+	disc      *discovery // nil until discovered
+	expired   string     // why the login no longer works ("" when it does)
+	loginMu   sync.Mutex // one interactive login at a time
+	refreshMu sync.Mutex // one refresh at a time
+}
+
+// authRecord is what a login leaves: kept in memory and, unless the
+// server's store is memory, on disk (0600) for the next start.
+type authRecord struct {
+	URL          string    `json:"url"` // the server's URL: a record for another URL is ignored
+	ClientID     string    `json:"client_id,omitempty"`
+	ClientSecret string    `json:"client_secret,omitempty"` // from dynamic registration only
+	AuthMethod   string    `json:"token_endpoint_auth_method,omitempty"`
+	Issuer       string    `json:"issuer,omitempty"`
+	TokenURL     string    `json:"token_endpoint,omitempty"`
+	RevokeURL    string    `json:"revocation_endpoint,omitempty"`
+	Resource     string    `json:"resource,omitempty"`
+	AccessToken  string    `json:"access_token,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	ExpiresAt    time.Time `json:"expires_at,omitzero"`
+	Scope        string    `json:"scope,omitempty"`
+}
+
+// secrets are the record's credentials, for the redactor.
+func (r authRecord) secrets() []string {
+	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret}
+}
+
+// usesOAuth reports whether cfg may log in with OAuth: an HTTP or SSE
+// server with no static credential and not auth "none".
+func (c ServerConfig) usesOAuth() bool {
+	t := transportName(c.Transport)
+	if (t != TransportHTTP && t != TransportSSE) || c.Auth == AuthNone {
+		return false
+	}
+	return c.Auth == AuthOAuth || !c.hasCredential()
+}
+
+func (c ServerConfig) grant() string {
+	if c.Grant == "" {
+		return GrantAuthorizationCode
+	}
+	return c.Grant
+}
+
+// newOAuthState makes the OAuth session of cfg and loads what an earlier
+// login stored.
+func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
+	o := &oauthState{cfg: cfg, red: m.red, getenv: m.opts.Getenv, onURL: func(string) {},
+		http: &http.Client{Timeout: oauthHTTPTimeout}, browser: m.opts.OpenBrowser}
+	if m.opts.OAuthHTTP != nil {
+		o.http = m.opts.OAuthHTTP
+	}
+	if cfg.Store != StoreMemory && m.opts.AuthDir != "" {
+		o.store = &tokenFile{dir: m.opts.AuthDir, server: cfg.Name}
+		if rec, err := o.store.load(); err == nil && rec.URL == cfg.URL {
+			m.red.add(rec.secrets()...)
+			o.rec = rec
+		}
+	}
+	return o
+}
+
+// token is the access token to send now ("" without one), refreshed first
+// when it is about to expire and can be.
+func (o *oauthState) token(ctx context.Context) string {
+	o.mu.Lock()
+	rec := o.rec
+	o.mu.Unlock()
+	if rec.AccessToken != "" && (rec.ExpiresAt.IsZero() || time.Until(rec.ExpiresAt) > refreshMargin) {
+		return rec.AccessToken
+	}
+	if rec.RefreshToken != "" || (o.cfg.grant() == GrantClientCredentials && rec.AccessToken != "") {
+		if t, err := o.renew(ctx, rec.AccessToken); err == nil {
+			return t
+		}
+	}
+	return rec.AccessToken
+}
+
+// setRecord keeps rec (its secrets already redacted) and stores it.
+func (o *oauthState) setRecord(rec authRecord) error {
+	rec.URL = o.cfg.URL
+	o.red.add(rec.secrets()...)
+	o.mu.Lock()
+	o.rec = rec
+	o.expired = ""
+	o.mu.Unlock()
+	if o.store != nil {
+		return o.store.save(rec)
+	}
+	return nil
+}
+
+// record is a copy of the current record.
+func (o *oauthState) record() authRecord {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.rec
+}
+
+// setExpired says the login no longer works, and why.
+func (o *oauthState) setExpired(why string) {
+	o.mu.Lock()
+	o.expired = why
+	o.mu.Unlock()
+}
+
+// LoginInfo is what /servers says of a server's OAuth login.
+type LoginInfo struct {
+	OAuth    bool      // the server logs in with OAuth
+	LoggedIn bool      // an access or refresh token is held
+	Until    time.Time // the access token's expiry (zero: unknown)
+	Refresh  bool      // it refreshes itself (a refresh token is held)
+	Scope    string    // the scopes granted
+	Client   string    // the client ID used
+	Problem  string    // why the login no longer works, if it does not
+	// Browser says a login opens a browser here; without one (latch -p)
+	// a server that needs a browser login says what to run instead.
+	Browser bool
+}
+
+// info describes the login.
+func (o *oauthState) info() LoginInfo {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return LoginInfo{OAuth: true, LoggedIn: o.rec.AccessToken != "" || o.rec.RefreshToken != "",
+		Until: o.rec.ExpiresAt, Refresh: o.rec.RefreshToken != "", Scope: o.rec.Scope,
+		Client: o.rec.ClientID, Problem: o.expired,
+		Browser: o.browser != nil || o.cfg.grant() == GrantClientCredentials}
+}
+
+// grantedScopes are the scopes of the current token, as a list.
+func (o *oauthState) grantedScopes() []string {
+	return strings.Fields(o.record().Scope)
+}
+
+// tokenOf converts mcp-go's token to the record's fields.
+func (r *authRecord) setToken(t *transport.Token, requested string) {
+	r.AccessToken = t.AccessToken
+	if t.RefreshToken != "" {
+		r.RefreshToken = t.RefreshToken
+	}
+	r.ExpiresAt = time.Time{}
+	if t.ExpiresIn > 0 {
+		r.ExpiresAt = time.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	r.Scope = t.Scope
+	if r.Scope == "" {
+		r.Scope = requested
+	}
+}

@@ -1,0 +1,289 @@
+// Package oauthtest is a small OAuth 2.1 authorization server and an MCP
+// server it protects, for tests: discovery (protected-resource metadata
+// in the 401's header, at the path's well-known URI or at the root's),
+// dynamic client registration or a pre-registered client, PKCE checked,
+// the authorization endpoint approving at once (it redirects to the
+// redirect URI with a code), refresh, client_credentials, revocation and
+// a step-up scope for tools/call.
+package oauthtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Where the protected-resource metadata is found.
+const (
+	PRMInHeader = "header" // at a custom URL named in the 401
+	PRMPath     = "path"   // /.well-known/oauth-protected-resource/mcp only
+	PRMRoot     = "root"   // /.well-known/oauth-protected-resource only
+)
+
+// Config sets the servers' behaviour.
+type Config struct {
+	PRM          string        // PRMInHeader (default), PRMPath or PRMRoot
+	NoDCR        bool          // no registration endpoint
+	ClientID     string        // a pre-registered client (client_secret_basic)
+	ClientSecret string        // its secret
+	TTL          time.Duration // access tokens' lifetime (default 1 h)
+	CallScope    string        // a scope tools/call needs beyond the others (step-up)
+}
+
+// Server is the authorization server (AS) and the MCP server (MCP).
+type Server struct {
+	AS, MCP *httptest.Server
+	cfg     Config
+
+	mu         sync.Mutex
+	challenges map[string]string   // code challenge by code
+	codes      map[string][]string // scopes by unused code
+	access     map[string]token    // valid access tokens
+	refresh    map[string]string   // scope by valid refresh token
+	clients    map[string]bool
+	// FailRefresh makes every refresh fail (invalid_grant).
+	FailRefresh bool
+	// Scopes lists the scope of every authorization request, in order.
+	Scopes []string
+	// Revoked lists the tokens revoked.
+	Revoked []string
+	// Refreshes counts the refresh grants that succeeded.
+	Refreshes int
+	// PKCEVerified counts code exchanges whose verifier matched.
+	PKCEVerified int
+	// Tokens lists every token issued (access and refresh).
+	Tokens []string
+}
+
+type token struct {
+	scope   []string
+	expires time.Time
+}
+
+// New starts both servers; Close stops them.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, challenges: map[string]string{}, codes: map[string][]string{},
+		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]bool{}}
+	if cfg.TTL == 0 {
+		s.cfg.TTL = time.Hour
+	}
+	s.AS = httptest.NewServer(s.asHandler())
+	s.MCP = httptest.NewServer(s.mcpHandler())
+	return s
+}
+
+// URL is the MCP server's URL.
+func (s *Server) URL() string { return s.MCP.URL + "/mcp" }
+
+// Close stops both servers.
+func (s *Server) Close() {
+	s.MCP.CloseClientConnections()
+	s.MCP.Close()
+	s.AS.Close()
+}
+
+// Invalidate makes every access token invalid (as a server restart or an
+// early expiry would).
+func (s *Server) Invalidate() {
+	s.mu.Lock()
+	s.access = map[string]token{}
+	s.mu.Unlock()
+}
+
+func random() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) asHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		m := map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
+			"token_endpoint": s.AS.URL + "/token", "revocation_endpoint": s.AS.URL + "/revoke",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "none"}}
+		if !s.cfg.NoDCR {
+			m["registration_endpoint"] = s.AS.URL + "/register"
+		}
+		writeJSON(w, 200, m)
+	})
+	mux.HandleFunc("POST /register", s.register)
+	mux.HandleFunc("GET /authorize", s.authorize)
+	mux.HandleFunc("POST /token", s.token)
+	mux.HandleFunc("POST /revoke", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.Revoked = append(s.Revoked, r.PostFormValue("token"))
+		delete(s.access, r.PostFormValue("token"))
+		delete(s.refresh, r.PostFormValue("token"))
+		s.mu.Unlock()
+	})
+	return mux
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	id := "dcr-" + random()
+	s.mu.Lock()
+	s.clients[id] = true
+	s.mu.Unlock()
+	writeJSON(w, 201, map[string]any{"client_id": id, "token_endpoint_auth_method": "none"})
+}
+
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	known := s.clients[q.Get("client_id")] || (q.Get("client_id") == s.cfg.ClientID && s.cfg.ClientID != "")
+	s.Scopes = append(s.Scopes, q.Get("scope"))
+	s.mu.Unlock()
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	if err != nil || !known || q.Get("code_challenge_method") != "S256" || q.Get("resource") == "" {
+		http.Error(w, "bad authorization request", 400)
+		return
+	}
+	code := random()
+	s.mu.Lock()
+	s.challenges[code] = q.Get("code_challenge")
+	s.codes[code] = strings.Fields(q.Get("scope"))
+	s.mu.Unlock()
+	rq := redirect.Query()
+	rq.Set("code", code)
+	rq.Set("state", q.Get("state"))
+	rq.Set("iss", s.AS.URL)
+	redirect.RawQuery = rq.Encode()
+	http.Redirect(w, r, redirect.String(), http.StatusFound)
+}
+
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("resource") == "" {
+		writeJSON(w, 400, map[string]string{"error": "invalid_target"})
+		return
+	}
+	if id, secret, ok := r.BasicAuth(); ok && (id != s.cfg.ClientID || secret != s.cfg.ClientSecret) {
+		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+		return
+	}
+	var scope []string
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch r.PostFormValue("grant_type") {
+	case "authorization_code":
+		code := r.PostFormValue("code")
+		sum := sha256.Sum256([]byte(r.PostFormValue("code_verifier")))
+		want, ok := s.challenges[code]
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != want {
+			writeJSON(w, 400, map[string]string{"error": "invalid_grant", "error_description": "PKCE verification failed"})
+			return
+		}
+		s.PKCEVerified++
+		scope = s.codes[code]
+		delete(s.challenges, code)
+		delete(s.codes, code)
+	case "refresh_token":
+		sc, ok := s.refresh[r.PostFormValue("refresh_token")]
+		if !ok || s.FailRefresh {
+			writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		delete(s.refresh, r.PostFormValue("refresh_token"))
+		s.Refreshes++
+		scope = strings.Fields(sc)
+	case "client_credentials":
+		scope = strings.Fields(r.PostFormValue("scope"))
+	default:
+		writeJSON(w, 400, map[string]string{"error": "unsupported_grant_type"})
+		return
+	}
+	at, rt := "at-"+random(), "rt-"+random()
+	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL)}
+	s.refresh[rt] = strings.Join(scope, " ")
+	s.Tokens = append(s.Tokens, at, rt)
+	writeJSON(w, 200, map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
+		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")})
+}
+
+// prmURL is where the 401 says the resource metadata is ("" when it does
+// not say).
+func (s *Server) prmURL() string {
+	if s.cfg.PRM == "" || s.cfg.PRM == PRMInHeader {
+		return s.MCP.URL + "/custom/prm.json"
+	}
+	return ""
+}
+
+func (s *Server) mcpHandler() http.Handler {
+	mcpSrv := server.NewMCPServer("oauthtest", "1.0.0")
+	mcpSrv.AddTool(mcp.NewTool("whoami", mcp.WithDescription("says the call went through")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("authorized"), nil
+		})
+	h := server.NewStreamableHTTPServer(mcpSrv, server.WithStateLess(true))
+	prm := func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"resource": s.URL(), "authorization_servers": []string{s.AS.URL},
+			"scopes_supported": []string{"read"}})
+	}
+	mux := http.NewServeMux()
+	switch s.cfg.PRM {
+	case PRMPath:
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+	case PRMRoot:
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
+	default:
+		mux.HandleFunc("GET /custom/prm.json", prm)
+	}
+	mux.Handle("/mcp", s.guard(h))
+	return mux
+}
+
+// guard lets through requests with a valid token and the scopes they
+// need: read for all, CallScope as well for tools/call.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s.mu.Lock()
+		t, ok := s.access[tok]
+		s.mu.Unlock()
+		md := ""
+		if u := s.prmURL(); u != "" {
+			md = `, resource_metadata="` + u + `"`
+		}
+		if !ok || time.Now().After(t.expires) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", scope="read"`+md)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if s.cfg.CallScope != "" && r.Method == http.MethodPost && isCall(r) && !slices.Contains(t.scope, s.cfg.CallScope) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="read `+s.cfg.CallScope+`"`+md)
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isCall reports whether r is a tools/call (its body read and restored).
+func isCall(r *http.Request) bool {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return bytes.Contains(b, []byte(`"tools/call"`))
+}

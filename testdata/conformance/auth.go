@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"latch/mcp"
+)
+
+// The auth/* scenarios: the suite's mock MCP server answers 401 and its
+// mock authorization server approves every authorization request at once
+// (it redirects to the redirect URI with a code), so the "browser" here is
+// an HTTP client that follows the redirects to latch's loopback listener.
+// The program connects, logs in when the server asks for it (as /login
+// does), calls the server's test-tool and checks its answer.
+
+// authContext is $MCP_CONFORMANCE_CONTEXT: the credentials a scenario
+// hands the client.
+type authContext struct {
+	ClientID      string `json:"client_id"`
+	ClientSecret  string `json:"client_secret"`
+	PrivateKeyPEM string `json:"private_key_pem"`
+}
+
+// clientMetadataURL is the client ID metadata document URL the suite
+// expects (auth/basic-cimd).
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+func runAuth(url, scenario string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	cfg, err := authConfig(url, scenario)
+	if err != nil {
+		return err
+	}
+	m := mcp.New([]mcp.ServerConfig{cfg}, mcp.Options{OpenBrowser: followRedirects})
+	defer m.CloseAll()
+	m.Start()
+	if _, err := waitSettled(ctx, m); err != nil {
+		if err := m.Login(ctx, serverName); err != nil {
+			return err
+		}
+	}
+	tools, err := waitConnected(ctx, m)
+	if err != nil {
+		return err
+	}
+	t, ok := findTool(tools, "test-tool")
+	if !ok {
+		return fmt.Errorf("%s: the server lists no tool test-tool (tools: %v)", scenario, originals(tools))
+	}
+	res, err := m.Call(ctx, t.Name, map[string]any{}, "")
+	if err != nil {
+		return fmt.Errorf("%s: call test-tool: %v", scenario, err)
+	}
+	if res.IsError || !strings.Contains(res.Text, "test") {
+		return fmt.Errorf("%s: call test-tool: got %q (isError %v)", scenario, res.Text, res.IsError)
+	}
+	return nil
+}
+
+// authConfig is the server's config for a scenario: OAuth, a client ID
+// metadata document URL, and the scenario's client credentials.
+func authConfig(url, scenario string) (mcp.ServerConfig, error) {
+	cfg := mcp.ServerConfig{Name: serverName, Transport: mcp.TransportHTTP, URL: url, Auth: mcp.AuthOAuth,
+		ClientMetadataURL: clientMetadataURL, Store: mcp.StoreMemory,
+		Timeout: 15 * time.Second, ConnectTimeout: 10 * time.Second}
+	var c authContext
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return cfg, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %v", err)
+		}
+	}
+	cfg.ClientID, cfg.ClientSecret = c.ClientID, c.ClientSecret
+	if strings.HasPrefix(scenario, "auth/client-credentials-") {
+		cfg.Grant = mcp.GrantClientCredentials
+	}
+	if c.PrivateKeyPEM != "" {
+		dir, err := os.MkdirTemp("", "latch-conformance-")
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ClientKeyFile = filepath.Join(dir, "key.pem")
+		if err := os.WriteFile(cfg.ClientKeyFile, []byte(c.PrivateKeyPEM), 0o600); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// waitSettled waits until the server is connected, or connecting ended
+// otherwise (an error saying how).
+func waitSettled(ctx context.Context, m *mcp.Manager) (mcp.Status, error) {
+	for {
+		st, err := m.Status(serverName)
+		if err != nil {
+			return st, err
+		}
+		switch st.State {
+		case mcp.StateConnected:
+			return st, nil
+		case mcp.StateFailed, mcp.StateDisconnected, mcp.StateAuthExpired:
+			return st, fmt.Errorf("server %s", st.Summary())
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("server not connected in time: %s", st.Summary())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// followRedirects is the "browser": it GETs the login URL and follows the
+// authorization server's redirect to the loopback callback.
+func followRedirects(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
