@@ -30,26 +30,48 @@ func browserFor(nonInteractive bool, getenv func(string) string) func(context.Co
 	return func(ctx context.Context, u string) error { return openBrowser(ctx, u, getenv) }
 }
 
-// openBrowser opens an http(s) URL with $BROWSER or the platform's
-// opener, as one argument (never through a shell).
-func openBrowser(ctx context.Context, u string, getenv func(string) string) error {
+// browserCommand is the command that opens an http(s) URL: $BROWSER or
+// the platform's opener, the URL as one argument (never through a shell;
+// on Windows not through cmd's start, whose parser splits at "&").
+func browserCommand(u string, getenv func(string) string) ([]string, error) {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "https" && p.Scheme != "http") {
-		return errors.New("not an http(s) URL")
+		return nil, errors.New("not an http(s) URL")
 	}
-	var argv []string
 	switch b := strings.TrimSpace(getenv("BROWSER")); {
 	case b != "":
-		argv = []string{b, u}
+		return []string{b, u}, nil
 	case runtime.GOOS == "darwin":
-		argv = []string{"open", u}
+		return []string{"open", u}, nil
 	case runtime.GOOS == "windows":
-		argv = []string{"rundll32", "url.dll,FileProtocolHandler", u}
-	default:
-		argv = []string{"xdg-open", u}
+		return []string{"rundll32", "url.dll,FileProtocolHandler", u}, nil
+	}
+	return []string{"xdg-open", u}, nil
+}
+
+// openBrowser opens an http(s) URL in the browser and waits (at most 10
+// s) for the opener to hand it over.
+func openBrowser(ctx context.Context, u string, getenv func(string) string) error {
+	argv, err := browserCommand(u, getenv)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	return cmd.Run()
+	return exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+}
+
+// startBrowser opens an http(s) URL in the browser without waiting for
+// the opener (the screen must not wait): a server's link (elicitation).
+func startBrowser(u string, getenv func(string) string) error {
+	argv, err := browserCommand(u, getenv)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
 }

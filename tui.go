@@ -67,7 +67,8 @@ func runTUI(s *settings, f flags) error {
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
-		Output: os.Stdout, SyncOutput: syncOutput})
+		Output: os.Stdout, SyncOutput: syncOutput,
+		OpenURL: func(u string) error { return startBrowser(u, s.getenv) }})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)))
 	_, err = p.Run()
 	return err

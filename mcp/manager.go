@@ -625,6 +625,22 @@ func (s *server) snapshot() Status {
 	return st
 }
 
+// live is a server and its live connection, or an error (ErrNotConnected)
+// saying what state it is in and how to connect it.
+func (m *Manager) live(name string) (*server, *conn, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	c, st := s.conn, s.status
+	s.mu.Unlock()
+	if c == nil {
+		return nil, nil, fmt.Errorf("%w: %s is %s (/connect %s)", ErrNotConnected, name, st.Summary(), name)
+	}
+	return s, c, nil
+}
+
 // Status returns one server's status.
 func (m *Manager) Status(name string) (Status, error) {
 	s, err := m.get(name)

@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,26 +12,12 @@ import (
 	"latch/mcp/oauthtest"
 )
 
-// browse is the test's browser: it follows the authorization server's
-// redirect to latch's loopback callback.
-func browse(ctx context.Context, u string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
-}
-
 // oauthManager is a manager of one OAuth server "web" at as's MCP URL,
 // keeping logins in dir.
 func oauthManager(t *testing.T, as *oauthtest.Server, dir string, edit func(*mcp.ServerConfig, *mcp.Options)) *mcp.Manager {
 	t.Helper()
 	cfg := mcp.ServerConfig{Name: "web", Transport: mcp.TransportHTTP, URL: as.URL(), ConnectTimeout: 10 * time.Second}
-	o := mcp.Options{OpenBrowser: browse, AuthDir: dir}
+	o := mcp.Options{OpenBrowser: oauthtest.Browse, AuthDir: dir}
 	if edit != nil {
 		edit(&cfg, &o)
 	}

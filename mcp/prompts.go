@@ -263,26 +263,11 @@ func convertPrompt(server string, p mcpgo.Prompt) Prompt {
 	return out
 }
 
-// promptConn is the live connection of a server, for a prompt request.
-func (m *Manager) promptConn(name string) (*server, *conn, error) {
-	s, err := m.get(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	s.mu.Lock()
-	c, st := s.conn, s.status
-	s.mu.Unlock()
-	if c == nil {
-		return nil, nil, fmt.Errorf("%w: %s is %s", ErrNotConnected, name, st.Summary())
-	}
-	return s, c, nil
-}
-
 // GetPrompt gets a prompt from a server with the arguments given
 // (prompts/get), within the server's timeout or until ctx ends. What
 // comes back, and the error, are redacted.
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
-	s, c, err := m.promptConn(server)
+	s, c, err := m.live(server)
 	if err != nil {
 		return nil, m.red.redactError(err)
 	}
@@ -319,7 +304,7 @@ const maxCompletions = 100
 // the completions capability is not asked: no values, no error. The
 // values are redacted.
 func (m *Manager) Complete(ctx context.Context, server, prompt, arg, partial string, others map[string]string) ([]string, error) {
-	s, c, err := m.promptConn(server)
+	s, c, err := m.live(server)
 	if err != nil {
 		return nil, m.red.redactError(err)
 	}

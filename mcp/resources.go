@@ -57,24 +57,9 @@ type ResourceCaps struct {
 // ErrNoResources is returned for a server without the resources capability.
 var ErrNoResources = errors.New("offers no resources")
 
-// resLive is a server and its connection, or why there is none.
-func (m *Manager) resLive(name string) (*server, *conn, error) {
-	s, err := m.get(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	s.mu.Lock()
-	c, st := s.conn, s.status
-	s.mu.Unlock()
-	if c == nil {
-		return nil, nil, fmt.Errorf("%w: %s is %s (/connect %s)", ErrNotConnected, name, st.Summary(), name)
-	}
-	return s, c, nil
-}
-
-// resourceConn is resLive for a server that offers resources.
+// resourceConn is live for a server that offers resources.
 func (m *Manager) resourceConn(name string) (*server, *conn, ResourceCaps, error) {
-	s, c, err := m.resLive(name)
+	s, c, err := m.live(name)
 	if err != nil {
 		return nil, nil, ResourceCaps{}, err
 	}

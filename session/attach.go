@@ -165,21 +165,11 @@ func (a *attached) add(r AttachRef, p mcp.ResourceContents, vision func() string
 // canSee says why the current model cannot be sent images, or "" when it
 // can: its capabilities (from /api/show) include vision.
 func (s *Session) canSee(ctx context.Context) string {
-	s.mu.Lock()
-	model := s.model
-	caps, known := s.caps[model]
-	s.mu.Unlock()
-	if !known {
-		show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
-		if err != nil {
-			return "the capabilities of " + model + " are unknown (/api/show failed), so no image is sent"
-		}
-		caps = capStrings(show)
-		s.mu.Lock()
-		s.caps[model] = caps
-		s.mu.Unlock()
-	}
-	if slices.Contains(caps, "vision") {
+	model, caps, known := s.modelCaps(ctx)
+	switch {
+	case !known:
+		return "the capabilities of " + model + " are unknown (/api/show failed), so no image is sent"
+	case slices.Contains(caps, "vision"):
 		return ""
 	}
 	return model + " cannot see images (no vision capability)"

@@ -296,22 +296,31 @@ func byteSize(n int) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/1_000_000)
 }
 
-// modelCan reports whether the current model has a capability, asking
-// Ollama (/api/show) when it is not known yet. Unknown counts as no.
-func (s *Session) modelCan(ctx context.Context, capability string) bool {
+// modelCaps are the current model's capabilities, from Ollama's
+// /api/show the first time they are needed; known says whether Ollama
+// could say.
+func (s *Session) modelCaps(ctx context.Context) (model string, caps []string, known bool) {
 	s.mu.Lock()
-	model := s.model
-	caps, known := s.caps[model]
+	model = s.model
+	caps, known = s.caps[model]
 	s.mu.Unlock()
-	if !known {
-		show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
-		if err != nil {
-			return false
-		}
-		caps = capStrings(show)
-		s.mu.Lock()
-		s.caps[model] = caps
-		s.mu.Unlock()
+	if known {
+		return model, caps, true
 	}
+	show, err := s.client.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		return model, nil, false
+	}
+	caps = capStrings(show)
+	s.mu.Lock()
+	s.caps[model] = caps
+	s.mu.Unlock()
+	return model, caps, true
+}
+
+// modelCan reports whether the current model has a capability. Unknown
+// counts as no.
+func (s *Session) modelCan(ctx context.Context, capability string) bool {
+	_, caps, _ := s.modelCaps(ctx)
 	return slices.Contains(caps, capability)
 }

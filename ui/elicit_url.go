@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os/exec"
-	"runtime"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -81,24 +79,4 @@ func wrapText(s string, width int) []string {
 		out = append(out, wrapLine(sanitize.Line(para), width, "")...)
 	}
 	return out
-}
-
-// openInBrowser opens url with the platform's opener (xdg-open, open;
-// on Windows url.dll, which takes the URL as one argument where start
-// would hand it to cmd's parser), without waiting for it.
-func openInBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,20 +16,6 @@ import (
 	"latch/themes"
 )
 
-// followLogin is the test's browser: the authorization server approves at
-// once and redirects to latch's loopback callback.
-func followLogin(ctx context.Context, u string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
-}
-
 // TestLoginLogoutOnScreen: a server that needs a login says /login NAME;
 // /login shows the page, logs in and connects; /servers says who is
 // logged in and until when; /logout says what it did. No token, ever, is
@@ -42,7 +27,7 @@ func TestLoginLogoutOnScreen(t *testing.T) {
 	t.Cleanup(ol.Close)
 	logDir, authDir := t.TempDir(), t.TempDir()
 	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
-		ID: "20261130-120000-abcdef", LogDir: logDir, AuthDir: authDir, OpenBrowser: followLogin,
+		ID: "20261130-120000-abcdef", LogDir: logDir, AuthDir: authDir, OpenBrowser: oauthtest.Browse,
 		Servers: []session.ServerConfig{{Name: "web", Transport: "http", URL: as.URL()}}})
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)

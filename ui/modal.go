@@ -58,19 +58,7 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.modal
 	m.dirty = true
 	switch {
-	case isText(msg):
-		return nil
-	case msg.Type == tea.KeyUp, isRune(msg, 'k'):
-		md.scroll = max(md.scroll-1, 0)
-		return nil
-	case msg.Type == tea.KeyDown, isRune(msg, 'j'):
-		md.scroll++
-		return nil
-	case msg.Type == tea.KeyPgUp:
-		md.scroll = max(md.scroll-10, 0)
-		return nil
-	case msg.Type == tea.KeyPgDown:
-		md.scroll += 10
+	case isText(msg), modalScroll(msg, &md.scroll):
 		return nil
 	case m.guarded(md):
 		return nil // too soon to be an answer to this question
@@ -101,6 +89,25 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 		m.sess.Cancel()
 	}
 	return nil
+}
+
+// modalScroll scrolls a box's text on ↑/↓ (k/j) and PgUp/PgDn, and
+// reports whether msg was one of them. The box's render keeps the scroll
+// in range.
+func modalScroll(msg tea.KeyMsg, scroll *int) bool {
+	switch {
+	case msg.Type == tea.KeyUp, isRune(msg, 'k'):
+		*scroll = max(*scroll-1, 0)
+	case msg.Type == tea.KeyDown, isRune(msg, 'j'):
+		*scroll++
+	case msg.Type == tea.KeyPgUp:
+		*scroll = max(*scroll-10, 0)
+	case msg.Type == tea.KeyPgDown:
+		*scroll += 10
+	default:
+		return false
+	}
+	return true
 }
 
 func (m *Model) answer(md *modal, a session.Answer) tea.Cmd {

@@ -158,19 +158,7 @@ func (m *Model) handleSamplingKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.sampling.modal
 	m.dirty = true
 	switch {
-	case isText(msg):
-		return nil
-	case msg.Type == tea.KeyUp, isRune(msg, 'k'):
-		md.scroll = max(md.scroll-1, 0)
-		return nil
-	case msg.Type == tea.KeyDown, isRune(msg, 'j'):
-		md.scroll++
-		return nil
-	case msg.Type == tea.KeyPgUp:
-		md.scroll = max(md.scroll-10, 0)
-		return nil
-	case msg.Type == tea.KeyPgDown:
-		md.scroll += 10
+	case isText(msg), modalScroll(msg, &md.scroll):
 		return nil
 	case msg.Type == tea.KeyEsc:
 		m.answerSample(md, false)

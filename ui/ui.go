@@ -5,6 +5,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,7 +58,8 @@ type Options struct {
 	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
 	FrameInterval time.Duration
 	// OpenURL opens a URL in the browser when the person says so (o in a
-	// server's URL request; default: the platform's opener, see opener.go).
+	// server's URL request), without waiting; main gives the platform's
+	// opener. Without it, o says no browser can be opened.
 	OpenURL func(string) error
 	// Clipboard puts text on the clipboard (ctrl+y, c in a URL request;
 	// default: the terminal's, OSC 52).
@@ -142,7 +144,7 @@ func New(o Options) *Model {
 	}
 	m.openURL, m.clipboard = o.OpenURL, o.Clipboard
 	if m.openURL == nil {
-		m.openURL = openInBrowser
+		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
 	if m.clipboard == nil {
 		m.clipboard = terminalClipboard

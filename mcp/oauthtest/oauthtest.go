@@ -287,3 +287,18 @@ func isCall(r *http.Request) bool {
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return bytes.Contains(b, []byte(`"tools/call"`))
 }
+
+// Browse is a test's browser for a login: it opens the authorization URL,
+// whose server approves at once, and follows the redirect to latch's
+// loopback callback. It fits mcp.Options.OpenBrowser.
+func Browse(ctx context.Context, u string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}

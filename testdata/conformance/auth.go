@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"latch/mcp"
+	"latch/mcp/oauthtest"
 )
 
 // The auth/* scenarios: the suite's mock MCP server answers 401 and its
@@ -39,7 +39,7 @@ func runAuth(url, scenario string) error {
 	if err != nil {
 		return err
 	}
-	m := mcp.New([]mcp.ServerConfig{cfg}, mcp.Options{OpenBrowser: followRedirects})
+	m := mcp.New([]mcp.ServerConfig{cfg}, mcp.Options{OpenBrowser: oauthtest.Browse})
 	defer m.CloseAll()
 	m.Start()
 	if _, err := waitSettled(ctx, m); err != nil {
@@ -114,18 +114,4 @@ func waitSettled(ctx context.Context, m *mcp.Manager) (mcp.Status, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// followRedirects is the "browser": it GETs the login URL and follows the
-// authorization server's redirect to the loopback callback.
-func followRedirects(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
 }
