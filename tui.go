@@ -53,7 +53,7 @@ func runTUI(s *settings, f flags) error {
 		notices = append(notices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
 	}
 	profile := lipgloss.ColorProfile()
-	syncOutput := querySync(os.Stdin, os.Stdout, time.Second)
+	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
 	sess, resumed, err := openSession(s, f, false)
 	if err != nil {
