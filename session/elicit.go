@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/net/idna"
 
@@ -90,6 +91,49 @@ type ElicitationAnswerEvent struct {
 type elicitState struct {
 	mu    sync.Mutex
 	waits map[string]*elicitWait
+	open  map[string]int         // requests shown and not answered, by server
+	times map[string][]time.Time // when each server's recent requests came
+}
+
+// A server may have elicitOpen requests in front of the person at once,
+// and make elicitPerMinute a minute; beyond, latch declines for the
+// person: a server cannot bury the screen in forms.
+const (
+	elicitOpen      = 2
+	elicitPerMinute = 20
+)
+
+// admit says why a server's request is declined for being one too many,
+// or "" and counts it open (done undoes that).
+func (e *elicitState) admit(server string, now time.Time) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.open == nil {
+		e.open, e.times = map[string]int{}, map[string][]time.Time{}
+	}
+	recent := e.times[server][:0]
+	for _, t := range e.times[server] {
+		if now.Sub(t) < time.Minute {
+			recent = append(recent, t)
+		}
+	}
+	e.times[server] = recent
+	switch {
+	case e.open[server] >= elicitOpen:
+		return fmt.Sprintf("%s already has %d requests waiting for you; latch shows at most %d at once", server, e.open[server], elicitOpen)
+	case len(recent) >= elicitPerMinute:
+		return fmt.Sprintf("%s asked %d times in the last minute; latch allows %d", server, len(recent), elicitPerMinute)
+	}
+	e.open[server]++
+	e.times[server] = append(e.times[server], now)
+	return ""
+}
+
+// done ends a request admit counted.
+func (e *elicitState) done(server string) {
+	e.mu.Lock()
+	e.open[server]--
+	e.mu.Unlock()
 }
 
 // elicitWait is one request waiting for an answer.
@@ -133,6 +177,11 @@ func (s *Session) elicit(ctx context.Context, server string, req mcp.ElicitReque
 	why := describeElicit(ev, req)
 	if why == "" && s.noOne {
 		why = "no one can answer (latch runs with -p)"
+	}
+	if why == "" {
+		if why = s.el.admit(server, time.Now()); why == "" {
+			defer s.el.done(server)
+		}
 	}
 	if why != "" {
 		s.publish(ev)

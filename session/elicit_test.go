@@ -252,3 +252,48 @@ func TestElicitHostileServer(t *testing.T) {
 		}
 	}
 }
+
+// TestElicitFlood: a server that asks for twenty forms at once gets two in
+// front of the person; the rest are declined for the person at once, the
+// answer saying why, and the screen is not buried.
+func TestElicitFlood(t *testing.T) {
+	h := newElicitHarness(t, deskServer("", "https://example.com"), false)
+	h.n++
+	h.ol.Script(callsTurn(toolCall("call_flood", "desk__flood_forms")), ollamatest.TextTurn("ok"))
+	send(h.t, h.s, "go")
+	asked, policy := map[string]bool{}, 0
+	answered := map[string]bool{}
+	h.r.until(func(e session.Event) bool {
+		switch e := e.(type) {
+		case *session.ElicitationEvent:
+			asked[e.ID] = true
+		case *session.ElicitationAnswerEvent:
+			answered[e.ID] = true
+			if e.By == "policy" {
+				policy++
+				if !strings.Contains(e.Reason, "at most 2 at once") {
+					t.Errorf("declined for the person, saying %q", e.Reason)
+				}
+			}
+		}
+		return len(asked) == 20 && policy == 18
+	})
+	var open []string
+	for id := range asked {
+		if !answered[id] {
+			open = append(open, id)
+		}
+	}
+	if len(open) != 2 {
+		t.Fatalf("%d requests in front of the person, want 2", len(open))
+	}
+	for _, id := range open {
+		if err := h.s.AnswerElicitation(id, session.ElicitDecline, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := one[*session.ToolResultEvent](t, h.r.turn())
+	if res.Content != `{"decline":20}` {
+		t.Errorf("the server got %s, want 20 declines", res.Content)
+	}
+}

@@ -49,6 +49,7 @@ func FormSchema(mark string) map[string]any {
 //
 //	fill_form   asks for FormSchema(mark); its result is the answer as JSON
 //	open_link   asks the person to open url (URL mode)
+//	flood_forms asks for FormSchema(mark) n times at once; its result counts the answers by action
 //	client_caps returns the elicitation capability the client declared, as JSON
 func FormServer(mark, url string) *server.MCPServer {
 	s := server.NewMCPServer("desk"+mark, "1.0", server.WithElicitation())
@@ -63,6 +64,28 @@ func FormServer(mark, url string) *server.MCPServer {
 			res, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
 				Mode: mcp.ElicitationModeURL, Message: "Sign in to go on" + mark, URL: url, ElicitationID: "el-1"}})
 			return answer(res, err)
+		})
+	s.AddTool(mcp.NewTool("flood_forms", mcp.WithDescription("Ask for many forms at once."), mcp.WithNumber("n")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := req.GetInt("n", 20)
+			actions := make(chan string, n)
+			for i := range n {
+				go func() {
+					res, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+						Message: fmt.Sprintf("Form %d of a flood%s", i+1, mark), RequestedSchema: FormSchema(mark)}})
+					if err != nil {
+						actions <- "error"
+						return
+					}
+					actions <- string(res.Action)
+				}()
+			}
+			count := map[string]int{}
+			for range n {
+				count[<-actions]++
+			}
+			b, _ := json.Marshal(count)
+			return mcp.NewToolResultText(string(b)), nil
 		})
 	s.AddTool(mcp.NewTool("client_caps", mcp.WithDescription("Say what the client declared."), mcp.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
