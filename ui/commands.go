@@ -69,11 +69,11 @@ func (c command) usage() string {
 // runCommand runs a slash command line. Unknown commands and bad arguments
 // get a one-line error with the usage; nothing here reaches the model.
 func (m *Model) runCommand(line string) tea.Cmd {
-	fields := strings.Fields(line)
-	name := strings.TrimPrefix(fields[0], "/")
-	if strings.Contains(name, ":") {
+	if isPromptLine(line) {
 		return m.runPromptLine(line) // a server's prompt (prompts.go)
 	}
+	fields := strings.Fields(line)
+	name := strings.TrimPrefix(fields[0], "/")
 	c, ok := findCommand(name)
 	if !ok {
 		names := make([]string, len(commands))

@@ -182,6 +182,10 @@ func (m *Model) sendQueued() {
 	}
 	text := m.queued[0]
 	m.queued = m.queued[1:]
+	if isPromptLine(text) {
+		m.later = append(m.later, m.runPromptLine(text))
+		return
+	}
 	if m.namesResources(text) {
 		m.later = append(m.later, m.sendAttached(text))
 		return

@@ -49,6 +49,12 @@ type promptRanMsg struct {
 	err  error
 }
 
+// isPromptLine says whether a line is /SERVER:PROMPT [arg=value …].
+func isPromptLine(line string) bool {
+	head, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+	return strings.HasPrefix(head, "/") && strings.Contains(head, ":")
+}
+
 // runPromptLine runs /SERVER:PROMPT [arg=value …]: the arguments are
 // read here; the session checks them against the prompt, gets it and
 // starts the turn (in a command: it asks the server).
@@ -65,8 +71,11 @@ func (m *Model) runPromptLine(line string) tea.Cmd {
 		m.addError(shown + ": " + err.Error() + "; " + promptUsage)
 		return nil
 	}
-	if m.running || m.clearing > 0 {
-		m.addError(shown + ": a reply is running: run the prompt when it ends (esc stops the reply)")
+	if m.running || m.clearing > 0 || m.attaching > 0 {
+		// Like a message typed during a reply: it waits, visibly, and
+		// runs when the turn ends (Esc takes it back).
+		m.queued = append(m.queued, line)
+		m.addNotice(fmt.Sprintf("queued (%d): %s runs when this reply ends · esc takes it back", len(m.queued), shown))
 		return nil
 	}
 	m.pr.pending = head

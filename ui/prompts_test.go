@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,52 @@ func TestParsePromptArgs(t *testing.T) {
 	}
 	if q := quoteValue(`New "York"`); q != `"New \"York\""` {
 		t.Errorf("quoteValue: %s", q)
+	}
+}
+
+// TestPromptQueuedDuringReply: a prompt typed while a reply runs waits
+// like a message, visibly, and runs when the reply ends.
+func TestPromptQueuedDuringReply(t *testing.T) {
+	h := promptHarness(t, 100, 40, kitConfig(mcptestutil.PromptServer()), 4)
+	h.srv.Script(ollamatest.Turn{Chunks: ollamatest.Tokens("a slow answer, word by word"), Delay: 20 * time.Millisecond},
+		ollamatest.TextTurn("Sunny in Paris."))
+	h.typeText("hello")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.running && h.m.reply != nil })
+	h.typeText("/kit:weather city=Paris")
+	if cmd := h.key(tea.KeyEnter); cmd != nil {
+		runCmd(cmd)
+	}
+	if v := allText(h.m); !strings.Contains(v, "queued (1): /kit:weather runs when this reply ends") {
+		t.Fatalf("the prompt was not queued:\n%s", v)
+	}
+	// The reply ends; what the turn's end brings back runs the prompt.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for ran := false; !ran; {
+		evs, ok := h.sub.Next(ctx)
+		if !ok {
+			t.Fatalf("the first turn did not end:\n%s", h.m.View())
+		}
+		h.m.update(eventsMsg{events: evs}) // keeps m.later: what the turn's end asked to run
+		later := h.m.later
+		h.m.later = nil
+		for _, msg := range runCmd(tea.Batch(later...)) {
+			if r, ok := msg.(promptRanMsg); ok {
+				h.m.Update(r)
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				ran = true
+			}
+		}
+	}
+	h.untilTurnDone()
+	if v := allText(h.m); !strings.Contains(v, "Sunny in Paris.") {
+		t.Errorf("the queued prompt's turn is not on screen:\n%s", v)
+	}
+	reqs := h.srv.Requests()
+	if last := reqs[len(reqs)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Paris") {
+		t.Errorf("the model was not sent the prompt's message: %+v", last[len(last)-1])
 	}
 }
