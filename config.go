@@ -124,8 +124,19 @@ type ServerConfig struct {
 	ClientKeyFile       string   // PEM private key for private_key_jwt
 	ClientMetadataURL   string   // a client ID metadata document's https URL
 	Scopes              []string // asked for as well
-	Grant               string   // "authorization_code" (default) or "client_credentials"
+	Grant               string   // "authorization_code" (default), "client_credentials" or "enterprise"
 	Store               string   // "file" (default) or "memory"
+	// Grant "enterprise" (config_enterprise.go): the identity provider.
+	IDPTokenURL            string   // its token endpoint (token exchange)
+	IDPClientID            string   // latch's client there
+	IDPClientSecret        string   // literal (warned about)
+	IDPClientSecretEnv     string   // a variable holding it
+	IDPClientSecretFile    string   // ~ expanded, relative to the config file's folder
+	IDPClientSecretCommand []string // argv printing it
+	IDToken                string   // the person's ID token: literal (warned about)
+	IDTokenEnv             string   // a variable holding it
+	IDTokenFile            string   // ~ expanded, relative to the config file's folder
+	IDTokenCommand         []string // argv printing it
 }
 
 // FindConfig returns the path to load: flagPath if non-empty, else

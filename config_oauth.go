@@ -13,7 +13,9 @@ import (
 
 // oauthKeys are the OAuth fields of a server.
 var oauthKeys = []string{"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file",
-	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store"}
+	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store",
+	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
+	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command"}
 
 // clientSecretKeys are the client secret's sources, at most one.
 var clientSecretKeys = []string{"client_secret", "client_secret_env", "client_secret_file", "client_secret_command"}
@@ -33,7 +35,7 @@ func oauthGiven(obj map[string]json.RawMessage) []string {
 func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConfig, plainRemote, live bool) {
 	o := s
 	o.Auth = l.oneOf(srv, "auth", obj["auth"], "oauth", "none")
-	o.Grant = l.oneOf(srv, "grant", obj["grant"], mcp.GrantAuthorizationCode, mcp.GrantClientCredentials)
+	o.Grant = l.oneOf(srv, "grant", obj["grant"], mcp.GrantAuthorizationCode, mcp.GrantClientCredentials, mcp.GrantEnterprise)
 	o.Store = l.oneOf(srv, "store", obj["store"], mcp.StoreFile, mcp.StoreMemory)
 	o.ClientID = l.nonEmpty(srv, "client_id", obj["client_id"])
 	o.ClientSecret = l.nonEmpty(srv, "client_secret", obj["client_secret"])
@@ -55,6 +57,7 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 		l.errorf(srv, "url", "OAuth requires https (the host is not loopback)")
 	}
 	l.clientCredentials(srv, obj, o, live)
+	l.enterprise(srv, obj, o, live) // config_enterprise.go
 	o.ClientSecretFile = l.checkPath(srv, "client_secret_file", secretFile, live, false)
 	o.ClientKeyFile = l.checkPath(srv, "client_key_file", keyFile, live, false)
 	if o.ClientMetadataURL != "" {
@@ -77,8 +80,8 @@ func (l *loader) clientCredentials(srv string, obj map[string]json.RawMessage, o
 		l.errorf(srv, strings.Join(secrets, ", "), "use only one client secret source")
 	case (len(secrets) > 0 || obj["client_key_file"] != nil) && o.ClientID == "":
 		l.errorf(srv, "client_id", "a client secret or key needs the client_id it belongs to")
-	case o.Grant == mcp.GrantClientCredentials && (o.ClientID == "" || (len(secrets) == 0 && obj["client_key_file"] == nil)):
-		l.errorf(srv, "grant", "\"client_credentials\" needs client_id and a client secret (client_secret_env, _file, _command) or client_key_file")
+	case (o.Grant == mcp.GrantClientCredentials || o.Grant == mcp.GrantEnterprise) && (o.ClientID == "" || (len(secrets) == 0 && obj["client_key_file"] == nil)):
+		l.errorf(srv, "grant", "%q needs client_id and a client secret (client_secret_env, _file, _command) or client_key_file", o.Grant)
 	}
 	if o.ClientSecret != "" {
 		l.warnf(srv, "client_secret", "a literal client secret in the config file; prefer client_secret_env, client_secret_file or client_secret_command")
@@ -132,4 +135,7 @@ func applyOAuth(o ServerConfig, c *session.ServerConfig) {
 	c.Auth, c.ClientID, c.ClientSecret, c.ClientSecretEnv = o.Auth, o.ClientID, o.ClientSecret, o.ClientSecretEnv
 	c.ClientSecretFile, c.ClientSecretCommand, c.ClientKeyFile = o.ClientSecretFile, o.ClientSecretCommand, o.ClientKeyFile
 	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store
+	c.IDPTokenURL, c.IDPClientID, c.IDPClientSecret, c.IDPClientSecretEnv = o.IDPTokenURL, o.IDPClientID, o.IDPClientSecret, o.IDPClientSecretEnv
+	c.IDPClientSecretFile, c.IDPClientSecretCommand = o.IDPClientSecretFile, o.IDPClientSecretCommand
+	c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand = o.IDToken, o.IDTokenEnv, o.IDTokenFile, o.IDTokenCommand
 }

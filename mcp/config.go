@@ -56,8 +56,22 @@ type ServerConfig struct {
 	ClientKeyFile       string   // a PEM private key: private_key_jwt client authentication
 	ClientMetadataURL   string   // a client ID metadata document's URL
 	Scopes              []string // asked for, with what the server asks for
-	Grant               string   // GrantAuthorizationCode (default) or GrantClientCredentials
+	Grant               string   // GrantAuthorizationCode (default), GrantClientCredentials or GrantEnterprise
 	Store               string   // StoreFile (default) or StoreMemory
+
+	// Enterprise-managed authorization (Grant GrantEnterprise; see
+	// oauth_enterprise.go): the identity provider's token endpoint, latch's
+	// client there, and the person's ID token from it.
+	IDPTokenURL            string   // the identity provider's token endpoint
+	IDPClientID            string   // latch's client at the identity provider
+	IDPClientSecret        string   // its secret: a literal,
+	IDPClientSecretEnv     string   // a variable,
+	IDPClientSecretFile    string   // a file,
+	IDPClientSecretCommand []string // or a command printing it
+	IDToken                string   // the ID token: a literal,
+	IDTokenEnv             string   // a variable,
+	IDTokenFile            string   // a file,
+	IDTokenCommand         []string // or a command printing it
 
 	InProcess *mcpserver.MCPServer // inprocess
 

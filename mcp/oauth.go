@@ -18,6 +18,11 @@ const (
 
 	GrantAuthorizationCode = "authorization_code" // a person logs in in a browser
 	GrantClientCredentials = "client_credentials" // the client's own credentials, no browser
+	// GrantEnterprise is enterprise-managed authorization: the person's ID
+	// token from the enterprise identity provider is exchanged there for
+	// an identity assertion (ID-JAG), which the client trades for a token
+	// at the server's authorization server; no browser.
+	GrantEnterprise = "enterprise"
 
 	StoreFile   = "file"   // tokens kept in $XDG_STATE_HOME/latch/auth/<server>.json
 	StoreMemory = "memory" // tokens kept in memory only
@@ -101,6 +106,12 @@ func (c ServerConfig) grant() string {
 	return c.Grant
 }
 
+// headless reports whether the grant gets tokens without a person (no
+// browser): client_credentials and enterprise, done again on expiry.
+func (c ServerConfig) headless() bool {
+	return c.grant() == GrantClientCredentials || c.grant() == GrantEnterprise
+}
+
 // newOAuthState makes the OAuth session of cfg and loads what an earlier
 // login stored.
 func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
@@ -128,7 +139,7 @@ func (o *oauthState) token(ctx context.Context) string {
 	if rec.AccessToken != "" && (rec.ExpiresAt.IsZero() || time.Until(rec.ExpiresAt) > refreshMargin) {
 		return rec.AccessToken
 	}
-	if rec.RefreshToken != "" || (o.cfg.grant() == GrantClientCredentials && rec.AccessToken != "") {
+	if rec.RefreshToken != "" || (o.cfg.headless() && rec.AccessToken != "") {
 		if t, err := o.renew(ctx, rec.AccessToken); err == nil {
 			return t
 		}
@@ -176,6 +187,7 @@ type LoginInfo struct {
 	// Browser says a login opens a browser here; without one (latch -p)
 	// a server that needs a browser login says what to run instead.
 	Browser bool
+	IDP     string // the enterprise identity provider's host (grant enterprise)
 }
 
 // info describes the login.
@@ -185,7 +197,7 @@ func (o *oauthState) info() LoginInfo {
 	return LoginInfo{OAuth: true, LoggedIn: o.rec.AccessToken != "" || o.rec.RefreshToken != "",
 		Until: o.rec.ExpiresAt, Refresh: o.rec.RefreshToken != "", Scope: o.rec.Scope,
 		Client: o.rec.ClientID, Problem: o.expired,
-		Browser: o.browser != nil || o.cfg.grant() == GrantClientCredentials}
+		Browser: o.browser != nil || o.cfg.headless(), IDP: o.idpHost()}
 }
 
 // grantedScopes are the scopes of the current token, as a list.

@@ -13,7 +13,8 @@ import (
 )
 
 // login gets new tokens: with the client's own credentials for
-// client_credentials, else in a browser (authorization code with PKCE).
+// client_credentials, an exchanged ID token for enterprise, else in a
+// browser (authorization code with PKCE).
 // ch is the challenge that asked for it (its scope is asked for); extra
 // scopes are added (a step-up asks for the union).
 func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) error {
@@ -23,8 +24,11 @@ func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) er
 	if err != nil {
 		return err
 	}
-	if o.cfg.grant() == GrantClientCredentials {
+	switch o.cfg.grant() {
+	case GrantClientCredentials:
 		return o.clientCredentials(ctx, d, ch, extra)
+	case GrantEnterprise:
+		return o.enterprise(ctx, d, ch, extra) // oauth_enterprise.go
 	}
 	if o.browser == nil {
 		return errNoLogin
@@ -99,7 +103,7 @@ func (o *oauthState) clientCredentials(ctx context.Context, d *discovery, ch cha
 }
 
 // renew gets a fresh access token without a person: with the refresh
-// token, or client_credentials again. stale is the token the caller saw:
+// token, or the headless grant (client_credentials, enterprise) again. stale is the token the caller saw:
 // when another refresh replaced it meanwhile, that one is used.
 func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 	o.refreshMu.Lock()
@@ -113,8 +117,12 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 		return "", err
 	}
 	if rec.RefreshToken == "" {
-		if o.cfg.grant() == GrantClientCredentials {
+		switch o.cfg.grant() {
+		case GrantClientCredentials:
 			err := o.clientCredentials(ctx, d, challenge{}, strings.Fields(rec.Scope))
+			return o.record().AccessToken, err
+		case GrantEnterprise:
+			err := o.enterprise(ctx, d, challenge{}, strings.Fields(rec.Scope))
 			return o.record().AccessToken, err
 		}
 		return "", errNoLogin
@@ -148,7 +156,7 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 	if c.method == "client_secret_basic" {
 		req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
 	}
-	resp, err := o.http.Do(req)
+	resp, err := noRedirect(o.http).Do(req)
 	if err != nil {
 		return fmt.Errorf("token request: %s", o.red.apply(err.Error()))
 	}

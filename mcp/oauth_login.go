@@ -117,6 +117,9 @@ func (l LoginInfo) LoginText(now time.Time) string {
 	if l.Client != "" {
 		out += " as client " + l.Client
 	}
+	if l.IDP != "" {
+		out += " through " + l.IDP
+	}
 	if !l.Until.IsZero() {
 		if l.Until.After(now) {
 			out += ", token until " + l.Until.Local().Format("15:04")

@@ -37,7 +37,7 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		switch {
 		case resp.StatusCode == http.StatusUnauthorized:
 			t.o.noteChallenge(ch)
-			if tok == "" && t.o.cfg.grant() != GrantClientCredentials {
+			if tok == "" && !t.o.cfg.headless() {
 				return resp, nil
 			}
 			fresh, rerr := t.o.renewOrLogin(r.Context(), tok, ch)
@@ -117,14 +117,15 @@ func (o *oauthState) lastChallenge() challenge {
 }
 
 // renewOrLogin is a fresh token after a 401: renewed when it can be
-// without a person, or for client_credentials got anew.
+// without a person, or for a headless grant got anew.
 func (o *oauthState) renewOrLogin(ctx context.Context, stale string, ch challenge) (string, error) {
 	rec := o.record()
-	if rec.RefreshToken != "" || (o.cfg.grant() == GrantClientCredentials && rec.AccessToken != "") {
+	if rec.RefreshToken != "" || (o.cfg.headless() && rec.AccessToken != "") {
 		return o.renew(ctx, stale)
 	}
-	if o.cfg.grant() == GrantClientCredentials {
+	if o.cfg.headless() {
 		if err := o.login(ctx, ch, nil); err != nil {
+			o.setExpired(o.red.apply(err.Error()))
 			return "", err
 		}
 		return o.record().AccessToken, nil

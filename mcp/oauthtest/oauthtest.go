@@ -3,8 +3,9 @@
 // in the 401's header, at the path's well-known URI or at the root's),
 // dynamic client registration or a pre-registered client, PKCE checked,
 // the authorization endpoint approving at once (it redirects to the
-// redirect URI with a code), refresh, client_credentials, revocation and
-// a step-up scope for tools/call.
+// redirect URI with a code), refresh, client_credentials, revocation, a
+// step-up scope for tools/call, and an enterprise identity provider for
+// the token exchange and JWT bearer grant (idp.go).
 package oauthtest
 
 import (
@@ -42,12 +43,17 @@ type Config struct {
 	ClientSecret string        // its secret
 	TTL          time.Duration // access tokens' lifetime (default 1 h)
 	CallScope    string        // a scope tools/call needs beyond the others (step-up)
+	// IDToken is the person's ID token an identity provider (IDP) accepts
+	// in a token exchange for an ID-JAG; set, the IDP is started and the
+	// AS takes the JWT bearer grant (idp.go).
+	IDToken string
 }
 
-// Server is the authorization server (AS) and the MCP server (MCP).
+// Server is the authorization server (AS) and the MCP server (MCP), and
+// with Config.IDToken an identity provider (IDP).
 type Server struct {
-	AS, MCP *httptest.Server
-	cfg     Config
+	AS, MCP, IDP *httptest.Server
+	cfg          Config
 
 	mu         sync.Mutex
 	challenges map[string]string   // code challenge by code
@@ -65,8 +71,15 @@ type Server struct {
 	Refreshes int
 	// PKCEVerified counts code exchanges whose verifier matched.
 	PKCEVerified int
-	// Tokens lists every token issued (access and refresh).
+	// Tokens lists every token issued (access, refresh and ID-JAG).
 	Tokens []string
+	// jags are the ID-JAGs the IDP issued, by value; Exchanges counts
+	// them, JWTBearers the JWT bearer grants that succeeded.
+	jags                  map[string]bool
+	Exchanges, JWTBearers int
+	// Seen lists every request each server ("as", "mcp", "idp") got:
+	// its URL, headers (HTTP Basic credentials decoded) and body.
+	Seen map[string][]string
 }
 
 type token struct {
@@ -77,12 +90,16 @@ type token struct {
 // New starts both servers; Close stops them.
 func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, challenges: map[string]string{}, codes: map[string][]string{},
-		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]bool{}}
+		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]bool{},
+		jags: map[string]bool{}, Seen: map[string][]string{}}
 	if cfg.TTL == 0 {
 		s.cfg.TTL = time.Hour
 	}
-	s.AS = httptest.NewServer(s.asHandler())
-	s.MCP = httptest.NewServer(s.mcpHandler())
+	s.AS = httptest.NewServer(s.recorded("as", s.asHandler()))
+	s.MCP = httptest.NewServer(s.recorded("mcp", s.mcpHandler()))
+	if cfg.IDToken != "" {
+		s.IDP = httptest.NewServer(s.recorded("idp", s.idpHandler()))
+	}
 	return s
 }
 
@@ -94,6 +111,9 @@ func (s *Server) Close() {
 	s.MCP.CloseClientConnections()
 	s.MCP.Close()
 	s.AS.Close()
+	if s.IDP != nil {
+		s.IDP.Close()
+	}
 }
 
 // Invalidate makes every access token invalid (as a server restart or an
@@ -122,7 +142,7 @@ func (s *Server) asHandler() http.Handler {
 		m := map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
 			"token_endpoint": s.AS.URL + "/token", "revocation_endpoint": s.AS.URL + "/revoke",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
+			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials", grantJWTBearer},
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "none"}}
 		if !s.cfg.NoDCR {
 			m["registration_endpoint"] = s.AS.URL + "/register"
@@ -210,16 +230,27 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		scope = strings.Fields(sc)
 	case "client_credentials":
 		scope = strings.Fields(r.PostFormValue("scope"))
+	case grantJWTBearer:
+		if !s.jwtBearer(w, r) {
+			return
+		}
+		scope = strings.Fields(r.PostFormValue("scope"))
 	default:
 		writeJSON(w, 400, map[string]string{"error": "unsupported_grant_type"})
 		return
 	}
-	at, rt := "at-"+random(), "rt-"+random()
+	at := "at-" + random()
 	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL)}
-	s.refresh[rt] = strings.Join(scope, " ")
-	s.Tokens = append(s.Tokens, at, rt)
-	writeJSON(w, 200, map[string]any{"access_token": at, "refresh_token": rt, "token_type": "Bearer",
-		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")})
+	s.Tokens = append(s.Tokens, at)
+	answer := map[string]any{"access_token": at, "token_type": "Bearer",
+		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")}
+	if r.PostFormValue("grant_type") != grantJWTBearer { // an ID-JAG's token is got again, not refreshed
+		rt := "rt-" + random()
+		s.refresh[rt] = strings.Join(scope, " ")
+		s.Tokens = append(s.Tokens, rt)
+		answer["refresh_token"] = rt
+	}
+	writeJSON(w, 200, answer)
 }
 
 // prmURL is where the 401 says the resource metadata is ("" when it does

@@ -26,6 +26,11 @@ type authContext struct {
 	ClientID      string `json:"client_id"`
 	ClientSecret  string `json:"client_secret"`
 	PrivateKeyPEM string `json:"private_key_pem"`
+	// auth/cross-app-access-complete-flow: the enterprise identity
+	// provider, latch's client there and the person's ID token from it.
+	IDPTokenEndpoint string `json:"idp_token_endpoint"`
+	IDPClientID      string `json:"idp_client_id"`
+	IDPIDToken       string `json:"idp_id_token"`
 }
 
 // clientMetadataURL is the client ID metadata document URL the suite
@@ -80,6 +85,9 @@ func authConfig(url, scenario string) (mcp.ServerConfig, error) {
 	cfg.ClientID, cfg.ClientSecret = c.ClientID, c.ClientSecret
 	if strings.HasPrefix(scenario, "auth/client-credentials-") {
 		cfg.Grant = mcp.GrantClientCredentials
+	}
+	if c.IDPTokenEndpoint != "" {
+		cfg.Grant, cfg.IDPTokenURL, cfg.IDPClientID, cfg.IDToken = mcp.GrantEnterprise, c.IDPTokenEndpoint, c.IDPClientID, c.IDPIDToken
 	}
 	if c.PrivateKeyPEM != "" {
 		dir, err := os.MkdirTemp("", "latch-conformance-")

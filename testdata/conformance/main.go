@@ -17,8 +17,8 @@
 // after the client reconnects its SSE stream) and
 // elicitation-sep1034-client-defaults (test_client_elicitation_defaults,
 // whose form latch accepts as its defaults fill it: mcp.ParseForm and
-// mcp.FormDefaults, what the session pre-fills a form with). latch does not
-// do OAuth, so the auth/* scenarios are not handled.
+// mcp.FormDefaults, what the session pre-fills a form with). The auth/*
+// scenarios are in auth.go.
 package main
 
 import (
