@@ -147,6 +147,10 @@ func (a *attached) add(r AttachRef, p mcp.ResourceContents, vision func() string
 			a.text += fmt.Sprintf("\n[cut: only the first %d of %d bytes of %s are attached]", len(p.Text), p.Size, name)
 		}
 		a.text += "\n[end of " + name + "]"
+	case strings.HasPrefix(p.MIMEType, "image/") && p.Size > MaxImageBytes:
+		e.Kind = AttachDescribed
+		e.Note = tooBigImage(p.Size)
+		a.text += fmt.Sprintf("\n\n[not attached: %s is an image (%s, %d bytes): %s]", name, mime, p.Size, e.Note)
 	case strings.HasPrefix(p.MIMEType, "image/") && vision() == "":
 		e.Kind, e.Sent = AttachImage, p.Size
 		a.images = append(a.images, api.ImageData(p.Blob))
@@ -160,6 +164,16 @@ func (a *attached) add(r AttachRef, p mcp.ResourceContents, vision func() string
 		a.text += fmt.Sprintf("\n\n[not attached: %s is binary (%s, %d bytes): %s]", name, mime, p.Size, e.Note)
 	}
 	a.events = append(a.events, e)
+}
+
+// MaxImageBytes is the largest image latch sends a model (from a resource
+// or a prompt); a larger one is described instead. Every image sent is
+// also kept in the session log, for resume.
+const MaxImageBytes = 8_000_000
+
+// tooBigImage says why an image of n bytes is not sent.
+func tooBigImage(n int) string {
+	return fmt.Sprintf("too large to send (%s; latch sends images up to %s)", byteSize(n), byteSize(MaxImageBytes))
 }
 
 // canSee says why the current model cannot be sent images, or "" when it

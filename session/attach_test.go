@@ -3,10 +3,16 @@ package session_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"latch/mcp/mcptestutil"
 	"latch/session"
@@ -147,5 +153,39 @@ func TestParseAttachments(t *testing.T) {
 		if got := session.ParseAttachments(tt.text, servers); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseAttachments(%q) = %v, want %v", tt.text, got, tt.want)
 		}
+	}
+}
+
+// TestAttachImageTooLarge: an image over MaxImageBytes is described, not
+// sent (nor kept in the session log), even to a model that can see.
+func TestAttachImageTooLarge(t *testing.T) {
+	srv := mcpserver.NewMCPServer("big", "1.0", mcpserver.WithResourceCapabilities(false, false))
+	huge := base64.StdEncoding.EncodeToString(make([]byte, session.MaxImageBytes+1))
+	srv.AddResource(mcpgo.NewResource("test://img/huge.png", "huge", mcpgo.WithMIMEType("image/png")),
+		func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return []mcpgo.ResourceContents{mcpgo.BlobResourceContents{URI: "test://img/huge.png", MIMEType: "image/png", Blob: huge}}, nil
+		})
+	ol := newServer(t, qwen, gemma)
+	dir := t.TempDir()
+	s := newSession(t, ol, session.Options{Model: "gemma3:4b", LogDir: dir, Servers: []session.ServerConfig{
+		{Name: "big", Transport: "inprocess", InProcess: srv}}})
+	r := newReader(t, s)
+	s.StartServers()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	s.WaitServers(ctx)
+	if err := s.Send("look at @big:test://img/huge.png"); err != nil {
+		t.Fatal(err)
+	}
+	a := attachments(r.turn())
+	if len(a) != 1 || a[0].Kind != session.AttachDescribed || !strings.Contains(a[0].Note, "too large to send (8.0 MB; latch sends images up to 8.0 MB)") {
+		t.Fatalf("attachments: %+v", a)
+	}
+	msg := ol.WaitRequests(1, timeout)[0].Messages[0]
+	if len(msg.Images) != 0 || !strings.Contains(msg.Content, "[not attached: big:test://img/huge.png is an image") {
+		t.Errorf("message: %d images, %q", len(msg.Images), msg.Content)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, s.ID()+".jsonl")); err != nil || fi.Size() > 1<<20 {
+		t.Errorf("session log: %v, %d bytes", err, fi.Size())
 	}
 }

@@ -220,10 +220,13 @@ func (s *Session) promptMessages(ctx context.Context, res *mcp.PromptResult) ([]
 	for _, pm := range res.Messages {
 		m := api.Message{Role: pm.Role, Content: promptText(pm)}
 		if isImage(pm) {
-			if vision {
+			switch {
+			case len(pm.Data) > MaxImageBytes:
+				m.Content += " (not shown to the model: " + tooBigImage(len(pm.Data)) + ")"
+			case vision:
 				m.Images = []api.ImageData{pm.Data}
 				m.Content += " (sent to the model as an image)"
-			} else {
+			default:
 				m.Content += fmt.Sprintf(" (not shown to the model: %s cannot see images, it has no vision capability)", model)
 			}
 		}

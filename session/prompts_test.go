@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -276,5 +277,33 @@ func TestRunPromptCancelled(t *testing.T) {
 	evs := r.until(func(e session.Event) bool { _, ok := e.(*session.TurnDone); return ok })
 	if um := of[*session.UserMessage](evs); len(um) != 1 || um[0].Turn != 1 || len(of[*session.PromptEvent](evs)) != 0 {
 		t.Errorf("after the cancelled prompt: %s", kinds(evs))
+	}
+}
+
+// TestRunPromptImageTooLarge: a prompt's image over MaxImageBytes is
+// described, not sent, even to a model that can see.
+func TestRunPromptImageTooLarge(t *testing.T) {
+	seer := ollamatest.Model{Name: "gemma3:4b", Capabilities: []string{"completion", "vision"}}
+	ol := newServer(t, seer)
+	srv := mcpserver.NewMCPServer("big", "1.0", mcpserver.WithPromptCapabilities(false))
+	huge := base64.StdEncoding.EncodeToString(make([]byte, session.MaxImageBytes+1))
+	srv.AddPrompt(mcpgo.NewPrompt("poster"), func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+		return mcpgo.NewGetPromptResult("a poster", []mcpgo.PromptMessage{
+			mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewImageContent(huge, "image/png"))}), nil
+	})
+	s := newSession(t, ol, session.Options{Model: seer.Name,
+		Servers: []session.ServerConfig{{Name: "big", Transport: "inprocess", InProcess: srv}}})
+	s.StartServers()
+	waitPrompts(t, s, 1)
+	r := newReader(t, s)
+	ol.Script(ollamatest.TextTurn("No picture."))
+	if err := s.RunPrompt("big", "poster", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.turn()
+	msgs := lastRequest(t, ol).Messages
+	last := msgs[len(msgs)-1]
+	if len(last.Images) != 0 || !strings.Contains(last.Content, "not shown to the model: too large to send") {
+		t.Errorf("the model got %d images, %q", len(last.Images), last.Content)
 	}
 }
