@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -244,5 +245,87 @@ func TestSynchronizedOutputOnlyWhereKnown(t *testing.T) {
 				t.Errorf("terminal with synchronized output %v: frame %q", sync, f)
 			}
 		}
+	}
+}
+
+// TestScreenRandomFrames draws random frames — rows of styled words, the
+// region shifted up or down by random amounts, rows changed, added,
+// blanked, the size changed — and checks after every frame that the
+// terminal holds exactly the frame drawn.
+func TestScreenRandomFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	styles := []string{"", "\x1b[38;5;252m", "\x1b[1;38;5;75;48;5;232m", "\x1b[4m", "\x1b[7m", "\x1b[38;2;1;2;3m"}
+	row := func() string {
+		if rng.IntN(5) == 0 {
+			return ""
+		}
+		var b strings.Builder
+		for range rng.IntN(6) + 1 {
+			st := styles[rng.IntN(len(styles))]
+			b.WriteString(st + []string{"word", "漢字", " ", "a b", "──"}[rng.IntN(5)] + "\x1b[0m" + strings.Repeat(" ", rng.IntN(3)))
+		}
+		return b.String()
+	}
+	scrolls := 0
+	for round := range 20 {
+		log := &frameLog{}
+		s := newScreen(log, round%2 == 0)
+		w, h := 20+rng.IntN(60), 6+rng.IntN(30)
+		s.resize(w, h)
+		term := make(termRows, h)
+		rows := make([]string, h)
+		for i := range rows {
+			rows[i] = row()
+		}
+		for frame := range 60 {
+			region := [2]int{1, h - 3}
+			switch rng.IntN(6) {
+			case 0: // the chat scrolls up by k, new rows at the bottom
+				k := rng.IntN(region[1]-region[0]) + 1
+				copy(rows[region[0]:], rows[region[0]+k:region[1]+1])
+				for i := region[1] - k + 1; i <= region[1]; i++ {
+					rows[i] = row()
+				}
+			case 1: // down (scrolling back through history)
+				k := rng.IntN(region[1]-region[0]) + 1
+				copy(rows[region[0]+k:region[1]+1], rows[region[0]:region[1]+1-k])
+				for i := region[0]; i < region[0]+k; i++ {
+					rows[i] = row()
+				}
+			case 2: // the resize
+				if frame%7 == 0 {
+					w, h = 20+rng.IntN(60), 6+rng.IntN(30)
+					s.resize(w, h)
+					term = make(termRows, h)
+					rows = make([]string, h)
+					for i := range rows {
+						rows[i] = row()
+					}
+				}
+			default: // some rows change
+				for range rng.IntN(4) + 1 {
+					rows[rng.IntN(h)] = row()
+				}
+			}
+			s.draw(strings.Join(rows, "\n"), [2]int{1, h - 3})
+			if len(log.frames) == 0 {
+				continue
+			}
+			f := log.frames[len(log.frames)-1]
+			log.frames = log.frames[:0]
+			if !s.sync {
+				f = append(append([]byte(syncOn), f...), syncOff...)
+			}
+			term.apply(t, f)
+			for i := range h {
+				if want := tidyRow(ansi.Truncate(rows[i], w, "")); term[i] != want {
+					t.Fatalf("round %d frame %d (%d×%d), row %d:\n %q\nwant\n %q", round, frame, w, h, i+1, term[i], want)
+				}
+			}
+		}
+		scrolls += s.stats.scrolls
+	}
+	if scrolls < 50 {
+		t.Errorf("only %d frames scrolled the region: the scroll path is hardly tried", scrolls)
 	}
 }
