@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -187,5 +188,52 @@ func TestAttachImageTooLarge(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, s.ID()+".jsonl")); err != nil || fi.Size() > 1<<20 {
 		t.Errorf("session log: %v, %d bytes", err, fi.Size())
+	}
+}
+
+// TestWatchesSurviveAReconnect: a new connection has none of the old
+// one's subscriptions; the session subscribes again to what the person
+// watches, and says so.
+func TestWatchesSurviveAReconnect(t *testing.T) {
+	var mu sync.Mutex
+	subscribes := 0
+	hooks := &mcpserver.Hooks{}
+	hooks.AddBeforeAny(func(_ context.Context, _ any, method mcpgo.MCPMethod, _ any) {
+		if method == mcpgo.MethodResourcesSubscribe {
+			mu.Lock()
+			subscribes++
+			mu.Unlock()
+		}
+	})
+	srv := mcpserver.NewMCPServer("watched", "1.0", mcpserver.WithResourceCapabilities(true, false), mcpserver.WithHooks(hooks))
+	srv.AddResource(mcpgo.NewResource("test://doc", "doc", mcpgo.WithMIMEType("text/plain")),
+		func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: "test://doc", Text: "doc"}}, nil
+		})
+	ol := newServer(t, qwen)
+	s := newSession(t, ol, session.Options{Model: "qwen3:8b", Servers: []session.ServerConfig{
+		{Name: "w", Transport: "inprocess", InProcess: srv}}})
+	r := newReader(t, s)
+	s.StartServers()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	s.WaitServers(ctx)
+	if err := s.WatchResource(ctx, "w", "test://doc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ConnectServer("w"); err != nil { // the /connect of a token rotation
+		t.Fatal(err)
+	}
+	r.until(func(e session.Event) bool {
+		n, ok := e.(*session.Notice)
+		return ok && n.Text == "w reconnected: watching 1 resource again"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if subscribes != 2 {
+		t.Errorf("%d resources/subscribe requests, want 2 (the watch, then again after the reconnect)", subscribes)
+	}
+	if l, err := s.ListResources(ctx, "w"); err != nil || len(l.Watched) != 1 {
+		t.Errorf("watched after the reconnect: %v, %v", l.Watched, err)
 	}
 }

@@ -2,9 +2,12 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"latch/mcp"
 )
@@ -124,6 +127,36 @@ func (s *Session) WatchResource(ctx context.Context, server, uri string) error {
 	}
 	s.watched.set(server, uri, true)
 	return nil
+}
+
+// rewatch subscribes again, on a server's new connection, to the
+// resources watched on its last one (a reconnect, a token rotated with
+// /connect): what cannot be watched again is dropped from the list, with
+// a notice naming it.
+func (s *Session) rewatch(server string) {
+	uris := s.watched.list(server)
+	if len(uris) == 0 || s.servers == nil {
+		return
+	}
+	var failed []string
+	for _, uri := range uris {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := s.servers.Subscribe(ctx, server, uri)
+		cancel()
+		if err != nil {
+			s.watched.set(server, uri, false)
+			failed = append(failed, uri+" ("+err.Error()+")")
+		}
+	}
+	n := len(uris) - len(failed)
+	text := fmt.Sprintf("%s reconnected: watching %d resources again", server, n)
+	if n == 1 {
+		text = server + " reconnected: watching 1 resource again"
+	}
+	if len(failed) > 0 {
+		text += "; no longer watched: " + strings.Join(failed, ", ")
+	}
+	s.publish(&Notice{Header: s.header(TypeNotice), Text: text})
 }
 
 // UnwatchResource undoes WatchResource (resources/unsubscribe).

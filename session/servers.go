@@ -42,6 +42,9 @@ func (s *Session) mcpEvent(e mcp.Event) {
 		s.mu.Lock()
 		s.statusShown[st.Name] = st.Since
 		s.mu.Unlock()
+		if st.State == mcp.StateConnected {
+			go s.rewatch(st.Name) // a new connection: its subscriptions are gone
+		}
 	case mcp.ToolsChanged:
 		s.toolsChanged(e.Changed)
 		s.publish(&ToolsChangedEvent{Header: s.header(TypeToolsChanged), Server: e.Server, Tools: e.Tools,
