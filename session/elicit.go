@@ -90,6 +90,7 @@ type ElicitationAnswerEvent struct {
 // elicitState is the requests waiting for the person, by id.
 type elicitState struct {
 	mu    sync.Mutex
+	calls map[string]int // tool calls running, by server
 	waits map[string]*elicitWait
 	open  map[string]int         // requests shown and not answered, by server
 	times map[string][]time.Time // when each server's recent requests came
@@ -129,6 +130,34 @@ func (e *elicitState) admit(server string, now time.Time) string {
 	return ""
 }
 
+// callStarted counts a tool call of server as running.
+func (e *elicitState) callStarted(server string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.calls == nil {
+		e.calls = map[string]int{}
+	}
+	e.calls[server]++
+}
+
+// callEnded counts a tool call of server as ended. When none of its calls
+// runs any more, what it asked of the person while they ran is withdrawn:
+// the handler that asked has returned, and an answer would go nowhere.
+// (Over stdio a request's context outlives the call that made it.)
+func (e *elicitState) callEnded(server string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.calls[server]--; e.calls[server] > 0 {
+		return
+	}
+	for id, w := range e.waits {
+		if w.server == server {
+			close(w.gone)
+			delete(e.waits, id)
+		}
+	}
+}
+
 // done ends a request admit counted.
 func (e *elicitState) done(server string) {
 	e.mu.Lock()
@@ -138,9 +167,11 @@ func (e *elicitState) done(server string) {
 
 // elicitWait is one request waiting for an answer.
 type elicitWait struct {
+	server string
 	mode   string
 	fields []FormField
 	reply  chan elicitReply // buffered: AnswerElicitation never blocks
+	gone   chan struct{}    // closed when the request is withdrawn (see callEnded)
 }
 
 type elicitReply struct {
@@ -188,7 +219,7 @@ func (s *Session) elicit(ctx context.Context, server string, req mcp.ElicitReque
 		return s.elicitDone(ev, nil, ElicitDecline, "policy", why, nil), nil
 	}
 	// Waiting before it is shown: an answer may come as soon as it is.
-	w := &elicitWait{mode: ev.Mode, fields: ev.Fields, reply: make(chan elicitReply, 1)}
+	w := &elicitWait{server: server, mode: ev.Mode, fields: ev.Fields, reply: make(chan elicitReply, 1), gone: make(chan struct{})}
 	s.el.mu.Lock()
 	if s.el.waits == nil {
 		s.el.waits = map[string]*elicitWait{}
@@ -200,12 +231,13 @@ func (s *Session) elicit(ctx context.Context, server string, req mcp.ElicitReque
 	case r := <-w.reply:
 		return s.elicitDone(ev, ev.Fields, r.action, "user", "", r.content), nil
 	case <-ctx.Done():
-		s.el.mu.Lock()
-		delete(s.el.waits, ev.ID)
-		s.el.mu.Unlock()
-		return s.elicitDone(ev, nil, ElicitCancel, "server",
-			"the server's request ended before an answer (its call ended, or the connection closed)", nil), nil
+	case <-w.gone:
 	}
+	s.el.mu.Lock()
+	delete(s.el.waits, ev.ID)
+	s.el.mu.Unlock()
+	return s.elicitDone(ev, nil, ElicitCancel, "server",
+		"the server's request ended before an answer (its call ended, or the connection closed)", nil), nil
 }
 
 // describeElicit fills in the event from the request: the form's fields,

@@ -297,3 +297,23 @@ func TestElicitFlood(t *testing.T) {
 		t.Errorf("the server got %s, want 20 declines", res.Content)
 	}
 }
+
+// TestElicitWithdrawnWhenTheCallEnds: a form a server asked for during a
+// call, whose handler returned without waiting for it (over stdio a
+// request's context outlives its call), is withdrawn when the server has
+// no call running any more: an answer would go nowhere.
+func TestElicitWithdrawnWhenTheCallEnds(t *testing.T) {
+	h := newElicitHarness(t, deskServer("", "https://example.com"), false)
+	ev := h.request(h.call("desk__ask_and_leave"))
+	evs := h.r.until(func(e session.Event) bool {
+		a, ok := e.(*session.ElicitationAnswerEvent)
+		return ok && a.ID == ev.ID
+	})
+	ans := evs[len(evs)-1].(*session.ElicitationAnswerEvent)
+	if ans.Action != session.ElicitCancel || ans.By != "server" {
+		t.Errorf("answer %+v, want cancelled by the server's end", ans)
+	}
+	if err := h.s.AnswerElicitation(ev.ID, session.ElicitDecline, nil); err == nil {
+		t.Error("a withdrawn form still took an answer")
+	}
+}

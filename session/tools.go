@@ -354,7 +354,9 @@ func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
 	if crashPoint == "during-call" {
 		go func() { time.Sleep(150 * time.Millisecond); crashAt("during-call") }()
 	}
+	s.el.callStarted(c.tool.Server)
 	res, err := s.servers.Call(ctx, c.tool.Name, c.args, c.id)
+	s.el.callEnded(c.tool.Server)
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -50,6 +51,7 @@ func FormSchema(mark string) map[string]any {
 //	fill_form   asks for FormSchema(mark); its result is the answer as JSON
 //	open_link   asks the person to open url (URL mode)
 //	flood_forms asks for FormSchema(mark) n times at once; its result counts the answers by action
+//	ask_and_leave asks for a form on its own and returns without waiting for the answer
 //	client_caps returns the elicitation capability the client declared, as JSON
 func FormServer(mark, url string) *server.MCPServer {
 	s := server.NewMCPServer("desk"+mark, "1.0", server.WithElicitation())
@@ -86,6 +88,15 @@ func FormServer(mark, url string) *server.MCPServer {
 			}
 			b, _ := json.Marshal(count)
 			return mcp.NewToolResultText(string(b)), nil
+		})
+	s.AddTool(mcp.NewTool("ask_and_leave", mcp.WithDescription("Ask for a form, and return without waiting for it.")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			go func() { // a request that outlives the call, as over stdio
+				_, _ = s.RequestElicitation(context.WithoutCancel(ctx), mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+					Message: "A form nobody waits for" + mark, RequestedSchema: FormSchema(mark)}})
+			}()
+			time.Sleep(200 * time.Millisecond) // the request is out before the call returns
+			return mcp.NewToolResultText("left"), nil
 		})
 	s.AddTool(mcp.NewTool("client_caps", mcp.WithDescription("Say what the client declared."), mcp.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
