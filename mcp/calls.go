@@ -302,54 +302,21 @@ func num(v any) float64 {
 	return 0
 }
 
-// refreshInterval is the least time between two tool list refreshes of
-// a server: a storm of tools/list_changed costs at most one tools/list per
-// interval.
-var refreshInterval = 200 * time.Millisecond
-
-// requestRefresh asks for the server's tool list to be refreshed. Requests
-// are coalesced per server: at most one refresh runs and at most one is
-// pending; a request while one is pending changes nothing. It never blocks
-// (it runs on the transport's read loop).
+// requestRefresh asks for the server's tool list to be refreshed,
+// coalesced per connection (see coalescer). It never blocks: it runs on
+// the transport's read loop.
 func (m *Manager) requestRefresh(s *server, gen int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.gen != gen {
+	if !s.live(gen) {
 		return
 	}
-	s.refreshPending = true
-	if s.refreshing && s.refreshGen == gen {
-		return
-	}
-	s.refreshing, s.refreshGen = true, gen
-	go m.refresher(s, gen)
+	s.toolsRefresh.request(gen, func() bool { return s.live(gen) }, func() bool { return m.refresh(s, gen) })
 }
 
-// refresher runs the refreshes of one connection (gen) while they are
-// asked for, one at a time and at most one per refreshInterval, and ends
-// when none is pending or the connection is gone.
-func (m *Manager) refresher(s *server, gen int) {
-	for {
-		s.mu.Lock()
-		if s.gen != gen || !s.refreshPending {
-			if s.refreshGen == gen {
-				s.refreshing, s.refreshPending = false, false
-			}
-			s.mu.Unlock()
-			return
-		}
-		s.refreshPending = false
-		s.mu.Unlock()
-		next := time.Now().Add(refreshInterval)
-		if m.refresh(s, gen) {
-			// Still connecting: the notification came before the
-			// first list was in; refresh once connected.
-			s.mu.Lock()
-			s.refreshPending = true
-			s.mu.Unlock()
-		}
-		time.Sleep(time.Until(next))
-	}
+// live reports whether gen is still the server's connection.
+func (s *server) live(gen int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen == gen
 }
 
 // refresh lists a server's tools again after tools/list_changed. It

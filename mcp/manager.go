@@ -110,12 +110,9 @@ type server struct {
 	// procs are the processes started for this server and not yet
 	// stopped, whichever connect started them: a close stops them all.
 	procs map[*process]struct{}
-	// Tool list refreshes (tools/list_changed) of connection refreshGen: a
-	// refresher runs while refreshing, and refreshPending asks it for one
-	// more (see requestRefresh).
-	refreshing     bool
-	refreshPending bool
-	refreshGen     int
+	// The refreshes of its tool and prompt lists (list_changed),
+	// coalesced.
+	toolsRefresh, promptsRefresh coalescer
 	// prompts are the connection's prompts (prompts.go).
 	prompts promptState
 }

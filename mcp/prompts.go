@@ -62,13 +62,10 @@ func (p Prompt) Argument(name string) (PromptArgument, bool) {
 // refreshed on prompts/list_changed: one refresh runs at a time, and at
 // most one is pending (see requestPrompts).
 type promptState struct {
-	mu      sync.Mutex
-	gen     int  // the connection the list is of
-	listed  bool // the list of gen is in
-	list    []Prompt
-	running bool // a refresher of runGen runs
-	pending bool // another refresh is asked for
-	runGen  int
+	mu     sync.Mutex
+	gen    int  // the connection the list is of
+	listed bool // the list of gen is in
+	list   []Prompt
 }
 
 // PromptsChanged says a server's prompt list was listed or refreshed.
@@ -127,45 +124,11 @@ func (s *server) currentPrompts() []Prompt {
 }
 
 // requestPrompts asks for the server's prompt list to be listed again
-// (after connect, and on prompts/list_changed). Requests are coalesced:
-// at most one refresh runs, at most one is pending. It never blocks: it
-// may run on the transport's read loop.
+// (after connect, and on prompts/list_changed), coalesced per connection
+// (see coalescer). It never blocks: it may run on the transport's read
+// loop.
 func (m *Manager) requestPrompts(s *server, gen int) {
-	ps := &s.prompts
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	ps.pending = true
-	if ps.running && ps.runGen == gen {
-		return
-	}
-	ps.running, ps.runGen = true, gen
-	go m.promptRefresher(s, gen)
-}
-
-// promptRefresher lists the prompts of connection gen while asked to, at
-// most once per refreshInterval, and ends when nothing is pending or the
-// connection is gone.
-func (m *Manager) promptRefresher(s *server, gen int) {
-	ps := &s.prompts
-	for {
-		ps.mu.Lock()
-		if !ps.pending || ps.runGen != gen {
-			if ps.runGen == gen {
-				ps.running, ps.pending = false, false
-			}
-			ps.mu.Unlock()
-			return
-		}
-		ps.pending = false
-		ps.mu.Unlock()
-		next := time.Now().Add(refreshInterval)
-		if m.listPrompts(s, gen) {
-			ps.mu.Lock()
-			ps.pending = true
-			ps.mu.Unlock()
-		}
-		time.Sleep(time.Until(next))
-	}
+	s.promptsRefresh.request(gen, func() bool { return s.live(gen) }, func() bool { return m.listPrompts(s, gen) })
 }
 
 // listPrompts lists every page of the server's prompts for connection gen
