@@ -136,6 +136,16 @@ type ctxState struct {
 	psTurn   int            // the last turn /api/ps was asked in
 }
 
+// warnOnce reports whether turn has had no warning about the context
+// yet, and counts one: a turn is warned once. The caller holds s.mu.
+func (c *ctxState) warnOnce(turn int) bool {
+	if c.warned == turn {
+		return false
+	}
+	c.warned = turn
+	return true
+}
+
 // sentPrompt is a request as sent and what Ollama said of it.
 type sentPrompt struct {
 	ok           bool
@@ -421,10 +431,7 @@ func (s *Session) preflight(turn int, req *api.ChatRequest) {
 	if l := s.cx.last; !l.truncated && l.prompt > 0 && l.grewFrom(req.Model, req.Messages, tools) {
 		total = l.prompt + l.eval + estimateMessages(req.Messages[min(l.msgs+1, len(req.Messages)):])
 	}
-	warn := numCtx > 0 && total > numCtx && s.cx.warned != turn
-	if warn {
-		s.cx.warned = turn
-	}
+	warn := numCtx > 0 && total > numCtx && s.cx.warnOnce(turn)
 	s.mu.Unlock()
 	if !warn {
 		return
@@ -458,10 +465,7 @@ func (s *Session) noteReply(turn int, r round) {
 	cut := check.truncated()
 	s.cx.last = sentPrompt{ok: true, model: req.Model, msgs: len(req.Messages), sum: fingerprint(req.Messages),
 		tools: tools, est: est.Total(), prompt: r.last.PromptEvalCount, eval: r.last.EvalCount, truncated: cut}
-	warn := cut && s.cx.warned != turn
-	if warn {
-		s.cx.warned = turn
-	}
+	warn := cut && s.cx.warnOnce(turn)
 	s.mu.Unlock()
 	if !warn {
 		return
