@@ -42,9 +42,11 @@ func tidyRow(row string) string {
 			b.WriteString(seq)
 		case strings.HasPrefix(seq, "\x1b[") && strings.HasSuffix(seq, "m"):
 			want.apply(seq[2 : len(seq)-1])
-		case strings.HasPrefix(seq, "\x1b]"):
+		case strings.HasPrefix(seq, "\x1b]8;"):
 			b.WriteString(seq) // a hyperlink (OSC 8) stays where it is
 		}
+		// Anything else (another OSC: a title, the clipboard; a cursor
+		// move) is not written: a row is text and its style.
 	}
 	b.WriteString(have.to(sgr{}))
 	return b.String()

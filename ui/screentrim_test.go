@@ -87,3 +87,14 @@ func TestTidyRowDrawsTheSameCells(t *testing.T) {
 		}
 	}
 }
+
+// TestTidyRowWritesOnlyTextStyleAndLinks: whatever reached a row, the
+// terminal gets its text, its style and hyperlinks only — never a title,
+// a clipboard write, a cursor move or a screen clear.
+func TestTidyRowWritesOnlyTextStyleAndLinks(t *testing.T) {
+	row := "a\x1b]0;title\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2J\x1b[5;5Hd\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\"
+	got := tidyRow(row)
+	if want := "abcd\x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\"; got != want {
+		t.Errorf("tidyRow = %q, want %q", got, want)
+	}
+}

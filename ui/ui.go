@@ -142,13 +142,17 @@ func New(o Options) *Model {
 	if o.Output != nil {
 		m.screen = newScreen(o.Output, o.SyncOutput)
 	}
-	m.openURL, m.clipboard = o.OpenURL, o.Clipboard
+	m.openURL = o.OpenURL
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
-	if m.clipboard == nil {
-		m.clipboard = terminalClipboard
+	clip := o.Clipboard
+	if clip == nil {
+		clip = terminalClipboard
 	}
+	// Every copy goes through one door: pasted text is typed into whatever
+	// has the focus, so no control character but newline and tab gets in.
+	m.clipboard = func(text string) { clip(sanitize.Clipboard(text)) }
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
 	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile}
