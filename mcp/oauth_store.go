@@ -62,6 +62,12 @@ func (f *tokenFile) save(rec authRecord) error {
 		_ = tmp.Close()
 		return fmt.Errorf("cannot keep the login: %v", err)
 	}
+	// On disk before it replaces the old record: a rotated refresh token
+	// lost to a crash would mean logging in again.
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("cannot keep the login: %v", err)
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
