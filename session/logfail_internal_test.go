@@ -11,7 +11,9 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
+	"latch/mcp"
 	"latch/permissions"
+	"latch/session/ollamatest"
 )
 
 // TestLogFullFailsClosed: with the session log on a full disk (/dev/full
@@ -128,5 +130,32 @@ func TestLogShortWriteCutBack(t *testing.T) {
 	evs, warns, err := LoadLog(l.path)
 	if err != nil || len(warns) != 0 || len(evs) != 2 {
 		t.Fatalf("LoadLog: %d events, %v, %v", len(evs), warns, err)
+	}
+}
+
+// TestLogFullNoSampling: with the session log on a full disk, a server's
+// sampling request is refused, even allow-listed in auto mode: the model
+// answers no request the log cannot record.
+func TestLogFullNoSampling(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full here: %v", err)
+	}
+	defer full.Close()
+	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion"}})
+	defer ol.Close()
+	ol.Script(ollamatest.TextTurn("an answer"))
+	s := New(Options{Client: ol.Client(), Model: "qwen3:8b", LogDir: t.TempDir(), ID: "20261201-000000-full01",
+		Policy: permissions.Policy{Mode: permissions.Auto}})
+	t.Cleanup(s.Close)
+	s.log.mu.Lock()
+	s.log.f = full
+	s.log.mu.Unlock()
+	_, err = s.sample(context.Background(), "box", mcp.SampleRequest{Messages: []mcp.SampleMessage{{Role: "user", Text: "hi"}}, MaxTokens: 10})
+	if err == nil || !strings.Contains(err.Error(), "session log cannot be written") {
+		t.Fatalf("sampling with the log broken: %v", err)
+	}
+	if n := len(ol.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
 	}
 }

@@ -123,6 +123,13 @@ func (s *Session) askSample(ctx context.Context, w *sampleWait, first *SamplingE
 // review) asks the person whether to send it.
 func (s *Session) answerSample(ctx context.Context, w *sampleWait, first *SamplingEvent, req mcp.SampleRequest, review bool) (mcp.SampleResponse, error) {
 	next := s.sampleFollow(first)
+	// Fail closed, as for a tool call: the model answers no server whose
+	// request the log cannot record.
+	if why := s.LogProblem(); why != "" {
+		why = "the session log cannot be written (" + why + "); latch answers no request it cannot record"
+		s.sampleStep(next, SamplingDenied, permissions.ByPolicy, why)
+		return mcp.SampleResponse{}, errors.New("latch refused: " + why)
+	}
 	res, err := s.generateSample(ctx, w, first.RequestID, req)
 	if err != nil {
 		s.sampling.mu.Lock()
