@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -86,6 +90,9 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcpgo.ElicitationRequest)
 		Action: mcpgo.ElicitationResponseAction(resp.Action)}}
 	if resp.Action == ElicitAccept && r.Mode == ElicitForm {
 		out.Content = resp.Content
+		if fields, err := ParseForm(r.Schema); err == nil {
+			h.m.learnPasswords(h.server, requestTexts(req.Params, schemaMap(req.Params.RequestedSchema)), fields, resp.Content)
+		}
 	}
 	return out, nil
 }
@@ -105,15 +112,75 @@ func schemaMap(v any) map[string]any {
 	return m
 }
 
-// AddSecret makes the manager redact s from now on, wherever it shows up:
-// a value the person typed into a password field of a form. Values
-// shorter than four characters are left out (they would blank out common
-// words everywhere).
-func (m *Manager) AddSecret(s string) {
-	if m == nil || len([]rune(trimToken(s))) < 4 {
-		return
+// minPassword is the shortest form password latch hides: a shorter one
+// would blank out common words everywhere.
+const minPassword = 4
+
+// learnPasswords hides, from now on and wherever it shows up, what the
+// person typed into the password fields of a form they sent. Only the
+// person's own secret becomes one: a value found anywhere in what the
+// server sent with the request (a default, a choice, a title, the
+// message) is the server's, and a server must never choose what latch
+// hides from the person. In its place the text says whose it is, so a
+// permission box showing it is exact about what will be sent.
+func (m *Manager) learnPasswords(server string, sent []string, fields []FormField, content map[string]any) {
+	for _, f := range fields {
+		v, ok := content[f.Name].(string)
+		v = trimToken(v)
+		if !ok || !f.Secret || len([]rune(v)) < minPassword || serverSent(sent, v) {
+			continue
+		}
+		m.red.addLabeled(v, passwordLabel(server, f.Name))
 	}
-	m.red.add(s)
+}
+
+// serverSent reports whether v appears in any of the server's texts.
+func serverSent(sent []string, v string) bool {
+	for _, s := range sent {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainName is a field name that can be named in a label as it is.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,40}$`)
+
+// passwordLabel is what stands in for a person's password: the server's
+// name (from the person's config) and the field's, when it is a plain
+// name (the server chose it: it must not be able to write the label).
+func passwordLabel(server, field string) string {
+	if plainName.MatchString(field) {
+		return fmt.Sprintf("«your password for %s's form field %s»", server, field)
+	}
+	return fmt.Sprintf("«your password for a field of %s's form»", server)
+}
+
+// requestTexts is every text a server's request holds: its message, URL
+// and id, and every key, string and number of its schema, at any depth.
+func requestTexts(p mcpgo.ElicitationParams, schema map[string]any) []string {
+	out := []string{p.Message, p.URL, p.ElicitationID}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case float64:
+			out = append(out, strconv.FormatFloat(v, 'f', -1, 64), strconv.FormatFloat(v, 'g', -1, 64))
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				out = append(out, k)
+				walk(x)
+			}
+		}
+	}
+	walk(schema)
+	return out
 }
 
 // elicitHandler is the hooks' handler, ending with this connection.

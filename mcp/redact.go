@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,10 +18,18 @@ const redacted = "[redacted]"
 // text from any server. One set is shared by the manager and all its
 // connections, so a credential learned at one connect is hidden from then
 // on everywhere. A nil redactor redacts nothing.
+//
+// Each secret has the label that stands in for it: "[redacted]" for a
+// credential, and for a password the person typed into a form, words
+// saying whose it is, so that what shows in its place (in a permission
+// box above all) is exact about what will be sent.
 type redactor struct {
 	mu      sync.RWMutex
-	secrets []string // longest first, so a secret holding another goes whole
+	secrets []secret // longest first; replaced, never changed in place, on add
 }
+
+// secret is a value to hide and what is shown in its place.
+type secret struct{ value, label string }
 
 // newRedactor returns a redactor that knows the given secrets.
 func newRedactor(secrets ...string) *redactor {
@@ -29,42 +38,98 @@ func newRedactor(secrets ...string) *redactor {
 	return r
 }
 
-// add learns secrets, trimmed as they are sent; empty ones are ignored.
+// add learns credentials, trimmed as they are sent; empty ones are
+// ignored.
 func (r *redactor) add(secrets ...string) {
+	for _, s := range secrets {
+		r.addLabeled(s, redacted)
+	}
+}
+
+// addLabeled learns one secret, trimmed as it is sent, shown as label.
+// A value already known keeps its first label.
+func (r *redactor) addLabeled(value, label string) {
+	value = trimToken(value)
+	if value == "" {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, s := range secrets {
-		s = trimToken(s)
-		if s == "" || containsString(r.secrets, s) {
-			continue
-		}
-		r.secrets = append(r.secrets, s)
-	}
-	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
+	for _, x := range r.secrets {
+		if x.value == value {
+			return
 		}
 	}
-	return false
+	next := append(slices.Clone(r.secrets), secret{value, label})
+	sort.SliceStable(next, func(i, j int) bool { return len(next[i].value) > len(next[j].value) })
+	r.secrets = next
 }
 
-// apply returns s with every known secret replaced.
+// known returns the secrets (a slice no one changes).
+func (r *redactor) known() []secret {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.secrets
+}
+
+// apply returns s with every known secret replaced by its label. Every
+// byte of every occurrence is hidden, where secrets overlap too; a run of
+// hidden bytes becomes the labels of the secrets found in it, and a label
+// is never searched again.
 func (r *redactor) apply(s string) string {
 	if r == nil {
 		return s
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, x := range r.secrets {
-		if strings.Contains(s, x) {
-			s = strings.ReplaceAll(s, x, redacted)
+	type hit struct {
+		at    int
+		label string
+	}
+	var (
+		hidden []bool
+		hits   []hit
+	)
+	for _, x := range r.known() {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], x.value)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if hidden == nil {
+				hidden = make([]bool, len(s))
+			}
+			hits = append(hits, hit{at, x.label})
+			for k := at; k < at+len(x.value); k++ {
+				hidden[k] = true
+			}
+			i = at + 1
 		}
 	}
-	return s
+	if hidden == nil {
+		return s
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
+	var b strings.Builder
+	for i, h := 0, 0; i < len(s); {
+		if !hidden[i] {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		end := i
+		for end < len(s) && hidden[end] {
+			end++
+		}
+		last := ""
+		for ; h < len(hits) && hits[h].at < end; h++ {
+			if hits[h].label != last {
+				b.WriteString(hits[h].label)
+				last = hits[h].label
+			}
+		}
+		i = end
+	}
+	return b.String()
 }
 
 // empty reports whether there is nothing to redact.
@@ -72,9 +137,7 @@ func (r *redactor) empty() bool {
 	if r == nil {
 		return true
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.secrets) == 0
+	return len(r.known()) == 0
 }
 
 // all applies the redactor to every string v holds, at any depth.
@@ -104,11 +167,9 @@ func (r *redactor) cut(s string, max int) string {
 	if r == nil {
 		return s
 	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for _, x := range r.secrets {
-		for k := min(len(x)-1, len(s)); k >= minSecretPrefix; k-- {
-			if strings.HasSuffix(s, x[:k]) {
+	for _, x := range r.known() {
+		for k := min(len(x.value)-1, len(s)); k >= minSecretPrefix; k-- {
+			if strings.HasSuffix(s, x.value[:k]) {
 				s = s[:len(s)-k]
 				break
 			}

@@ -197,3 +197,29 @@ func TestSetTokenRefusedForStdio(t *testing.T) {
 		t.Fatalf("the server moved to %v", st.State)
 	}
 }
+
+// TestRedactLabels: a secret shows as its label; every byte of secrets
+// that overlap is hidden; a label is never searched again, so a short
+// secret found inside another's label does not mangle it.
+func TestRedactLabels(t *testing.T) {
+	r := newRedactor("abcdef-token")
+	r.addLabeled("hunter2-word", "«your password for vault's form field code»")
+	r.addLabeled("form", "«your password for a field of x's form»")
+	r.addLabeled("zzabcd", "«z»")
+	for in, want := range map[string]string{
+		"code hunter2-word sent":   "code «your password for vault's form field code» sent",
+		"t=abcdef-token":           "t=[redacted]",
+		"zzabcdef-token!":          "«z»[redacted]!",
+		"the form field":           "the «your password for a field of x's form» field",
+		"hunter2-wordabcdef-token": "«your password for vault's form field code»[redacted]",
+		"nothing here":             "nothing here",
+	} {
+		if got := r.apply(in); got != want {
+			t.Errorf("apply(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r.addLabeled("abcdef-token", "«another label»")
+	if got := r.apply("abcdef-token"); got != "[redacted]" {
+		t.Errorf("a known secret took a second label: %q", got)
+	}
+}

@@ -276,14 +276,13 @@ func describeElicit(ev *ElicitationEvent, req mcp.ElicitRequest) string {
 	return ""
 }
 
-// elicitDone publishes the answer, with password fields' values redacted
-// (and added to what is redacted everywhere from now on), and returns it
-// for the server.
+// elicitDone publishes the answer, with password fields' values redacted,
+// and returns it for the server (the MCP manager then hides what the
+// person typed into them everywhere, see mcp's learnPasswords).
 func (s *Session) elicitDone(ev *ElicitationEvent, fields []FormField, action, by, reason string, content map[string]any) mcp.ElicitResponse {
 	shown := maps.Clone(content)
 	for _, f := range fields {
-		if v, ok := content[f.Name].(string); ok && f.Secret {
-			s.servers.AddSecret(v)
+		if _, ok := content[f.Name].(string); ok && f.Secret {
 			shown[f.Name] = "[redacted]"
 		}
 	}

@@ -98,8 +98,8 @@ func deskServer(mark, url string) session.ServerConfig {
 // TestElicitFormAnswered: a form with every kind of field, answered by the
 // person: content that does not fit the schema is refused with the field
 // named (the form keeps waiting); what fits goes to the server. The
-// password's value is redacted from the answer's event, the log and the
-// tool's result (which echoes it).
+// password's value is redacted from the answer's event and the log, and
+// named as the person's in the tool's result (which echoes it).
 func TestElicitFormAnswered(t *testing.T) {
 	h := newElicitHarness(t, deskServer("", "https://example.com"), false)
 	ev := h.request(h.call("desk__fill_form"))
@@ -122,7 +122,7 @@ func TestElicitFormAnswered(t *testing.T) {
 		t.Errorf("answer event: %+v", ans)
 	}
 	if !strings.Contains(res.Content, `"action":"accept"`) || !strings.Contains(res.Content, `"email":"ada@example.com"`) ||
-		!strings.Contains(res.Content, `"age":30`) || !strings.Contains(res.Content, `"pin":"[redacted]"`) {
+		!strings.Contains(res.Content, `"age":30`) || !strings.Contains(res.Content, `"pin":"«your password for desk's form field pin»"`) {
 		t.Errorf("tool result: %s", res.Content)
 	}
 	if log := h.log(); strings.Contains(log, "s3cr3t-pin-4711") || !strings.Contains(log, `"type":"elicitation_answer"`) {
