@@ -34,9 +34,7 @@ func (fm *formModal) render(m *Model, width, height int) string {
 	for _, l := range wrapLine(formHint, inner, "") {
 		foot = append(foot, st.Hint.Render(l))
 	}
-	if m.formGuarded(fm) {
-		foot = append(foot, st.Hint.Render("(keys ignored for a moment)"))
-	}
+	foot = append(foot, m.boxNote(&fm.box, inner)...)
 	rows, first, last := fm.fieldRows(m, inner)
 	avail := max(height-2-len(head)-len(foot)-1, 3)
 	fm.scroll = min(fm.scroll, first)
@@ -54,7 +52,7 @@ func (fm *formModal) render(m *Model, width, height int) string {
 	for i, l := range body {
 		body[i] = ansi.Truncate(l, inner, "…")
 	}
-	return st.Box.Width(w).Render(strings.Join(body, "\n"))
+	return m.boxStyle(&fm.box).Width(w).Render(strings.Join(body, "\n"))
 }
 
 // fieldRows lays out every field: its label and value, what is wrong with

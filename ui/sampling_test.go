@@ -41,13 +41,6 @@ func samplingReview(id string) []session.Event {
 		&session.SamplingDelta{RequestID: id, Text: "latch 0.3 brings"}, done}
 }
 
-// pastSamplingGuard ages the sampling modal's question past modalGuard.
-func pastSamplingGuard(m *Model) {
-	if md := m.sampling.modal; md != nil {
-		md.opened = md.opened.Add(-modalGuard)
-	}
-}
-
 // TestGoldenSamplingModal: the sampling modal asking (server, token limit,
 // system prompt, messages) and in review with the model's answer, at
 // 80×24 and 120×40.
@@ -57,7 +50,7 @@ func TestGoldenSamplingModal(t *testing.T) {
 		t.Run(fmt.Sprintf("asking_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
 			s.feed(&session.UserMessage{Turn: 1, Text: "try the sampling tool"}, samplingAsked("smp_1"))
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"Let every use the model?", "limit   100 tokens", "You are a helpful test server.",
 				"message 1 · user", "y let the model answer"} {
@@ -70,10 +63,10 @@ func TestGoldenSamplingModal(t *testing.T) {
 		t.Run(fmt.Sprintf("review_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
 			s.feed(&session.UserMessage{Turn: 1, Text: "try the sampling tool"}, samplingAsked("smp_1"))
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			s.m.Update(runes("y"))
 			s.feed(samplingReview("smp_1")...)
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"Send this answer to every?", "answer (qwen3:8b)", "live themes", "y send this answer to every"} {
 				if !strings.Contains(v, want) {
@@ -99,7 +92,7 @@ func TestSamplingModalKeys(t *testing.T) {
 	}
 	s.m.Update(runes("y")) // too soon
 	s.m.Update(runes("yes"))
-	pastSamplingGuard(s.m)
+	pastGuard(s.m)
 	s.m.Update(runes("yy")) // a burst is text
 	if md.said {
 		t.Fatal("a key typed too soon, or a burst, answered the modal")
@@ -175,14 +168,14 @@ func TestSamplingModalEndToEnd(t *testing.T) {
 		if bad := mcptestutil.FirstForbidden(v); bad != "" {
 			t.Fatalf("%q on screen:\n%s", bad, v)
 		}
-		pastSamplingGuard(m)
+		pastGuard(m)
 		m.Update(runes("y"))
 		h.until(func() bool { md := m.sampling.modal; return md != nil && md.stage() == stageReview })
 		v = m.View()
 		if !strings.Contains(v, "Send this answer to every?") || !strings.Contains(v, "Octopuses have three hearts.") {
 			t.Fatalf("the review does not show the answer:\n%s", v)
 		}
-		pastSamplingGuard(m)
+		pastGuard(m)
 		if c.send {
 			m.Update(runes("y"))
 		} else {
