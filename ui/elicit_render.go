@@ -79,7 +79,7 @@ func (fm *formModal) fieldRows(m *Model, inner int) (rows []string, first, last 
 		}
 		label = ansi.Truncate(label, lw, "…")
 		label += strings.Repeat(" ", max(lw-ansi.StringWidth(label), 0))
-		rows = append(rows, mark+label+" "+fm.valueText(m, i, focused))
+		rows = append(rows, mark+label+" "+fm.valueText(m, i, focused && fm.box.focused()))
 		if p := fm.errs[f.Name]; p != "" {
 			rows = append(rows, strings.Repeat(" ", lw+3)+m.st.Chat.Error.Render("✗ "+sanitize.Line(p)))
 		}
@@ -102,7 +102,8 @@ func (fm *formModal) fieldRows(m *Model, inner int) (rows []string, first, last 
 	return rows, first, last
 }
 
-// valueText is a field's value as the form shows it.
+// valueText is a field's value as the form shows it; focused: with the
+// cursor (the form has the keys, and this field the cursor).
 func (fm *formModal) valueText(m *Model, i int, focused bool) string {
 	f, v := fm.ev.Fields[i], fm.vals[i]
 	hint := m.st.Dialog.Hint

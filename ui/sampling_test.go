@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-	"github.com/ollama/ollama/api"
 
 	"latch/mcp/mcptestutil"
 	"latch/permissions"
@@ -127,13 +126,11 @@ func samplingToolServer(plant string) *mcpserver.MCPServer {
 	return srv
 }
 
-// TestSamplingModalEndToEnd drives the modal with keys through a real
-// session and the fake Ollama: y lets the model answer, the answer
-// streams into the modal, y sends it (the tool's result holds it); then a
-// second request: y, and n at the review refuses it (the server is told).
-// The hostile text the server planted never reaches the screen raw.
-func TestSamplingModalEndToEnd(t *testing.T) {
-	plant := mcptestutil.Plant("PLANTED")
+// samplingHarness is a UI over a real session and the fake Ollama, with
+// the every server of samplingToolServer(plant) connected: its ask tool
+// runs without asking, its sampling requests are asked about.
+func samplingHarness(t *testing.T, plant string) *harness {
+	t.Helper()
 	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(ol.Close)
 	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
@@ -146,9 +143,19 @@ func TestSamplingModalEndToEnd(t *testing.T) {
 	sess.StartServers()
 	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}
 	h.until(func() bool { c, _, _ := m.serverCounts(); return c == 1 })
+	return h
+}
 
-	call := ollamatest.Chunk{ToolCalls: []api.ToolCall{{ID: "call_ask", Function: api.ToolCallFunction{
-		Name: "every__ask", Arguments: api.NewToolCallFunctionArguments()}}}}
+// TestSamplingModalEndToEnd drives the modal with keys through a real
+// session and the fake Ollama: y lets the model answer, the answer
+// streams into the modal, y sends it (the tool's result holds it); then a
+// second request: y, and n at the review refuses it (the server is told).
+// The hostile text the server planted never reaches the screen raw.
+func TestSamplingModalEndToEnd(t *testing.T) {
+	plant := mcptestutil.Plant("PLANTED")
+	h := samplingHarness(t, plant)
+	ol, m := h.srv, h.m
+	call := toolCall("call_ask", "every__ask")
 	answer := ollamatest.Turn{Chunks: ollamatest.Tokens("Octopuses have three hearts."), Delay: 5 * time.Millisecond}
 	for _, c := range []struct {
 		send bool
