@@ -34,22 +34,48 @@ func (f *boxFocus) focused() bool { return !f.took.IsZero() }
 // permission question before a server's request, a request before a
 // sampling question.
 func (m *Model) frontBox() *boxFocus {
-	switch {
-	case m.modal != nil:
-		return &m.modal.box
-	case len(m.forms) > 0:
-		return &m.forms[0].box
-	case m.sampling.modal != nil:
-		return &m.sampling.modal.box
+	for _, b := range []*boxFocus{m.modalBox(), m.formBox(), m.samplingBox()} {
+		if b != nil {
+			return b
+		}
 	}
 	return nil
 }
 
+// modalBox, formBox and samplingBox are the focus of each kind of box, nil
+// when none is open (of the requests, only the first is ever shown).
+func (m *Model) modalBox() *boxFocus {
+	if m.modal == nil {
+		return nil
+	}
+	return &m.modal.box
+}
+
+func (m *Model) formBox() *boxFocus {
+	if len(m.forms) == 0 {
+		return nil
+	}
+	return &m.forms[0].box
+}
+
+func (m *Model) samplingBox() *boxFocus {
+	if m.sampling.modal == nil {
+		return nil
+	}
+	return &m.sampling.modal.box
+}
+
 // showFront runs after every message: a box that has just come to the
-// front (opened, or was waiting behind another) takes the keys only if
-// the person is not typing.
+// front (opened, or was behind another) takes the keys only if the person
+// is not typing. A box behind another loses the keys: the keys typed into
+// the one in front are not meant for it when it comes back.
 func (m *Model) showFront() {
 	f := m.frontBox()
+	for _, b := range []*boxFocus{m.modalBox(), m.formBox(), m.samplingBox()} {
+		if b != nil && b != f {
+			*b = boxFocus{}
+		}
+	}
 	if f == nil || !f.shown.IsZero() {
 		return
 	}
