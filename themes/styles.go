@@ -30,6 +30,7 @@ type Styles struct {
 	}
 	Dialog struct {
 		Box      lipgloss.Style
+		Waiting  lipgloss.Style // a box that waits while the person types: it does not have the keys
 		Title    lipgloss.Style
 		Selected lipgloss.Style
 		Item     lipgloss.Style
@@ -68,6 +69,7 @@ func Build(p Palette) Styles {
 	s.Input.Separator = lipgloss.NewStyle().Foreground(c(p.Border))
 
 	s.Dialog.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Accent)).Padding(0, 1)
+	s.Dialog.Waiting = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(c(p.Muted)).Padding(0, 1)
 	s.Dialog.Title = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
 	s.Dialog.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true).Underline(p.Bold)
 	s.Dialog.Item = lipgloss.NewStyle().Foreground(c(p.Text))
@@ -83,7 +85,8 @@ func Build(p Palette) Styles {
 //     reversed bold underlined;
 //   - the user's text is bold, the assistant's plain, thinking faint italic,
 //     notices italic, footers faint, errors bold underlined;
-//   - the selection in a dialog is reversed bold, hints faint.
+//   - the selection in a dialog is reversed bold, hints faint; a dialog
+//     that waits while the person types has square corners.
 func buildMono(p Palette) Styles {
 	n := lipgloss.NewStyle
 	var s Styles
@@ -109,6 +112,7 @@ func buildMono(p Palette) Styles {
 	s.Input.Separator = n().Faint(true)
 
 	s.Dialog.Box = n().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	s.Dialog.Waiting = n().Border(lipgloss.NormalBorder()).Padding(0, 1)
 	s.Dialog.Title = n().Bold(true).Underline(true)
 	s.Dialog.Selected = n().Reverse(true).Bold(true)
 	s.Dialog.Item = n()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -19,7 +18,7 @@ import (
 // is shown, once no permission question is open.
 type formModal struct {
 	ev     *session.ElicitationEvent // display-safe
-	opened time.Time                 // when it was first shown; zero until then
+	box    boxFocus                  // whether it has the keys (boxfocus.go)
 	focus  int                       // the field with the cursor
 	vals   []fieldValue              // by field
 	errs   map[string]string         // problems by field name, after a refused submit
@@ -124,28 +123,13 @@ func contentLine(c map[string]any) string {
 	return sanitize.Line(strings.Join(parts, ", "))
 }
 
-// showForm starts the first request's guard when it comes to the front:
-// a request queued behind a permission question is not answered by the
-// keys meant for that question.
-func (m *Model) showForm() {
-	if m.modal == nil && len(m.forms) > 0 && m.forms[0].opened.IsZero() {
-		m.forms[0].opened = m.now()
-		m.modalWake = true
-		m.dirty = true
-	}
-}
-
-// formGuarded reports whether the request still ignores keys (modalGuard).
-func (m *Model) formGuarded(fm *formModal) bool {
-	return fm.opened.IsZero() || m.now().Sub(fm.opened) < modalGuard
-}
-
-// handleFormKey handles a key with a request open: nothing until its
-// guard is over; then a URL request's keys, or the form's.
+// handleFormKey handles a key for the request in front, once it has the
+// keys: nothing until its guard is over; then a URL request's keys, or
+// the form's.
 func (m *Model) handleFormKey(msg tea.KeyMsg) tea.Cmd {
 	fm := m.forms[0]
 	m.dirty = true
-	if m.formGuarded(fm) {
+	if m.boxGuarded(&fm.box) {
 		return nil
 	}
 	if fm.url() {

@@ -34,9 +34,7 @@ func (fm *formModal) render(m *Model, width, height int) string {
 	for _, l := range wrapLine(formHint, inner, "") {
 		foot = append(foot, st.Hint.Render(l))
 	}
-	if m.formGuarded(fm) {
-		foot = append(foot, st.Hint.Render("(keys ignored for a moment)"))
-	}
+	foot = append(foot, m.boxNote(&fm.box, inner)...)
 	rows, first, last := fm.fieldRows(m, inner)
 	avail := max(height-2-len(head)-len(foot)-1, 3)
 	fm.scroll = min(fm.scroll, first)
@@ -54,7 +52,7 @@ func (fm *formModal) render(m *Model, width, height int) string {
 	for i, l := range body {
 		body[i] = ansi.Truncate(l, inner, "…")
 	}
-	return st.Box.Width(w).Render(strings.Join(body, "\n"))
+	return m.boxStyle(&fm.box).Width(w).Render(strings.Join(body, "\n"))
 }
 
 // fieldRows lays out every field: its label and value, what is wrong with
@@ -81,7 +79,7 @@ func (fm *formModal) fieldRows(m *Model, inner int) (rows []string, first, last 
 		}
 		label = ansi.Truncate(label, lw, "…")
 		label += strings.Repeat(" ", max(lw-ansi.StringWidth(label), 0))
-		rows = append(rows, mark+label+" "+fm.valueText(m, i, focused))
+		rows = append(rows, mark+label+" "+fm.valueText(m, i, focused && fm.box.focused()))
 		if p := fm.errs[f.Name]; p != "" {
 			rows = append(rows, strings.Repeat(" ", lw+3)+m.st.Chat.Error.Render("✗ "+sanitize.Line(p)))
 		}
@@ -104,7 +102,8 @@ func (fm *formModal) fieldRows(m *Model, inner int) (rows []string, first, last 
 	return rows, first, last
 }
 
-// valueText is a field's value as the form shows it.
+// valueText is a field's value as the form shows it; focused: with the
+// cursor (the form has the keys, and this field the cursor).
 func (fm *formModal) valueText(m *Model, i int, focused bool) string {
 	f, v := fm.ev.Fields[i], fm.vals[i]
 	hint := m.st.Dialog.Hint

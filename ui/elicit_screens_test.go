@@ -43,7 +43,7 @@ func TestElicitScreens(t *testing.T) {
 		t.Run(name("form"), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "desk")
 			s.feed(&session.UserMessage{Turn: 1, Text: "book the room"}, formEvent(t))
-			pastFormGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"desk asks you to fill in a form", "Email *", "an email address", "Name *", "Your full name", "30"} {
 				if !strings.Contains(v, want) {
@@ -62,7 +62,7 @@ func TestElicitScreens(t *testing.T) {
 		t.Run(name("form_error"), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "desk")
 			s.feed(&session.UserMessage{Turn: 1, Text: "book the room"}, formEvent(t))
-			pastFormGuard(s.m)
+			pastGuard(s.m)
 			s.m.Update(runes("ada@"))
 			s.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 			v := s.m.View()
@@ -75,7 +75,7 @@ func TestElicitScreens(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "auth")
 			ev := urlEvent()
 			s.feed(&session.UserMessage{Turn: 1, Text: "what is on my calendar?"}, ev)
-			pastFormGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			flat := strings.Join(strings.Fields(strings.NewReplacer("│", "", "url", "").Replace(v)), "")
 			if !strings.Contains(flat, ev.URL) || !strings.Contains(v, "domain  auth.example.com") || !strings.Contains(v, "o open in the browser") {

@@ -59,13 +59,6 @@ func (h *harness) ask(tool string) {
 	h.until(func() bool { return len(h.m.forms) > 0 })
 }
 
-// pastFormGuard moves the shown request's opening back by modalGuard.
-func pastFormGuard(m *Model) {
-	if len(m.forms) > 0 {
-		m.forms[0].opened = m.forms[0].opened.Add(-modalGuard)
-	}
-}
-
 // result finishes the turn and returns the tool card's text.
 func (h *harness) result() string {
 	h.t.Helper()
@@ -79,19 +72,20 @@ func (h *harness) result() string {
 var cardRows = regexp.MustCompile(`\n\s*│ `)
 
 // TestFormKeysEndToEnd drives the form with keys through a real session:
-// keys just after it opens are ignored; a wrong email and a short name
+// a key typed just after it opens goes to the chat; a wrong email and a short name
 // are shown next to their fields and the submit is refused; once fixed,
 // enter on the last field sends it, the password never on screen. Then a
 // form declined with ctrl+d and one cancelled with Esc.
 func TestFormKeysEndToEnd(t *testing.T) {
 	h, _ := formHarness(t, "", "https://example.com")
 	h.ask("desk__fill_form")
-	h.typeText("x") // typed as the form opened: ignored
-	if v := h.m.View(); !strings.Contains(v, "desk asks you to fill in a form") || !strings.Contains(v, "keys ignored for a moment") ||
-		h.m.forms[0].vals[0].text != "" {
-		t.Fatalf("the form, guarded:\n%s", v)
+	h.typeText("x") // typed as the form opened, just after "go on": the chat's
+	if v := h.m.View(); !strings.Contains(v, "desk asks you to fill in a form") || !strings.Contains(v, "then tab to answer") ||
+		h.m.forms[0].vals[0].text != "" || h.m.input.value() != "x" {
+		t.Fatalf("the form, waiting, input %q:\n%s", h.m.input.value(), v)
 	}
-	pastFormGuard(h.m)
+	h.key(tea.KeyBackspace)
+	pastGuard(h.m)
 	h.typeText("ada@") // email, the first field (required ones come first)
 	h.key(tea.KeyTab)
 	h.typeText("A")
@@ -133,13 +127,13 @@ func TestFormKeysEndToEnd(t *testing.T) {
 	}
 
 	h.ask("desk__fill_form")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	h.key(tea.KeyCtrlD)
 	if card := h.result(); !strings.Contains(card, `{"action":"decline"}`) || !strings.Contains(allText(h.m), "desk asked for a form: you declined") {
 		t.Errorf("declined:\n%s", card)
 	}
 	h.ask("desk__fill_form")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	h.key(tea.KeyEsc)
 	if card := h.result(); !strings.Contains(card, `{"action":"cancel"}`) {
 		t.Errorf("cancelled:\n%s", card)
@@ -152,7 +146,7 @@ func TestURLRequestKeys(t *testing.T) {
 	const link = "https://sign.example.com/device?code=42"
 	h, o := formHarness(t, "", link)
 	h.ask("desk__open_link")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	v := h.m.View()
 	for _, want := range []string{"desk asks you to open a link", "Sign in to go on", "domain  sign.example.com", link, "never opens it on its own"} {
 		if !strings.Contains(v, want) {
@@ -168,7 +162,7 @@ func TestURLRequestKeys(t *testing.T) {
 		t.Fatalf("o: opened %v, result:\n%s", o.urls, card)
 	}
 	h.ask("desk__open_link")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	_, cmd := h.m.Update(runes("c"))
 	runCmd(cmd)
 	if card := h.result(); !strings.Contains(card, `{"action":"accept"}`) || len(o.copies) != 1 || o.copies[0] != link ||
@@ -176,7 +170,7 @@ func TestURLRequestKeys(t *testing.T) {
 		t.Fatalf("c: copied %v, result:\n%s", o.copies, card)
 	}
 	h.ask("desk__open_link")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	h.typeText("n")
 	if card := h.result(); !strings.Contains(card, `{"action":"decline"}`) || len(o.urls) != 1 {
 		t.Fatalf("n: opened %v, result:\n%s", o.urls, card)
@@ -189,7 +183,7 @@ func TestHostileFormOnScreen(t *testing.T) {
 	plant := mcptestutil.Plant("PLANTED-WORD")
 	h, _ := formHarness(t, plant, "https://example.com/a")
 	h.ask("desk__fill_form")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	for range 14 {
 		v := h.m.View()
 		if bad := mcptestutil.FirstForbidden(v); bad != "" {
@@ -203,7 +197,7 @@ func TestHostileFormOnScreen(t *testing.T) {
 	h.key(tea.KeyEsc)
 	h.result()
 	h.ask("desk__open_link")
-	pastFormGuard(h.m)
+	pastGuard(h.m)
 	if v := h.m.View(); mcptestutil.FirstForbidden(v) != "" || !strings.Contains(v, "Sign in to go on") {
 		t.Fatalf("the URL request:\n%s", v)
 	}

@@ -65,10 +65,10 @@ func (fm *formModal) renderURL(m *Model, w int) string {
 		b.WriteString(st.Hint.Render(l) + "\n")
 	}
 	b.WriteString(st.Hint.Render("latch never opens it on its own"))
-	if m.formGuarded(fm) {
-		b.WriteString("\n" + st.Hint.Render("(keys ignored for a moment)"))
+	for _, l := range m.boxNote(&fm.box, inner) {
+		b.WriteString("\n" + l)
 	}
-	return st.Box.Width(w).Render(b.String())
+	return m.boxStyle(&fm.box).Width(w).Render(b.String())
 }
 
 // wrapText wraps outside text (already display-safe) to width, keeping

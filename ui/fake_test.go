@@ -128,10 +128,20 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 
 func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 
-// pastGuard moves the open modal's opening back by modalGuard, as if the
-// person had looked at it for a moment: its keys answer it.
+// pastGuard is the person stopping to look at the box in front: the last
+// key and the box's times move back by typingPause; a box that waits is
+// taken with Tab; then its guard is over too: its keys answer it.
 func pastGuard(m *Model) {
-	if m.modal != nil {
-		m.modal.opened = m.modal.opened.Add(-modalGuard)
+	f := m.frontBox()
+	if f == nil {
+		return
 	}
+	if !m.lastKey.IsZero() {
+		m.lastKey = m.lastKey.Add(-typingPause)
+	}
+	f.shown = f.shown.Add(-typingPause)
+	if !f.focused() {
+		m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	}
+	f.took = f.took.Add(-modalGuard)
 }

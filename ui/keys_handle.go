@@ -10,21 +10,24 @@ import (
 	"latch/session"
 )
 
-// handleKey routes a key: the open prompt, modal, help or picker first,
-// then the chat's keys. Keys are matched by type (matches, isRune), never
-// by the text of a burst of typed characters: that is always text.
+// handleKey routes a key: the open prompt, the box in front when it has
+// the keys (boxfocus.go), help or picker first, then the chat's keys. Tab
+// takes a box that waits. Keys are matched by type (matches, isRune),
+// never by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	prev := m.lastKey
+	m.lastKey = m.now()
+	box := m.frontBox()
 	switch {
 	case matches(msg, m.keys.Quit):
 		return m.quit()
 	case m.token != nil:
 		return m.handleTokenKey(msg)
-	case m.modal != nil:
-		return m.handleModalKey(msg)
-	case len(m.forms) > 0:
-		return m.handleFormKey(msg)
-	case m.sampling.modal != nil:
-		return m.handleSamplingKey(msg)
+	case box != nil && box.focused():
+		return m.handleBoxKey(msg)
+	case box != nil && msg.Type == tea.KeyTab:
+		m.takeBox(box, prev)
+		return nil
 	case m.helpOpen:
 		m.handleHelpKey(msg)
 		return nil
@@ -32,6 +35,17 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handlePickerKey(msg)
 	}
 	return m.handleChatKey(msg)
+}
+
+// handleBoxKey gives a key to the box in front, which has the keys.
+func (m *Model) handleBoxKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case m.modal != nil:
+		return m.handleModalKey(msg)
+	case len(m.forms) > 0:
+		return m.handleFormKey(msg)
+	}
+	return m.handleSamplingKey(msg)
 }
 
 // handleHelpKey closes the overview on Esc, ? or q, and scrolls it with

@@ -16,32 +16,28 @@ import (
 // A, Esc) or a parked one (y, n, Esc = decide later).
 type modal struct {
 	card     *card
-	approval string    // set for a parked call
-	scroll   int       // first argument line shown
-	opened   time.Time // when it opened, by the model's clock
+	approval string   // set for a parked call
+	scroll   int      // first argument line shown
+	box      boxFocus // whether it has the keys (boxfocus.go)
 
 	argsWidth int      // the width args was wrapped for
 	args      []string // the wrapped argument lines
 }
 
-// modalGuard is how long after the modal opens its answer keys are
-// ignored. It may open while the person is still typing: the y of "yes",
-// typed a moment before the question appeared, must not run a call.
+// modalGuard is how long after a box takes the keys its answer keys are
+// ignored, and how long a box must have been on screen before Tab takes
+// it: a key typed as it appeared was not meant for it.
 const modalGuard = 300 * time.Millisecond
 
 // modalReadyMsg wakes the screen up when the guard is over, to drop its
 // hint.
 type modalReadyMsg struct{}
 
+// openModal puts the question in front; it takes the keys when it is
+// shown (showFront), if the person is not typing.
 func (m *Model) openModal(c *card, approval string) {
-	m.modal = &modal{card: c, approval: approval, opened: m.now()}
-	m.modalWake = true
+	m.modal = &modal{card: c, approval: approval}
 	m.dirty = true
-}
-
-// guarded reports whether the modal still ignores answers.
-func (m *Model) guarded(md *modal) bool {
-	return m.now().Sub(md.opened) < modalGuard
 }
 
 func (m *Model) closeModal(callID string) {
@@ -51,16 +47,16 @@ func (m *Model) closeModal(callID string) {
 	}
 }
 
-// handleModalKey answers the modal. Only keys typed here decide anything:
-// one key typed alone (a burst of characters is text, never an answer),
-// and only once the modal has been open for modalGuard.
+// handleModalKey answers the modal once it has the keys. Only keys typed
+// here decide anything: one key typed alone (a burst of characters is
+// text, never an answer), and only once modalGuard has passed.
 func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.modal
 	m.dirty = true
 	switch {
 	case isText(msg), modalScroll(msg, &md.scroll):
 		return nil
-	case m.guarded(md):
+	case m.boxGuarded(&md.box):
 		return nil // too soon to be an answer to this question
 	}
 	switch {
@@ -184,10 +180,10 @@ func (md *modal) render(m *Model, width, height int) string {
 	} else {
 		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc deny and stop"))
 	}
-	if m.guarded(md) {
-		b.WriteString("\n" + st.Hint.Render("(keys ignored for a moment)"))
+	for _, l := range m.boxNote(&md.box, w-4) {
+		b.WriteString("\n" + l)
 	}
-	return st.Box.Width(w).Render(b.String())
+	return m.boxStyle(&md.box).Width(w).Render(b.String())
 }
 
 // tickMsg animates running tool cards.

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -53,8 +52,8 @@ type sampleCard struct {
 // sampleModal is the open question on a request.
 type sampleModal struct {
 	c      *sampleCard
-	opened time.Time // when its current question appeared
-	said   bool      // y was answered to the first question
+	box    boxFocus // whether it has the keys (boxfocus.go); each question anew
+	said   bool     // y was answered to the first question
 	scroll int
 
 	version     int      // bumped by every change of the request
@@ -114,8 +113,9 @@ func (m *Model) handleSamplingEvent(e session.Event) {
 			sp.queue = append(sp.queue, c.id)
 		}
 		if md := sp.modal; md != nil && md.c == c && e.Step == session.SamplingAnswered {
-			md.opened, md.scroll = m.now(), 0 // a new question: the guard again
-			m.modalWake = true
+			// A new question: shown anew, so that keys typed while the
+			// model answered do not answer it.
+			md.box, md.scroll = boxFocus{}, 0
 		}
 		m.sampleChanged(c)
 		m.nextSampleModal()
@@ -145,15 +145,14 @@ func (m *Model) nextSampleModal() {
 		c := sp.cards[sp.queue[0]]
 		sp.queue = sp.queue[1:]
 		if c != nil && c.step == session.SamplingAsked {
-			sp.modal = &sampleModal{c: c, opened: m.now()}
-			m.modalWake = true
+			sp.modal = &sampleModal{c: c}
 			m.dirty = true
 		}
 	}
 }
 
-// handleSamplingKey answers the sampling modal: one key typed alone, once
-// the question has been open for modalGuard; Esc refuses.
+// handleSamplingKey answers the sampling modal once it has the keys: one
+// key typed alone, once modalGuard has passed; Esc refuses.
 func (m *Model) handleSamplingKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.sampling.modal
 	m.dirty = true
@@ -163,7 +162,7 @@ func (m *Model) handleSamplingKey(msg tea.KeyMsg) tea.Cmd {
 	case msg.Type == tea.KeyEsc:
 		m.answerSample(md, false)
 		return nil
-	case m.now().Sub(md.opened) < modalGuard:
+	case m.boxGuarded(&md.box):
 		return nil // too soon to be an answer to this question
 	}
 	switch {
@@ -301,10 +300,12 @@ func (md *sampleModal) render(m *Model, width, height int) string {
 		fmt.Fprintf(&b, st.Hint.Render("  lines %d–%d of %d (↑/↓, PgUp/PgDn scroll)")+"\n", md.scroll+1, end, len(lines))
 	}
 	b.WriteString("\n" + st.Hint.Render(sampleKeys(stage, server)))
-	if (stage == stageAsk || stage == stageReview) && m.now().Sub(md.opened) < modalGuard {
-		b.WriteString("\n" + st.Hint.Render("(keys ignored for a moment)"))
+	if stage == stageAsk || stage == stageReview || !md.box.focused() {
+		for _, l := range m.boxNote(&md.box, w-4) {
+			b.WriteString("\n" + l)
+		}
 	}
-	return st.Box.Width(w).Render(b.String())
+	return m.boxStyle(&md.box).Width(w).Render(b.String())
 }
 
 // sampleKeys is the modal's key hint at a stage.

@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-	"github.com/ollama/ollama/api"
 
 	"latch/mcp/mcptestutil"
 	"latch/permissions"
@@ -41,13 +40,6 @@ func samplingReview(id string) []session.Event {
 		&session.SamplingDelta{RequestID: id, Text: "latch 0.3 brings"}, done}
 }
 
-// pastSamplingGuard ages the sampling modal's question past modalGuard.
-func pastSamplingGuard(m *Model) {
-	if md := m.sampling.modal; md != nil {
-		md.opened = md.opened.Add(-modalGuard)
-	}
-}
-
 // TestGoldenSamplingModal: the sampling modal asking (server, token limit,
 // system prompt, messages) and in review with the model's answer, at
 // 80×24 and 120×40.
@@ -57,7 +49,7 @@ func TestGoldenSamplingModal(t *testing.T) {
 		t.Run(fmt.Sprintf("asking_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
 			s.feed(&session.UserMessage{Turn: 1, Text: "try the sampling tool"}, samplingAsked("smp_1"))
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"Let every use the model?", "limit   100 tokens", "You are a helpful test server.",
 				"message 1 · user", "y let the model answer"} {
@@ -70,10 +62,10 @@ func TestGoldenSamplingModal(t *testing.T) {
 		t.Run(fmt.Sprintf("review_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
 			s.feed(&session.UserMessage{Turn: 1, Text: "try the sampling tool"}, samplingAsked("smp_1"))
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			s.m.Update(runes("y"))
 			s.feed(samplingReview("smp_1")...)
-			pastSamplingGuard(s.m)
+			pastGuard(s.m)
 			v := s.m.View()
 			for _, want := range []string{"Send this answer to every?", "answer (qwen3:8b)", "live themes", "y send this answer to every"} {
 				if !strings.Contains(v, want) {
@@ -99,7 +91,7 @@ func TestSamplingModalKeys(t *testing.T) {
 	}
 	s.m.Update(runes("y")) // too soon
 	s.m.Update(runes("yes"))
-	pastSamplingGuard(s.m)
+	pastGuard(s.m)
 	s.m.Update(runes("yy")) // a burst is text
 	if md.said {
 		t.Fatal("a key typed too soon, or a burst, answered the modal")
@@ -134,13 +126,11 @@ func samplingToolServer(plant string) *mcpserver.MCPServer {
 	return srv
 }
 
-// TestSamplingModalEndToEnd drives the modal with keys through a real
-// session and the fake Ollama: y lets the model answer, the answer
-// streams into the modal, y sends it (the tool's result holds it); then a
-// second request: y, and n at the review refuses it (the server is told).
-// The hostile text the server planted never reaches the screen raw.
-func TestSamplingModalEndToEnd(t *testing.T) {
-	plant := mcptestutil.Plant("PLANTED")
+// samplingHarness is a UI over a real session and the fake Ollama, with
+// the every server of samplingToolServer(plant) connected: its ask tool
+// runs without asking, its sampling requests are asked about.
+func samplingHarness(t *testing.T, plant string) *harness {
+	t.Helper()
 	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(ol.Close)
 	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
@@ -153,9 +143,19 @@ func TestSamplingModalEndToEnd(t *testing.T) {
 	sess.StartServers()
 	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}
 	h.until(func() bool { c, _, _ := m.serverCounts(); return c == 1 })
+	return h
+}
 
-	call := ollamatest.Chunk{ToolCalls: []api.ToolCall{{ID: "call_ask", Function: api.ToolCallFunction{
-		Name: "every__ask", Arguments: api.NewToolCallFunctionArguments()}}}}
+// TestSamplingModalEndToEnd drives the modal with keys through a real
+// session and the fake Ollama: y lets the model answer, the answer
+// streams into the modal, y sends it (the tool's result holds it); then a
+// second request: y, and n at the review refuses it (the server is told).
+// The hostile text the server planted never reaches the screen raw.
+func TestSamplingModalEndToEnd(t *testing.T) {
+	plant := mcptestutil.Plant("PLANTED")
+	h := samplingHarness(t, plant)
+	ol, m := h.srv, h.m
+	call := toolCall("call_ask", "every__ask")
 	answer := ollamatest.Turn{Chunks: ollamatest.Tokens("Octopuses have three hearts."), Delay: 5 * time.Millisecond}
 	for _, c := range []struct {
 		send bool
@@ -175,14 +175,14 @@ func TestSamplingModalEndToEnd(t *testing.T) {
 		if bad := mcptestutil.FirstForbidden(v); bad != "" {
 			t.Fatalf("%q on screen:\n%s", bad, v)
 		}
-		pastSamplingGuard(m)
+		pastGuard(m)
 		m.Update(runes("y"))
 		h.until(func() bool { md := m.sampling.modal; return md != nil && md.stage() == stageReview })
 		v = m.View()
 		if !strings.Contains(v, "Send this answer to every?") || !strings.Contains(v, "Octopuses have three hearts.") {
 			t.Fatalf("the review does not show the answer:\n%s", v)
 		}
-		pastSamplingGuard(m)
+		pastGuard(m)
 		if c.send {
 			m.Update(runes("y"))
 		} else {

@@ -100,10 +100,11 @@ type Model struct {
 	themeEnv      themeEnv
 	view          viewOpts
 	resumed       bool
-	clearing      int  // /clear commands still running: nothing is sent meanwhile
-	ticking       bool // the running-card animation is on
-	modalWake     bool // a modal opened: wake up when its guard is over
-	spin          int  // its frame
+	clearing      int       // /clear commands still running: nothing is sent meanwhile
+	ticking       bool      // the running-card animation is on
+	modalWake     bool      // a box took the keys: wake up when its guard is over
+	lastKey       time.Time // when the last key came (m.now): is the person typing?
+	spin          int       // its frame
 	now           func() time.Time
 
 	rs        *resState // resources known for @ completion (resources_complete.go)
@@ -265,7 +266,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(append([]tea.Cmd{cmd}, m.later...)...)
 		m.later = nil
 	}
-	m.showForm()
+	m.showFront()
 	if m.modalWake {
 		m.modalWake = false
 		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
