@@ -34,7 +34,7 @@ func defaultKeys() keyMap {
 		LineUp:   key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑", "scroll a line up")),
 		LineDown: key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll a line down")),
 		Bottom:   key.NewBinding(key.WithKeys("ctrl+end"), key.WithHelp("ctrl+end", "jump to the newest")),
-		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete a command or server name")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete a command or name; take a box that waits")),
 		Thinking: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "show/hide the thinking of the newest reply on screen")),
 		Expand:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool results")),
 		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),

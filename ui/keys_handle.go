@@ -16,15 +16,18 @@ import (
 // never by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
-	m.lastKey = m.now()
 	box := m.frontBox()
+	if box != nil && box.focused() && m.token == nil && !matches(msg, m.keys.Quit) {
+		// An answer to a box is not typing: the next box, coming up
+		// right after it, may take the keys (after its guard).
+		return m.handleBoxKey(msg)
+	}
+	m.lastKey = m.now()
 	switch {
 	case matches(msg, m.keys.Quit):
 		return m.quit()
 	case m.token != nil:
 		return m.handleTokenKey(msg)
-	case box != nil && box.focused():
-		return m.handleBoxKey(msg)
 	case box != nil && msg.Type == tea.KeyTab:
 		m.takeBox(box, prev)
 		return nil
