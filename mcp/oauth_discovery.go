@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -169,7 +170,10 @@ func (o *oauthState) findPRM(ctx context.Context, server *url.URL, ch challenge)
 	for _, u := range prmURLs(server, ch) {
 		var doc prmDocument
 		ok, err := o.getJSON(ctx, u, &doc)
-		if err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue
 		}
 		if doc.Resource != "" && !resourceBinds(doc.Resource, server) {
@@ -285,7 +289,8 @@ func checkMetadata(m *asMetadata) error {
 }
 
 // getJSON GETs u into v: false (and no error) for an answer other than
-// 200 or a body that is not JSON.
+// 200 or a body that is not JSON; an error when ctx ends or a redirect to
+// plain http was refused.
 func (o *oauthState) getJSON(ctx context.Context, u string, v any) (bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -295,8 +300,12 @@ func (o *oauthState) getJSON(ctx context.Context, u string, v any) (bool, error)
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	resp, err := o.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		var plain *plainError
+		switch {
+		case ctx.Err() != nil:
 			return false, ctx.Err()
+		case errors.As(err, &plain):
+			return false, plain
 		}
 		return false, nil
 	}

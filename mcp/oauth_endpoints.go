@@ -57,7 +57,10 @@ func (o *oauthState) checkEndpoints(d *discovery) error {
 // clearGuard is the authorization servers' client's transport: it sends
 // nothing over plain http to another machine, whatever URL or redirect
 // asks for it.
-type clearGuard struct{ base http.RoundTripper }
+type clearGuard struct {
+	server string
+	base   http.RoundTripper
+}
 
 // RoundTrip refuses r when it would travel in clear, else sends it.
 func (g clearGuard) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -65,18 +68,38 @@ func (g clearGuard) RoundTrip(r *http.Request) (*http.Response, error) {
 		if r.Body != nil {
 			_ = r.Body.Close()
 		}
-		return nil, fmt.Errorf("%s://%s is plain http to another machine: refused", r.URL.Scheme, r.URL.Host)
+		e := &plainError{server: g.server, target: r.URL}
+		if r.Response != nil && r.Response.Request != nil {
+			e.from = r.Response.Request.URL
+		}
+		return nil, e
 	}
 	return g.base.RoundTrip(r)
 }
 
 // guarded is c with its transport behind a clearGuard.
-func guarded(c *http.Client) *http.Client {
+func guarded(c *http.Client, server string) *http.Client {
 	g := *c
 	base := c.Transport
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	g.Transport = clearGuard{base: base}
+	g.Transport = clearGuard{server: server, base: base}
 	return &g
+}
+
+// plainError is a request to an authorization server over plain http to
+// another machine, refused. It names scheme and host only.
+type plainError struct {
+	server       string
+	target, from *url.URL // from: the URL that redirected there, if one did
+}
+
+func (e *plainError) Error() string {
+	to := e.target.Scheme + "://" + e.target.Host
+	if e.from != nil {
+		return fmt.Sprintf("server %q: %s://%s redirected to %s, plain http to another machine: refused",
+			e.server, e.from.Scheme, e.from.Host, to)
+	}
+	return fmt.Sprintf("server %q: a request to %s, plain http to another machine: refused", e.server, to)
 }

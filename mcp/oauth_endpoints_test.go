@@ -106,3 +106,30 @@ func TestOAuthRefusesPlainHTTPEndpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthPlainHTTPRedirectRefused: an authorization server whose
+// metadata URL redirects to plain http on another machine is not
+// followed there, and the login says so.
+func TestOAuthPlainHTTPRedirectRefused(t *testing.T) {
+	as := oauthtest.New(oauthtest.Config{})
+	t.Cleanup(as.Close)
+	metadata := as.AS.Config.Handler
+	as.AS.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			http.Redirect(w, r, "http://evil.example"+r.URL.Path, http.StatusFound)
+			return
+		}
+		metadata.ServeHTTP(w, r)
+	})
+	var pn plainNet
+	m := oauthManager(t, as, t.TempDir(), func(_ *mcp.ServerConfig, o *mcp.Options) { o.OAuthHTTP = pn.client(t) })
+	m.Connect("web") //nolint:errcheck // needs a login
+	err := m.Login(context.Background(), "web")
+	const want = `redirected to http://evil.example, plain http to another machine: refused`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `server "web"`) {
+		t.Errorf("login: %v, want it to say %q", err, want)
+	}
+	if seen := pn.requests(); len(seen) != 0 {
+		t.Errorf("requests went to evil.example: %q", seen)
+	}
+}
