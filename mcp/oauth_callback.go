@@ -49,6 +49,9 @@ func listenCallback() (*callback, error) {
 	cb := &callback{ln: ln, result: make(chan callbackResult, 1),
 		redirect: fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)}
 	cb.srv = &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	// Each request is answered and its connection closed: requests that
+	// keep coming (strays) hold nothing while the login waits.
+	cb.srv.SetKeepAlivesEnabled(false)
 	go func() { _ = cb.srv.Serve(ln) }()
 	return cb, nil
 }
