@@ -95,6 +95,7 @@ type plainError struct {
 	target, from *url.URL // from: the URL that redirected there, if one did
 }
 
+// Error says which server, where to and, for a redirect, from where.
 func (e *plainError) Error() string {
 	to := e.target.Scheme + "://" + e.target.Host
 	if e.from != nil {
