@@ -44,7 +44,7 @@ func (l *loader) enterprise(srv string, obj map[string]json.RawMessage, o *Serve
 	if o.IDPTokenURL == "" {
 		l.errorf(srv, "grant", "\"enterprise\" needs idp_token_url (the identity provider's token endpoint)")
 	} else if u, err := url.Parse(o.IDPTokenURL); err != nil || u.Host == "" || u.User != nil ||
-		(u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname()))) {
+		(u.Scheme != "https" && u.Scheme != "http") || mcp.PlainRemote(u) {
 		l.errorf(srv, "idp_token_url", "must be an https URL without user info (http only to a loopback host)")
 	}
 	if len(idGiven) == 0 {

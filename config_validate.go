@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -176,7 +175,7 @@ func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *Server
 	}
 	u := l.checkURL(srv, f.url)
 	s.URL = f.url
-	plainRemote := u != nil && u.Scheme == "http" && !isLoopback(u.Hostname())
+	plainRemote := u != nil && mcp.PlainRemote(u)
 	l.headers(srv, s.Headers, plainRemote, u)
 	creds := credentialsGiven(obj)
 	if len(creds) > 1 {
@@ -574,15 +573,6 @@ func validHeaderName(k string) bool {
 		}
 	}
 	return true
-}
-
-// isLoopback reports whether host is localhost, in 127.0.0.0/8 or ::1.
-func isLoopback(host string) bool {
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // checkServerKinds reports entries of a server's own allow that name a

@@ -120,6 +120,7 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
 	if m.opts.OAuthHTTP != nil {
 		o.http = m.opts.OAuthHTTP
 	}
+	o.http = guarded(o.http, cfg.Name)
 	if cfg.Store != StoreMemory && m.opts.AuthDir != "" {
 		o.store = &tokenFile{dir: m.opts.AuthDir, server: cfg.Name}
 		if rec, err := o.store.load(); err == nil && rec.URL == cfg.URL {

@@ -14,9 +14,13 @@ import (
 const callbackPath = "/callback"
 
 // callback is the loopback listener of one login: on 127.0.0.1 and a
-// random port, it accepts exactly one request, a GET of callbackPath
+// random port, it takes exactly one request, a GET of callbackPath
 // carrying the expected state, and then closes. Any other path is not
-// found; a callback with another state, or an error, ends the login.
+// found. A callback without that state (a stray, or another program on
+// the machine guessing) is refused and only counted: the login goes on
+// waiting for its own until its time limit. The one with the state is
+// the authorization server's answer and ends the login, with the code or
+// with its error.
 type callback struct {
 	redirect string
 	srv      *http.Server
@@ -27,6 +31,7 @@ type callback struct {
 	issuer    string
 	issNeeded bool
 	done      bool
+	strays    int // callbacks refused for another state
 	result    chan callbackResult
 }
 
@@ -44,6 +49,9 @@ func listenCallback() (*callback, error) {
 	cb := &callback{ln: ln, result: make(chan callbackResult, 1),
 		redirect: fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath)}
 	cb.srv = &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	// Each request is answered and its connection closed: requests that
+	// keep coming (strays) hold nothing while the login waits.
+	cb.srv.SetKeepAlivesEnabled(false)
 	go func() { _ = cb.srv.Serve(ln) }()
 	return cb, nil
 }
@@ -69,6 +77,12 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This login is over.", http.StatusGone)
 		return
 	}
+	if q := r.URL.Query(); q.Get("state") != cb.state || cb.state == "" {
+		cb.strays++
+		cb.mu.Unlock()
+		http.Error(w, "latch: this is not the login latch is waiting for (the state does not match): refused.", http.StatusBadRequest)
+		return
+	}
 	cb.done = true
 	res := cb.check(r)
 	cb.mu.Unlock()
@@ -82,12 +96,11 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	go func() { _ = cb.srv.Close() }()
 }
 
-// check reads the callback's query (cb.mu held).
+// check reads the query of the callback with the login's state (cb.mu
+// held).
 func (cb *callback) check(r *http.Request) callbackResult {
 	q := r.URL.Query()
 	switch {
-	case q.Get("state") != cb.state || cb.state == "":
-		return callbackResult{err: errors.New("the callback's state does not match this login: refused")}
 	case q.Get("iss") != "" && q.Get("iss") != cb.issuer:
 		return callbackResult{err: fmt.Errorf("the callback names issuer %q, not %q: refused", q.Get("iss"), cb.issuer)}
 	case q.Get("iss") == "" && cb.issNeeded:
@@ -111,10 +124,24 @@ func (cb *callback) wait(ctx context.Context) (string, error) {
 		return r.code, r.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", errors.New("no login within the time allowed")
+			return "", errors.New("no login within the time allowed" + cb.strayNote())
 		}
 		return "", errors.New("the login was cancelled")
 	}
+}
+
+// strayNote says how many callbacks for another login were refused (""
+// for none).
+func (cb *callback) strayNote() string {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	switch cb.strays {
+	case 0:
+		return ""
+	case 1:
+		return " (1 callback for another login was refused)"
+	}
+	return fmt.Sprintf(" (%d callbacks for another login were refused)", cb.strays)
 }
 
 // close stops the listener.

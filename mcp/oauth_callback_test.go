@@ -3,23 +3,29 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"latch/mcp/oauthtest"
 )
 
-// TestCallbackOnlyTheOne: the loopback listener refuses another path
-// (and keeps waiting), a wrong state (and ends the login), and anything
-// after the one callback.
-func TestCallbackOnlyTheOne(t *testing.T) {
-	get := func(u string) int {
-		resp, err := http.Get(u)
-		if err != nil {
-			return 0
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode
+// getStatus GETs u and returns the answer's status (0: no answer).
+func getStatus(u string) int {
+	resp, err := http.Get(u)
+	if err != nil {
+		return 0
 	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestCallbackOnlyTheOne: the loopback listener refuses another path, a
+// callback without the login's state (with a code, with an error, with
+// none) and keeps waiting; the one with the state ends the login, and
+// anything after it is refused.
+func TestCallbackOnlyTheOne(t *testing.T) {
 	cb, err := listenCallback()
 	if err != nil {
 		t.Fatal(err)
@@ -27,18 +33,23 @@ func TestCallbackOnlyTheOne(t *testing.T) {
 	defer cb.close()
 	cb.expect("good-state", "https://as.example", false)
 	base := strings.TrimSuffix(cb.redirect, callbackPath)
-	if c := get(base + "/other?code=x&state=good-state"); c != http.StatusNotFound {
+	if c := getStatus(base + "/other?code=x&state=good-state"); c != http.StatusNotFound {
 		t.Errorf("another path: %d, want 404", c)
 	}
-	if c := get(cb.redirect + "?code=x&state=bad-state"); c != http.StatusBadRequest {
-		t.Errorf("a wrong state: %d, want 400", c)
+	for _, q := range []string{"?code=x&state=bad-state", "?error=access_denied&state=bad-state", "?code=x", "?error=access_denied", ""} {
+		if c := getStatus(cb.redirect + q); c != http.StatusBadRequest {
+			t.Errorf("callback%s: %d, want 400", q, c)
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	if c := getStatus(cb.redirect + "?code=the-code&state=good-state"); c != http.StatusOK {
+		t.Errorf("the login's own callback after the strays: %d, want 200", c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := cb.wait(ctx); err == nil || !strings.Contains(err.Error(), "state") {
-		t.Errorf("a wrong state gave %v", err)
+	if code, err := cb.wait(ctx); err != nil || code != "the-code" {
+		t.Errorf("the login got %q, %v; want the code", code, err)
 	}
-	if c := get(cb.redirect + "?code=x&state=good-state"); c == http.StatusOK {
+	if c := getStatus(cb.redirect + "?code=x&state=good-state"); c == http.StatusOK {
 		t.Error("a second callback was accepted")
 	}
 
@@ -48,7 +59,61 @@ func TestCallbackOnlyTheOne(t *testing.T) {
 	}
 	defer cb2.close()
 	cb2.expect("s2", "https://as.example", false)
-	if c := get(cb2.redirect + "?code=c2&state=s2&iss=https://evil.example"); c != http.StatusBadRequest {
+	if c := getStatus(cb2.redirect + "?code=c2&state=s2&iss=https://evil.example"); c != http.StatusBadRequest {
 		t.Errorf("another issuer (RFC 9207): %d, want 400", c)
 	}
+}
+
+// TestCallbackErrorWithStateEndsLogin: the authorization server's own
+// error answer (it carries the state) ends the login, saying why.
+func TestCallbackErrorWithStateEndsLogin(t *testing.T) {
+	cb, err := listenCallback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.close()
+	cb.expect("s", "https://as.example", false)
+	if c := getStatus(cb.redirect + "?error=access_denied&error_description=no+thanks&state=s"); c != http.StatusBadRequest {
+		t.Errorf("an error answer: %d, want 400", c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cb.wait(ctx); err == nil || !strings.Contains(err.Error(), "the authorization server said access_denied: no thanks") {
+		t.Errorf("the login ended with %v", err)
+	}
+}
+
+// TestLoginStrayCallbacksUntilTimeLimit: a login that only ever gets
+// callbacks for another state is not ended by them: it ends at its time
+// limit, saying so and how many it refused.
+func TestLoginStrayCallbacksUntilTimeLimit(t *testing.T) {
+	old := loginTimeout
+	loginTimeout = time.Second
+	defer func() { loginTimeout = old }()
+	as := oauthtest.New(oauthtest.Config{})
+	t.Cleanup(as.Close)
+	const strays = 3
+	m := New([]ServerConfig{{Name: "web", Transport: TransportHTTP, URL: as.URL(), ConnectTimeout: 10 * time.Second}},
+		Options{OpenBrowser: func(_ context.Context, authURL string) error {
+			for range strays {
+				getStatus(redirectOf(t, authURL) + "?code=forged&state=stray")
+			}
+			return nil
+		}})
+	t.Cleanup(m.CloseAll)
+	m.Connect("web") //nolint:errcheck // needs a login
+	err := m.Login(context.Background(), "web")
+	if err == nil || !strings.Contains(err.Error(), "no login within the time allowed (3 callbacks for another login were refused)") {
+		t.Errorf("a login with only strays ended with %v", err)
+	}
+}
+
+// redirectOf is the redirect_uri of an authorization URL.
+func redirectOf(t *testing.T, authURL string) string {
+	t.Helper()
+	u, err := url.Parse(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("redirect_uri")
 }

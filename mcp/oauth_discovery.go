@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -107,7 +108,8 @@ type prmDocument struct {
 // without the server's path; then its authorization server's metadata
 // (RFC 8414, then OpenID discovery). A server without resource metadata
 // gets the 2025-03-26 fallbacks: metadata at its origin, else /authorize,
-// /token and /register there.
+// /token and /register there. Each URL is refused before it is used when
+// it is plain http to another machine (checkEndpoint).
 func (o *oauthState) discover(ctx context.Context) (*discovery, error) {
 	o.mu.Lock()
 	d, ch := o.disc, o.challenge
@@ -119,6 +121,9 @@ func (o *oauthState) discover(ctx context.Context) (*discovery, error) {
 	if err != nil || server.Host == "" {
 		return nil, fmt.Errorf("bad url %q", o.cfg.URL)
 	}
+	if err := o.checkEndpoint("its url", o.cfg.URL, clearURL); err != nil {
+		return nil, err
+	}
 	prm, err := o.findPRM(ctx, server, ch)
 	if err != nil {
 		return nil, err
@@ -127,6 +132,9 @@ func (o *oauthState) discover(ctx context.Context) (*discovery, error) {
 		d, err = o.legacyDiscovery(ctx, server)
 	} else {
 		d, err = o.asDiscovery(ctx, server, prm)
+	}
+	if err == nil {
+		err = o.checkEndpoints(d) // oauth_endpoints.go
 	}
 	if err != nil {
 		return nil, err
@@ -154,10 +162,18 @@ func prmURLs(server *url.URL, ch challenge) []string {
 // document that names another resource is refused: tokens for it would
 // reach this server.
 func (o *oauthState) findPRM(ctx context.Context, server *url.URL, ch challenge) (*prmDocument, error) {
+	if ch.resourceMetadata != "" {
+		if err := o.checkEndpoint("the 401's resource_metadata", ch.resourceMetadata, clearPRM); err != nil {
+			return nil, err
+		}
+	}
 	for _, u := range prmURLs(server, ch) {
 		var doc prmDocument
 		ok, err := o.getJSON(ctx, u, &doc)
-		if err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue
 		}
 		if doc.Resource != "" && !resourceBinds(doc.Resource, server) {
@@ -192,6 +208,9 @@ func (o *oauthState) asDiscovery(ctx context.Context, server *url.URL, prm *prmD
 		return nil, fmt.Errorf("its protected-resource metadata names no authorization server")
 	}
 	issuer := prm.AuthorizationServers[0]
+	if err := o.checkEndpoint("the resource metadata's authorization_servers", issuer, clearIssuer); err != nil {
+		return nil, err
+	}
 	for _, u := range asMetadataURLs(issuer) {
 		ok, err := o.getJSON(ctx, u, &d.meta)
 		if err != nil {
@@ -257,19 +276,9 @@ func asMetadataURLs(issuer string) []string {
 	}
 }
 
-// checkMetadata refuses metadata whose endpoints are not http(s) URLs, or
-// that lacks PKCE with S256.
+// checkMetadata refuses metadata without a token endpoint, or that lacks
+// PKCE with S256 (its endpoints' URLs are checkEndpoints').
 func checkMetadata(m *asMetadata) error {
-	for name, v := range map[string]string{"authorization_endpoint": m.AuthorizationEndpoint, "token_endpoint": m.TokenEndpoint,
-		"registration_endpoint": m.RegistrationEndpoint, "revocation_endpoint": m.RevocationEndpoint} {
-		if v == "" {
-			continue
-		}
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("the authorization server's %s is not an http(s) URL", name)
-		}
-	}
 	if m.TokenEndpoint == "" {
 		return fmt.Errorf("the authorization server's metadata has no token_endpoint")
 	}
@@ -280,7 +289,8 @@ func checkMetadata(m *asMetadata) error {
 }
 
 // getJSON GETs u into v: false (and no error) for an answer other than
-// 200 or a body that is not JSON.
+// 200 or a body that is not JSON; an error when ctx ends or a redirect to
+// plain http was refused.
 func (o *oauthState) getJSON(ctx context.Context, u string, v any) (bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -290,8 +300,12 @@ func (o *oauthState) getJSON(ctx context.Context, u string, v any) (bool, error)
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	resp, err := o.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		var plain *plainError
+		switch {
+		case ctx.Err() != nil:
 			return false, ctx.Err()
+		case errors.As(err, &plain):
+			return false, plain
 		}
 		return false, nil
 	}

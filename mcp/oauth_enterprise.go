@@ -59,6 +59,12 @@ func (o *oauthState) enterprise(ctx context.Context, d *discovery, ch challenge,
 // for an ID-JAG at the identity provider.
 func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope string) (string, error) {
 	c := o.cfg
+	if c.IDPTokenURL == "" {
+		return "", errors.New("grant \"enterprise\" needs idp_token_url (the identity provider's token endpoint)")
+	}
+	if err := o.checkEndpoint("its idp_token_url", c.IDPTokenURL, clearIDP); err != nil {
+		return "", err
+	}
 	idToken, err := resolveSecret(ctx, "id_token", secretSource{c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand}, o.getenv)
 	if err != nil {
 		return "", err
@@ -73,9 +79,6 @@ func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope st
 		return "", err
 	}
 	o.red.add(secret)
-	if c.IDPTokenURL == "" {
-		return "", errors.New("grant \"enterprise\" needs idp_token_url (the identity provider's token endpoint)")
-	}
 	form := url.Values{"grant_type": {grantTokenExchange}, "requested_token_type": {tokenTypeIDJAG},
 		"subject_token": {idToken}, "subject_token_type": {tokenTypeIDToken},
 		"audience": {d.meta.Issuer}, "resource": {d.resource}}

@@ -24,8 +24,9 @@ const (
 // enterpriseManager is a manager of "web" with grant enterprise against
 // as: the client's secret and the identity provider's client secret in
 // variables, the ID token in a file; no browser (as latch -p), since the
-// grant needs none. Every event is kept in events.
-func enterpriseManager(t *testing.T, as *oauthtest.Server, dir string, events *[]string) *mcp.Manager {
+// grant needs none. Every event is kept in events. edit, if not nil,
+// changes the config and options last.
+func enterpriseManager(t *testing.T, as *oauthtest.Server, dir string, events *[]string, edit func(*mcp.ServerConfig, *mcp.Options)) *mcp.Manager {
 	t.Helper()
 	idFile := filepath.Join(t.TempDir(), "id_token")
 	if err := os.WriteFile(idFile, []byte(entIDToken+"\n"), 0o600); err != nil {
@@ -44,6 +45,9 @@ func enterpriseManager(t *testing.T, as *oauthtest.Server, dir string, events *[
 			defer mu.Unlock()
 			*events = append(*events, fmt.Sprintf("%+v", e))
 		}
+		if edit != nil {
+			edit(c, o)
+		}
 	})
 }
 
@@ -55,7 +59,7 @@ func TestOAuthEnterprise(t *testing.T) {
 	as := oauthtest.New(oauthtest.Config{NoDCR: true, ClientID: "latch-app", ClientSecret: entClientSecret, IDToken: entIDToken})
 	t.Cleanup(as.Close)
 	var events []string
-	m := enterpriseManager(t, as, t.TempDir(), &events)
+	m := enterpriseManager(t, as, t.TempDir(), &events, nil)
 	if err := m.Connect("web"); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ func TestOAuthEnterpriseSecrets(t *testing.T) {
 	t.Cleanup(as.Close)
 	dir := t.TempDir()
 	var events []string
-	m := enterpriseManager(t, as, dir, &events)
+	m := enterpriseManager(t, as, dir, &events, nil)
 	if err := m.Connect("web"); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +130,7 @@ func TestOAuthEnterpriseRefused(t *testing.T) {
 	as := oauthtest.New(oauthtest.Config{NoDCR: true, ClientID: "latch-app", ClientSecret: entClientSecret, IDToken: "another-id-token"})
 	t.Cleanup(as.Close)
 	var events []string
-	m := enterpriseManager(t, as, "", &events)
+	m := enterpriseManager(t, as, "", &events, nil)
 	if err := m.Connect("web"); err == nil {
 		t.Fatal("connected with a refused ID token")
 	}
@@ -159,7 +163,7 @@ func TestOAuthEnterpriseNoRedirect(t *testing.T) {
 	t.Cleanup(evil.Close)
 	as.IDP.Config.Handler = http.RedirectHandler(evil.URL+"/token", http.StatusTemporaryRedirect)
 	var events []string
-	m := enterpriseManager(t, as, "", &events)
+	m := enterpriseManager(t, as, "", &events, nil)
 	if err := m.Connect("web"); err == nil {
 		t.Fatal("connected through a redirected token exchange")
 	}
@@ -167,5 +171,33 @@ func TestOAuthEnterpriseNoRedirect(t *testing.T) {
 	defer mu.Unlock()
 	if stolen != 0 {
 		t.Errorf("the token exchange followed the redirect (%d requests to the other origin)", stolen)
+	}
+}
+
+// TestOAuthEnterprisePlainHTTPIDP: an identity provider's token endpoint
+// over plain http to another machine is refused before the ID token is
+// sent, saying so; the server stays auth expired.
+func TestOAuthEnterprisePlainHTTPIDP(t *testing.T) {
+	as := oauthtest.New(oauthtest.Config{NoDCR: true, ClientID: "latch-app", ClientSecret: entClientSecret, IDToken: entIDToken})
+	t.Cleanup(as.Close)
+	var pn plainNet
+	var events []string
+	m := enterpriseManager(t, as, "", &events, func(c *mcp.ServerConfig, o *mcp.Options) {
+		c.IDPTokenURL = "http://evil.example/oauth2/token"
+		o.OAuthHTTP = pn.client(t)
+	})
+	if err := m.Connect("web"); err == nil {
+		t.Fatal("connected through a plain http identity provider")
+	}
+	err := m.Login(context.Background(), "web")
+	const why = `its idp_token_url is http://evil.example, plain http to another machine: it would send your ID token and the identity provider's client secret in clear: refused`
+	if err == nil || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), `server "web"`) {
+		t.Errorf("login: %v, want it to say %q", err, why)
+	}
+	if st, _ := m.Status("web"); st.State != mcp.StateAuthExpired || !strings.Contains(st.Summary(), "idp_token_url") {
+		t.Errorf("status: %s", st.Summary())
+	}
+	if seen := pn.requests(); len(seen) != 0 || as.Exchanges != 0 {
+		t.Errorf("the ID token went out: %q, %d exchanges", seen, as.Exchanges)
 	}
 }

@@ -215,10 +215,14 @@ func (o *oauthState) authenticate(form url.Values, c clientIdentity, d *discover
 }
 
 // revoke revokes the record's tokens (RFC 7009) where the authorization
-// server supports it; failures are only reported.
+// server supports it; failures are only reported. A redirect is not
+// followed: the tokens go to the revocation endpoint only.
 func (o *oauthState) revoke(ctx context.Context, rec authRecord) error {
 	if rec.RevokeURL == "" {
 		return nil
+	}
+	if err := o.checkEndpoint("the stored revocation_endpoint", rec.RevokeURL, clearRevocation); err != nil {
+		return err
 	}
 	c := clientIdentity{id: rec.ClientID, secret: rec.ClientSecret, method: rec.AuthMethod}
 	d := &discovery{meta: asMetadata{}}
@@ -246,7 +250,7 @@ func (o *oauthState) revoke(ctx context.Context, rec authRecord) error {
 		if c.method == "client_secret_basic" {
 			req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
 		}
-		resp, err := o.http.Do(req)
+		resp, err := noRedirect(o.http).Do(req)
 		if err != nil {
 			firstErr = fmt.Errorf("revocation: %s", o.red.apply(err.Error()))
 			continue

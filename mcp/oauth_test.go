@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,5 +201,40 @@ func TestOAuthStoreAndLogout(t *testing.T) {
 	}
 	if st, _ := m2.Status("web"); st.State != mcp.StateClosed || st.Login.LoggedIn {
 		t.Errorf("after logout: %s %+v", st.Summary(), st.Login)
+	}
+}
+
+// TestOAuthLoginStrayCallback: a stray request to the login's loopback
+// listener (another state, or an error with another state) is refused,
+// and the login goes on to take the real callback.
+func TestOAuthLoginStrayCallback(t *testing.T) {
+	as := oauthtest.New(oauthtest.Config{})
+	t.Cleanup(as.Close)
+	var strays []int
+	m := oauthManager(t, as, t.TempDir(), func(_ *mcp.ServerConfig, o *mcp.Options) {
+		o.OpenBrowser = func(ctx context.Context, authURL string) error {
+			u, err := url.Parse(authURL)
+			if err != nil {
+				return err
+			}
+			redirect := u.Query().Get("redirect_uri")
+			for _, q := range []string{"?state=stray", "?error=access_denied&state=stray"} {
+				resp, err := http.Get(redirect + q)
+				if err != nil {
+					return err
+				}
+				_ = resp.Body.Close()
+				strays = append(strays, resp.StatusCode)
+			}
+			return oauthtest.Browse(ctx, authURL)
+		}
+	})
+	m.Connect("web") //nolint:errcheck // needs a login
+	if err := m.Login(context.Background(), "web"); err != nil {
+		t.Fatalf("a stray callback ended the login: %v", err)
+	}
+	callWhoami(t, m)
+	if len(strays) != 2 || strays[0] != http.StatusBadRequest || strays[1] != http.StatusBadRequest {
+		t.Errorf("the strays were answered %v, want 400 each", strays)
 	}
 }

@@ -47,6 +47,12 @@ type Config struct {
 	// in a token exchange for an ID-JAG; set, the IDP is started and the
 	// AS takes the JWT bearer grant (idp.go).
 	IDToken string
+	// URLs replaces the URLs the servers name, by field: the 401's
+	// "resource_metadata", the resource metadata's
+	// "authorization_servers", and the authorization server metadata's
+	// "authorization_endpoint", "token_endpoint", "registration_endpoint"
+	// and "revocation_endpoint".
+	URLs map[string]string
 }
 
 // Server is the authorization server (AS) and the MCP server (MCP), and
@@ -146,6 +152,11 @@ func (s *Server) asHandler() http.Handler {
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "none"}}
 		if !s.cfg.NoDCR {
 			m["registration_endpoint"] = s.AS.URL + "/register"
+		}
+		for _, k := range []string{"authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"} {
+			if u, ok := s.cfg.URLs[k]; ok {
+				m[k] = u
+			}
 		}
 		writeJSON(w, 200, m)
 	})
@@ -256,6 +267,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // prmURL is where the 401 says the resource metadata is ("" when it does
 // not say).
 func (s *Server) prmURL() string {
+	if u, ok := s.cfg.URLs["resource_metadata"]; ok {
+		return u
+	}
 	if s.cfg.PRM == "" || s.cfg.PRM == PRMInHeader {
 		return s.MCP.URL + "/custom/prm.json"
 	}
@@ -270,7 +284,11 @@ func (s *Server) mcpHandler() http.Handler {
 		})
 	h := server.NewStreamableHTTPServer(mcpSrv, server.WithStateLess(true))
 	prm := func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"resource": s.URL(), "authorization_servers": []string{s.AS.URL},
+		as := s.AS.URL
+		if u, ok := s.cfg.URLs["authorization_servers"]; ok {
+			as = u
+		}
+		writeJSON(w, 200, map[string]any{"resource": s.URL(), "authorization_servers": []string{as},
 			"scopes_supported": []string{"read"}})
 	}
 	mux := http.NewServeMux()
