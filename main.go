@@ -5,11 +5,14 @@ package main
 import (
 	"latch/ui/sanitize"
 
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -32,6 +35,14 @@ func main() {
 
 // run is main without the process: flags, config, wiring, the program.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	// From here until run returns, a quit signal asks latch to quit (see
+	// quitSignals) and never ends the process itself: run returns only
+	// after the session has closed, which stops every server process
+	// latch started, whatever state its connect is in. A second Ctrl+C
+	// while latch closes (the terminal is cooked again by then) is caught
+	// here too, instead of killing latch and leaving the servers running.
+	quit, stop := signal.NotifyContext(context.Background(), quitSignals()...)
+	defer stop()
 	f, err := parseFlags(args, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -56,9 +67,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case f.command == "sessions":
 		return runSessions(s, stdout, stderr)
 	case f.promptSet:
-		return runPrompt(s, f, stdin, stdout, stderr)
+		return runPrompt(quit, s, f, stdin, stdout, stderr)
 	}
-	if err := runTUI(s, f); err != nil {
+	if err := runTUI(quit, s, f); err != nil {
 		say(stderr, err.Error())
 		return exitError
 	}
@@ -69,4 +80,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // theme files, logs and servers, any of which may hold escapes.
 func say(stderr io.Writer, msg string) {
 	fmt.Fprintln(stderr, "latch:", sanitize.Text(msg))
+}
+
+// quitSignals are the signals that quit latch: Ctrl+C where the terminal
+// sends it as a signal (before the screen is up, while latch closes, and
+// always in -p), SIGTERM, and SIGHUP when the terminal goes away. One that
+// was ignored when latch started (nohup, a background job) stays ignored.
+func quitSignals() []os.Signal {
+	var out []os.Signal
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
