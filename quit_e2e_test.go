@@ -70,16 +70,86 @@ func TestE2EQuitLeavesNoServerProcess(t *testing.T) {
 
 // quitAt runs one quit point.
 func quitAt(t *testing.T, bin, mem, host string, p quitPoint) {
+	r := startWithServer(t, bin, mem, host, p.server)
+	switch p.server {
+	case "slow":
+		waitPids(t, r.pidfile, 1)
+	case "bg":
+		r.tm.waitScreen(t, 30*time.Second, "the server connected", func(s string) bool {
+			return strings.Contains(statusLine(s), "servers 1/1")
+		})
+		r.tm.typeKeys("/connect bg")
+		r.tm.waitScreen(t, 5*time.Second, "the command in the input line", func(s string) bool {
+			return inputText(s) == "/connect bg"
+		})
+		r.tm.sendKey(keyEnter)
+	}
+	time.Sleep(p.after)
+	// Ctrl+C, then more until latch is gone: once the screen is restored,
+	// the terminal turns them into SIGINT.
+	r.quitAndCheck(t, func() { _, _ = r.tm.master.Write([]byte(keyCtrlC)) }, 0)
+}
+
+// TestE2ESignalLeavesNoServerProcess sends latch, while the slow server
+// starts, the signals that end it from outside (SIGHUP when its terminal
+// goes away, SIGTERM), again and again until it exits, and runs -p with
+// Ctrl+C likewise: every time, latch exits by itself and no process of
+// the server is left.
+func TestE2ESignalLeavesNoServerProcess(t *testing.T) {
+	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
+	fake := newFake(t)
+	for _, c := range []struct {
+		name   string
+		sig    syscall.Signal // sent to latch; 0: Ctrl+C typed
+		prompt bool           // latch -p
+		code   int            // the exit status
+	}{
+		{"SIGHUP", syscall.SIGHUP, false, exitOK},
+		{"SIGTERM", syscall.SIGTERM, false, exitOK},
+		{"-p Ctrl+C", 0, true, exitError},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if c.prompt {
+				args = []string{"-p", "hello"}
+			}
+			r := startWithServer(t, bin, mem, fake.Host(), "slow", args...)
+			waitPids(t, r.pidfile, 1)
+			time.Sleep(300 * time.Millisecond)
+			r.quitAndCheck(t, func() {
+				if c.sig == 0 {
+					_, _ = r.tm.master.Write([]byte(keyCtrlC))
+				} else {
+					_ = syscall.Kill(r.tm.Pid, c.sig) // this test's own child
+				}
+			}, c.code)
+		})
+	}
+}
+
+// serverRun is latch in a pty with one stdio server, "slow" or "bg".
+type serverRun struct {
+	tm      *ptyTerm
+	pidfile string // each server process writes its pid here
+	mark    string // LATCH_QUIT_MARK of the server's processes
+}
+
+// startWithServer starts latch (with args after --model and --config)
+// with the server. Whatever of the server a failing run leaves is killed
+// when the test ends, by process group.
+func startWithServer(t *testing.T, bin, mem, host, server string, args ...string) *serverRun {
+	t.Helper()
 	root := t.TempDir()
-	pidfile := filepath.Join(root, "pids")
-	mark := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	r := &serverRun{pidfile: filepath.Join(root, "pids"), mark: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())}
 	script := slowServer
-	if p.server == "bg" {
+	if server == "bg" {
 		script = bgServer
 	}
-	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{p.server: map[string]any{
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{server: map[string]any{
 		"command": "/bin/sh", "args": []string{"-c", script},
-		"env": map[string]string{"PIDFILE": pidfile, "MEM_BIN": mem, "LATCH_QUIT_MARK": mark,
+		"env": map[string]string{"PIDFILE": r.pidfile, "MEM_BIN": mem, "LATCH_QUIT_MARK": r.mark,
 			"MEMORY_FILE_PATH": filepath.Join(root, "memory.jsonl")},
 	}}})
 	if err != nil {
@@ -89,60 +159,45 @@ func quitAt(t *testing.T, bin, mem, host string, p quitPoint) {
 	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Whatever a failing run leaves is killed, by process group.
 	t.Cleanup(func() {
-		for _, pr := range leftovers(mark, readPids(pidfile)) {
+		for _, pr := range leftovers(r.mark, readPids(r.pidfile)) {
 			if pr.pgid > 1 {
 				_ = syscall.Kill(-pr.pgid, syscall.SIGKILL)
 			}
 		}
 	})
-	tm := startLatch(t, bin, ptyOptions{Rows: 24, Cols: 100, Host: host,
-		Args: []string{"--model", e2eModel, "--config", path}})
+	r.tm = startLatch(t, bin, ptyOptions{Rows: 24, Cols: 100, Host: host,
+		Args: append([]string{"--model", e2eModel, "--config", path}, args...)})
+	return r
+}
 
-	switch p.server {
-	case "slow":
-		waitPids(t, pidfile, 1)
-	case "bg":
-		tm.waitScreen(t, 30*time.Second, "the server connected", func(s string) bool {
-			return strings.Contains(statusLine(s), "servers 1/1")
-		})
-		tm.typeKeys("/connect bg")
-		tm.waitScreen(t, 5*time.Second, "the command in the input line", func(s string) bool {
-			return inputText(s) == "/connect bg"
-		})
-		tm.sendKey(keyEnter)
-	}
-	time.Sleep(p.after)
-	tm.sendKey(keyCtrlC)
-
-	// More Ctrl+C until latch is gone: once the screen is restored, the
-	// terminal turns them into SIGINT.
+// quitAndCheck calls quit, and again every 20 ms until latch exits; then
+// checks that latch exited by itself with status code, and that no
+// process of the server is left.
+func (r *serverRun) quitAndCheck(t *testing.T, quit func(), code int) {
+	t.Helper()
 	var st *os.ProcessState
 	deadline := time.Now().Add(30 * time.Second)
 	for st == nil && time.Now().Before(deadline) {
-		st = tm.waitExit(20 * time.Millisecond)
-		if st == nil {
-			_, _ = tm.master.Write([]byte(keyCtrlC))
-		}
+		quit()
+		st = r.tm.waitExit(20 * time.Millisecond)
 	}
 	if st == nil {
-		t.Fatalf("latch did not exit within 30 s of Ctrl+C; screen:\n%s", dumpScreen(tm.screen()))
+		t.Fatalf("latch did not exit within 30 s; screen:\n%s", dumpScreen(r.tm.screen()))
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		t.Errorf("latch was killed by %v while it closed, instead of exiting by itself", ws.Signal())
-	} else if st.ExitCode() != 0 {
-		t.Errorf("exit status %d, want 0; screen:\n%s", st.ExitCode(), dumpScreen(tm.screen()))
+	} else if st.ExitCode() != code {
+		t.Errorf("exit status %d, want %d; screen:\n%s", st.ExitCode(), code, dumpScreen(r.tm.screen()))
 	}
-
 	// A process killed at the very end may take a moment to be gone.
 	var left []groupProc
 	mcptestutil.Eventually(3*time.Second, func() bool {
-		left = leftovers(mark, readPids(pidfile))
+		left = leftovers(r.mark, readPids(r.pidfile))
 		return len(left) == 0
 	})
 	if len(left) > 0 {
-		t.Errorf("processes of the server left after latch exited (server pids %v): %+v", readPids(pidfile), left)
+		t.Errorf("processes of the server left after latch exited (server pids %v): %+v", readPids(r.pidfile), left)
 	}
 }
 
