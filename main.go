@@ -35,14 +35,6 @@ func main() {
 
 // run is main without the process: flags, config, wiring, the program.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	// From here until run returns, a quit signal asks latch to quit (see
-	// quitSignals) and never ends the process itself: run returns only
-	// after the session has closed, which stops every server process
-	// latch started, whatever state its connect is in. A second Ctrl+C
-	// while latch closes (the terminal is cooked again by then) is caught
-	// here too, instead of killing latch and leaving the servers running.
-	quit, stop := signal.NotifyContext(context.Background(), quitSignals()...)
-	defer stop()
 	f, err := parseFlags(args, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -63,10 +55,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)
 	}
-	switch {
-	case f.command == "sessions":
+	if f.command == "sessions" {
 		return runSessions(s, stdout, stderr)
-	case f.promptSet:
+	}
+	// From here until run returns, a quit signal asks latch to quit (see
+	// quitSignals) and never ends the process itself: run returns only
+	// after the session has closed, which stops every server process
+	// latch started, whatever state its connect is in. A second Ctrl+C
+	// while latch closes (the terminal is cooked again by then) is caught
+	// too, instead of killing latch and leaving the servers running.
+	quit, stop := signal.NotifyContext(context.Background(), quitSignals()...)
+	defer stop()
+	if f.promptSet {
 		return runPrompt(quit, s, f, stdin, stdout, stderr)
 	}
 	if err := runTUI(quit, s, f); err != nil {
