@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -58,14 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if f.command == "sessions" {
 		return runSessions(s, stdout, stderr)
 	}
-	// From here until run returns, a quit signal asks latch to quit (see
-	// quitSignals) and never ends the process itself: run returns only
-	// after the session has closed, which stops every server process
-	// latch started, whatever state its connect is in. A second Ctrl+C
-	// while latch closes (the terminal is cooked again by then) is caught
-	// too, instead of killing latch and leaving the servers running.
-	quit, stop := signal.NotifyContext(context.Background(), quitSignals()...)
-	defer stop()
+	quit := quitRequested()
 	if f.promptSet {
 		return runPrompt(quit, s, f, stdin, stdout, stderr)
 	}
@@ -80,6 +74,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // theme files, logs and servers, any of which may hold escapes.
 func say(stderr io.Writer, msg string) {
 	fmt.Fprintln(stderr, "latch:", sanitize.Text(msg))
+}
+
+var (
+	quitOnce sync.Once
+	quitCtx  context.Context
+)
+
+// quitRequested is done once latch gets a quit signal (see quitSignals).
+// From its first call until the process ends, a quit signal asks latch to
+// quit and never ends the process itself: run returns only after the
+// session has closed, which stops every server process latch started,
+// whatever state its connect is in. A second Ctrl+C while latch closes
+// (the terminal is cooked again by then) is caught too, instead of killing
+// latch and leaving the servers running; and so is one that comes after
+// the close, before the process has exited (its status stays latch's).
+func quitRequested() context.Context {
+	quitOnce.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, quitSignals()...)
+		go func() {
+			<-sigs
+			cancel()
+		}()
+		quitCtx = ctx
+	})
+	return quitCtx
 }
 
 // quitSignals are the signals that quit latch: Ctrl+C where the terminal
