@@ -23,8 +23,8 @@ import (
 // still waits for a person (an approval, a call in doubt) ends with status
 // 3 and says what it waits for.
 //
-// ctx is done on Ctrl+C (any quit signal, see run): that cancels the run,
-// and latch exits once the session is closed.
+// ctx is done on Ctrl+C (any quit signal, see quitRequested): that cancels
+// the run, and latch exits once the session is closed.
 func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := f.prompt
 	if prompt == "-" {

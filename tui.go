@@ -42,7 +42,7 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 }
 
 // runTUI runs the interactive program until the user quits, or quit is
-// done (a quit signal: see run).
+// done (a quit signal: see quitRequested).
 func runTUI(quit context.Context, s *settings, f flags) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
