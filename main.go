@@ -5,11 +5,15 @@ package main
 import (
 	"latch/ui/sanitize"
 
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -52,13 +56,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)
 	}
-	switch {
-	case f.command == "sessions":
+	if f.command == "sessions" {
 		return runSessions(s, stdout, stderr)
-	case f.promptSet:
-		return runPrompt(s, f, stdin, stdout, stderr)
 	}
-	if err := runTUI(s, f); err != nil {
+	quit := quitRequested()
+	if f.promptSet {
+		return runPrompt(quit, s, f, stdin, stdout, stderr)
+	}
+	if err := runTUI(quit, s, f); err != nil {
 		say(stderr, err.Error())
 		return exitError
 	}
@@ -69,4 +74,45 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // theme files, logs and servers, any of which may hold escapes.
 func say(stderr io.Writer, msg string) {
 	fmt.Fprintln(stderr, "latch:", sanitize.Text(msg))
+}
+
+var (
+	quitOnce sync.Once
+	quitCtx  context.Context
+)
+
+// quitRequested is done once latch gets a quit signal (see quitSignals).
+// From its first call until the process ends, a quit signal asks latch to
+// quit and never ends the process itself: run returns only after the
+// session has closed, which stops every server process latch started,
+// whatever state its connect is in. A second Ctrl+C while latch closes
+// (the terminal is cooked again by then) is caught too, instead of killing
+// latch and leaving the servers running; and so is one that comes after
+// the close, before the process has exited (its status stays latch's).
+func quitRequested() context.Context {
+	quitOnce.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, quitSignals()...)
+		go func() {
+			<-sigs
+			cancel()
+		}()
+		quitCtx = ctx
+	})
+	return quitCtx
+}
+
+// quitSignals are the signals that quit latch: Ctrl+C where the terminal
+// sends it as a signal (before the screen is up, while latch closes, and
+// always in -p), SIGTERM, and SIGHUP when the terminal goes away. One that
+// was ignored when latch started (nohup, a background job) stays ignored.
+func quitSignals() []os.Signal {
+	var out []os.Signal
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
 }

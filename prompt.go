@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -24,7 +22,10 @@ import (
 // has not seen) goes on with that turn first (-p "" is enough); one that
 // still waits for a person (an approval, a call in doubt) ends with status
 // 3 and says what it waits for.
-func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
+//
+// ctx is done on Ctrl+C (any quit signal, see quitRequested): that cancels
+// the run, and latch exits once the session is closed.
+func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := f.prompt
 	if prompt == "-" {
 		b, err := io.ReadAll(stdin)
@@ -57,11 +58,12 @@ func runPrompt(s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) 
 	sub := sess.Subscribe()
 	sess.Start()
 	sess.StartServers()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	sess.WaitServers(wctx)
 	cancel()
+	if ctx.Err() != nil {
+		return exitError // interrupted while the servers connected
+	}
 
 	switch {
 	case deciding:

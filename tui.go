@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -40,8 +41,9 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 	return out
 }
 
-// runTUI runs the interactive program until the user quits.
-func runTUI(s *settings, f flags) error {
+// runTUI runs the interactive program until the user quits, or quit is
+// done (a quit signal: see quitRequested).
+func runTUI(quit context.Context, s *settings, f flags) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if themes.NeedsBackground(s.theme) {
@@ -69,7 +71,12 @@ func runTUI(s *settings, f flags) error {
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
 		Output: os.Stdout, SyncOutput: syncOutput,
 		OpenURL: func(u string) error { return startBrowser(u, s.getenv) }})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)))
+	// Bubble Tea's own signal handling is off: it would stop catching
+	// signals when the program ends, before the servers are closed. A quit
+	// signal ends the program like Ctrl+C, even one that came before it ran.
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)),
+		tea.WithoutSignalHandler())
+	defer context.AfterFunc(quit, p.Quit)()
 	_, err = p.Run()
 	return err
 }
