@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -240,7 +241,19 @@ func TestResourceUpdateStormOnScreen(t *testing.T) {
 			time.Sleep(5 * time.Millisecond) // mcp-go drops what its queue cannot hold
 		}
 	}
-	h.until(func() bool { return strings.Contains(h.m.View(), "res: resource updated: test://notes/readme.txt") })
+	// mcp-go drops a notification its queue cannot hold: the watched
+	// resource changes again until its update is shown.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.m.View(), "res: resource updated: test://notes/readme.txt"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no update of the watched resource shown:\n%s", h.m.View())
+		}
+		mcptestutil.UpdateResource(srv, "test://notes/readme.txt")
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		if evs, ok := h.sub.Next(ctx); ok {
+			h.m.Update(eventsMsg{events: evs})
+		}
+		cancel()
+	}
 	storm := time.Since(start)
 	h.typeText("/resources res")
 	h.pump(h.key(tea.KeyEnter))
