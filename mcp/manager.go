@@ -71,10 +71,6 @@ type Manager struct {
 	rootsMu sync.Mutex
 	roots   []string // see Roots
 
-	// updates lets through at most one resource update per resource a
-	// second (resources.go).
-	updates updateLimiter
-
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
 	calls map[string]*call   // running calls with a call id, by id (their progress token)

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -267,7 +265,8 @@ func (m *Manager) CompleteResource(ctx context.Context, name, template, arg, val
 
 // resourceNote handles notifications/resources/updated and
 // notifications/resources/list_changed. It runs on the transport's read
-// loop: it only reports them, never calling the server.
+// loop: it only reports them, never calling the server. Every update is
+// reported: the session shows only those of the resources watched, paced.
 func (m *Manager) resourceNote(s *server, gen int, n mcpgo.JSONRPCNotification) {
 	s.mu.Lock()
 	current := s.gen == gen
@@ -281,16 +280,15 @@ func (m *Manager) resourceNote(s *server, gen int, n mcpgo.JSONRPCNotification) 
 		if uri == "" {
 			return
 		}
-		if m.updates.allow(s.cfg.Name+"\x00"+uri, time.Now()) {
-			m.emit(ResourceUpdated{Server: s.cfg.Name, URI: uri})
-		}
+		m.emit(ResourceUpdated{Server: s.cfg.Name, URI: uri})
 	case mcpgo.MethodNotificationResourcesListChanged:
 		m.emit(ResourcesChanged{Server: s.cfg.Name})
 	}
 }
 
-// ResourceUpdated says a server told of a change to a resource latch
-// subscribed to (notifications/resources/updated).
+// ResourceUpdated says a server told of a change to a resource
+// (notifications/resources/updated); one latch subscribed to, or any
+// other a server names.
 type ResourceUpdated struct {
 	Server string
 	URI    string
@@ -325,30 +323,4 @@ func writeEmbedded(b *strings.Builder, c mcpgo.EmbeddedResource) {
 	default:
 		b.WriteString("[embedded resource]")
 	}
-}
-
-// updateInterval is the least time between two ResourceUpdated events of
-// one resource: a server that floods notifications/resources/updated
-// costs one event a second.
-var updateInterval = time.Second
-
-// updateLimiter remembers when each resource's last update was let
-// through.
-type updateLimiter struct {
-	mu   sync.Mutex
-	last map[string]time.Time
-}
-
-// allow reports whether an update of key at now is let through.
-func (l *updateLimiter) allow(key string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.last == nil || len(l.last) > 10000 {
-		l.last = map[string]time.Time{}
-	}
-	if t, ok := l.last[key]; ok && now.Sub(t) < updateInterval {
-		return false
-	}
-	l.last[key] = now
-	return true
 }

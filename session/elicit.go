@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/idna"
 
 	"latch/mcp"
 )
@@ -55,9 +52,10 @@ const (
 )
 
 // ElicitationEvent is a server asking the person for something: a form to
-// fill in (Fields) or a URL to open outside latch (URL, in ASCII: its host
-// in punycode, the rest percent-encoded; Domain, its host, is shown apart).
-// ID is what AnswerElicitation takes.
+// fill in (Fields) or a URL to open outside latch (URL, in printable ASCII:
+// its host in punycode, the rest percent-encoded, see asciiLink; it is
+// what is shown, opened and copied, as it is. Domain, its host, is shown
+// apart). ID is what AnswerElicitation takes.
 type ElicitationEvent struct {
 	Header
 	ID      string      `json:"id"`
@@ -252,24 +250,11 @@ func describeElicit(ev *ElicitationEvent, req mcp.ElicitRequest) string {
 		}
 		ev.Fields = fields
 	case ElicitURL:
-		ev.URL = req.URL
-		u, err := url.Parse(req.URL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" {
-			return "latch opens only http and https URLs with a host"
+		link, domain, reason := asciiLink(req.URL)
+		if reason != "" {
+			return reason
 		}
-		host, err := idna.ToASCII(u.Hostname())
-		if err != nil {
-			return "the URL's host is not a valid domain name"
-		}
-		// Shown and opened in ASCII: the host in punycode, the rest
-		// percent-encoded, so no look-alike or invisible character hides
-		// where it leads.
-		ev.Domain = host
-		if port := u.Port(); port != "" {
-			host += ":" + port
-		}
-		u.Host = host
-		ev.URL = u.String()
+		ev.URL, ev.Domain = link, domain
 	default:
 		return fmt.Sprintf("unknown elicitation mode %q", req.Mode)
 	}

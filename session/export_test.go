@@ -6,3 +6,7 @@ func (s *Session) PublishForTest(e Event) { s.publish(e) }
 
 // LogPathForTest is where the session writes its log.
 func (s *Session) LogPathForTest() string { return s.log.path }
+
+// ResourceUpdateIntervalForTest is the least time between two
+// resource_updated events of one server.
+var ResourceUpdateIntervalForTest = resourceUpdateInterval

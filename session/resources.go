@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"latch/mcp"
@@ -42,7 +40,8 @@ type ResourcesChangedEvent struct {
 
 // ResourceListing is what a server offers as resources: its resources and
 // templates, whether it takes subscriptions and completes template
-// variables, and the resources watched this session.
+// variables, the resources watched this session, and how many updates
+// of resources not watched it sent (ignored).
 type ResourceListing struct {
 	Server      string
 	Resources   []Resource
@@ -50,39 +49,7 @@ type ResourceListing struct {
 	Subscribe   bool
 	Completions bool
 	Watched     []string
-}
-
-// watches are the resources subscribed to this session, by server.
-type watches struct {
-	mu  sync.Mutex
-	uri map[string]map[string]bool
-}
-
-func (w *watches) set(server, uri string, on bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.uri == nil {
-		w.uri = map[string]map[string]bool{}
-	}
-	if w.uri[server] == nil {
-		w.uri[server] = map[string]bool{}
-	}
-	if on {
-		w.uri[server][uri] = true
-	} else {
-		delete(w.uri[server], uri)
-	}
-}
-
-func (w *watches) list(server string) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []string
-	for u := range w.uri[server] {
-		out = append(out, u)
-	}
-	sort.Strings(out)
-	return out
+	Ignored     int
 }
 
 // ResourceServers lists the connected servers that offer resources.
@@ -112,20 +79,24 @@ func (s *Session) ListResources(ctx context.Context, server string) (ResourceLis
 		return ResourceListing{}, err
 	}
 	return ResourceListing{Server: server, Resources: rs, Templates: ts, Subscribe: caps.Subscribe,
-		Completions: caps.Completions, Watched: s.watched.list(server)}, nil
+		Completions: caps.Completions, Watched: s.watched.list(server), Ignored: s.watched.ignored(server)}, nil
 }
 
 // WatchResource subscribes to a resource's updates (resources/subscribe):
-// each is published as a ResourceUpdatedEvent. It asks the server: run it
-// in a command.
+// they are published as ResourceUpdatedEvents, paced (see watches). It
+// asks the server: run it in a command.
 func (s *Session) WatchResource(ctx context.Context, server, uri string) error {
 	if s.servers == nil {
 		return errNoServers
 	}
+	was := slices.Contains(s.watched.list(server), uri)
+	s.watched.set(server, uri, true) // before: an update may follow the answer at once
 	if err := s.servers.Subscribe(ctx, server, uri); err != nil {
+		if !was {
+			s.watched.set(server, uri, false)
+		}
 		return err
 	}
-	s.watched.set(server, uri, true)
 	return nil
 }
 
@@ -184,12 +155,24 @@ func (s *Session) CompleteResource(ctx context.Context, server, template, arg, v
 	return s.servers.CompleteResource(ctx, server, template, arg, value, filled)
 }
 
-// resourceEvent turns the manager's resource events into session events.
+// resourceEvent turns the manager's resource events into session events:
+// an update only of a resource watched, paced (see watches).
 func (s *Session) resourceEvent(e mcp.Event) {
 	switch e := e.(type) {
 	case mcp.ResourceUpdated:
-		s.publish(&ResourceUpdatedEvent{Header: s.header(TypeResourceUpdated), Server: e.Server, URI: e.URI})
+		s.watched.updated(e.Server, e.URI, s.publishUpdate)
 	case mcp.ResourcesChanged:
 		s.publish(&ResourcesChangedEvent{Header: s.header(TypeResourcesChanged), Server: e.Server})
+	}
+}
+
+// publishUpdate publishes a watched resource's update, unless the session
+// is closing.
+func (s *Session) publishUpdate(server, uri string) {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if !closing {
+		s.publish(&ResourceUpdatedEvent{Header: s.header(TypeResourceUpdated), Server: server, URI: uri})
 	}
 }

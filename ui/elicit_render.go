@@ -18,7 +18,7 @@ const formHint = "tab/↑/↓ move · type to edit · space toggles · ←/→ c
 func (fm *formModal) render(m *Model, width, height int) string {
 	w := min(width-4, 100)
 	if fm.url() {
-		return fm.renderURL(m, w)
+		return fm.renderURL(m, w, height)
 	}
 	st := m.st.Dialog
 	inner := w - 4

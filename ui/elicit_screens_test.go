@@ -34,7 +34,9 @@ func urlEvent() *session.ElicitationEvent {
 
 // TestElicitScreens draws a server's requests for input: a form with
 // every kind of field, the same form refusing a submit (problems next to
-// their fields), and a URL request (the URL whole, its domain apart).
+// their fields), a URL request (the URL whole, its domain apart), and one
+// whose URL is 200,000 characters long (elided in the middle, saying how
+// much; the reason, the domain and the keys stay on screen).
 // Regenerate with go test ./ui -run TestElicitScreens -update.
 func TestElicitScreens(t *testing.T) {
 	for _, sz := range screenSizes {
@@ -83,5 +85,37 @@ func TestElicitScreens(t *testing.T) {
 			}
 			goldenScreen(t, s.m, w, h)
 		})
+		t.Run(name("url_long"), func(t *testing.T) {
+			s := screenModel(t, w, h, themes.Default(), "auth")
+			ev := longURLEvent()
+			var copied []string
+			s.m.clipboard = func(text string) { copied = append(copied, text) }
+			s.feed(&session.UserMessage{Turn: 1, Text: "what is on my calendar?"}, ev)
+			pastGuard(s.m)
+			v := s.m.View()
+			for _, want := range []string{"auth asks you to open a link", "Sign in to your account", "domain  auth.example.com",
+				"url     https://auth.example.com/device/verify?user_code=WDJB-MJHT&state", "characters left out)…",
+				"&scope=calendar.read", "o open in the browser · c copy the link", "latch never opens it on its own"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("the request for a %d-character URL lacks %q:\n%s", len(ev.URL), want, v)
+				}
+			}
+			goldenScreen(t, s.m, w, h)
+			_, cmd := s.m.Update(runes("c"))
+			runCmd(cmd)
+			if len(copied) != 1 || copied[0] != ev.URL {
+				t.Errorf("c copied %d texts, not the whole URL", len(copied))
+			}
+		})
 	}
+}
+
+// longURLEvent is a URL request whose URL is 200,000 characters long.
+func longURLEvent() *session.ElicitationEvent {
+	ev := urlEvent()
+	head := "https://auth.example.com/device/verify?user_code=WDJB-MJHT&state="
+	tail := "&scope=calendar.read"
+	fill := strings.Repeat("0123456789abcdef", 200_000/16)
+	ev.URL = head + fill[:200_000-len(head)-len(tail)] + tail
+	return ev
 }

@@ -214,3 +214,33 @@ func TestFormWithdrawn(t *testing.T) {
 		t.Fatalf("the form stays, or no notice:\n%s", h.m.View())
 	}
 }
+
+// TestURLRequestOpensWhatItShows: a link with a Cyrillic letter and bidi
+// controls in its query is shown in ASCII (percent-encoded), and o opens
+// and c copies exactly what is shown.
+func TestURLRequestOpensWhatItShows(t *testing.T) {
+	for _, c := range []struct{ link, shown string }{
+		{"https://sign.example.com/device?name=\u0430dmin", "https://sign.example.com/device?name=%D0%B0dmin"},
+		{"https://sign.example.com/device?code=42\u202egnp.exe&x=\u2066y\u2069", "https://sign.example.com/device?code=42%E2%80%AEgnp.exe&x=%E2%81%A6y%E2%81%A9"},
+	} {
+		h, o := formHarness(t, "", c.link)
+		h.ask("desk__open_link")
+		pastGuard(h.m)
+		v := h.m.View()
+		flat := strings.Join(strings.Fields(strings.NewReplacer("│", "", "url", "").Replace(v)), "")
+		if !strings.Contains(flat, c.shown) {
+			t.Errorf("%q is not shown as %q:\n%s", c.link, c.shown, v)
+		}
+		h.typeText("o")
+		if h.result(); len(o.urls) != 1 || o.urls[0] != c.shown {
+			t.Errorf("o opened %q, want what is shown, %q", o.urls, c.shown)
+		}
+		h.ask("desk__open_link")
+		pastGuard(h.m)
+		_, cmd := h.m.Update(runes("c"))
+		runCmd(cmd)
+		if h.result(); len(o.copies) != 1 || o.copies[0] != c.shown {
+			t.Errorf("c copied %q, want what is shown, %q", o.copies, c.shown)
+		}
+	}
+}

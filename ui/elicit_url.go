@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"latch/session"
@@ -13,8 +15,11 @@ import (
 
 // handleURLKey answers a server's URL request: o opens the URL in the
 // browser, c copies it, and only then is the request accepted; n
-// declines, Esc cancels. Nothing opens it but o, typed alone.
+// declines, Esc cancels. Nothing opens it but o, typed alone. What is
+// opened and copied is the event's URL as it is, the string shown: the
+// session made it printable ASCII.
 func (m *Model) handleURLKey(fm *formModal, msg tea.KeyMsg) tea.Cmd {
+	link := fm.ev.URL
 	switch {
 	case isText(msg):
 		return nil
@@ -23,52 +28,101 @@ func (m *Model) handleURLKey(fm *formModal, msg tea.KeyMsg) tea.Cmd {
 	case isRune(msg, 'n', 'N'):
 		m.answerForm(fm, session.ElicitDecline, nil)
 	case isRune(msg, 'o', 'O'):
-		if err := m.openURL(fm.ev.URL); err != nil {
+		if err := m.openURL(link); err != nil {
 			fm.note = "could not open it: " + sanitize.Line(err.Error()) + " (c copies it)"
 			return nil
 		}
 		m.answerForm(fm, session.ElicitAccept, nil)
 	case isRune(msg, 'c', 'C'):
-		text, clip := sanitize.Clipboard(fm.ev.URL), m.clipboard
+		clip := m.clipboard
 		m.answerForm(fm, session.ElicitAccept, nil)
 		m.addNotice(fmt.Sprintf("copied the link to %s through the terminal (OSC 52)", sanitize.Line(fm.ev.Domain)))
-		return func() tea.Msg { clip(text); return nil }
+		return func() tea.Msg { clip(link); return nil }
 	}
 	return nil
 }
 
-// renderURL draws a URL request: who asks and why, the domain apart and
-// emphasised, the URL in full (wrapped, never cut), and the keys.
-func (fm *formModal) renderURL(m *Model, w int) string {
+// urlMostRows is the most rows a URL takes in its box.
+const urlMostRows = 16
+
+// renderURL draws a URL request in a box at most height rows high: who
+// asks and why (four rows at most), the domain apart and emphasised, the
+// URL, and the keys. The URL is shown whole, wrapped, when it fits (in
+// urlMostRows at most); else its start and its end, with a row between
+// saying how many characters are left out. The domain and the keys are
+// always on screen.
+func (fm *formModal) renderURL(m *Model, w, height int) string {
 	st := m.st.Dialog
 	inner := w - 4
-	var b strings.Builder
-	b.WriteString(st.Title.Render(sanitize.Line(fm.ev.Server)+" asks you to open a link") + "\n\n")
-	for _, l := range wrapText(fm.ev.Message, inner) {
-		b.WriteString(l + "\n")
+	head := []string{st.Title.Render(sanitize.Line(fm.ev.Server) + " asks you to open a link"), ""}
+	msg := wrapText(fm.ev.Message, inner)
+	if len(msg) > 4 {
+		msg = append(msg[:3], ansi.Truncate(msg[3], inner-2, "")+" …")
 	}
-	b.WriteString("\n" + "domain  " + st.Selected.Render(sanitize.Line(fm.ev.Domain)) + "\n")
-	// Cut at the width, not at word breaks: a URL has none, and a break
-	// at a hyphen would look like the URL's end.
-	for i, l := range strings.Split(ansi.Hardwrap(sanitize.Line(fm.ev.URL), inner-8, false), "\n") {
+	head = append(head, msg...)
+	head = append(head, "", "domain  "+st.Selected.Render(sanitize.Line(fm.ev.Domain)))
+	var foot []string
+	if fm.note != "" {
+		foot = append(foot, "", m.st.Chat.Error.Render(fm.note))
+	}
+	foot = append(foot, "")
+	for _, l := range wrapLine("o open in the browser · c copy the link · n decline · esc cancel", inner, "") {
+		foot = append(foot, st.Hint.Render(l))
+	}
+	foot = append(foot, st.Hint.Render("latch never opens it on its own"))
+	foot = append(foot, m.boxNote(&fm.box, inner)...)
+	rows := urlRows(fm.ev.URL, inner-8, min(max(height-2-len(head)-len(foot), 3), urlMostRows), st.Hint)
+	for i, l := range rows {
 		lead := "        "
 		if i == 0 {
 			lead = "url     "
 		}
-		b.WriteString(lead + l + "\n")
+		rows[i] = lead + l
 	}
-	if fm.note != "" {
-		b.WriteString("\n" + m.st.Chat.Error.Render(fm.note) + "\n")
+	body := append(append(head, rows...), foot...)
+	for i, l := range body {
+		body[i] = ansi.Truncate(l, inner, "…")
 	}
-	b.WriteString("\n")
-	for _, l := range wrapLine("o open in the browser · c copy the link · n decline · esc cancel", inner, "") {
-		b.WriteString(st.Hint.Render(l) + "\n")
+	return m.boxStyle(&fm.box).Width(w).Render(strings.Join(body, "\n"))
+}
+
+// urlRows cuts a URL (printable ASCII: a cell a byte) into rows of width
+// cells, cut at the width, not at word breaks: a URL has none, and a
+// break at a hyphen would look like the URL's end. When there are more
+// than most rows, the middle ones give way to a row (styled by hint)
+// saying how many characters are left out; its "…" is in no URL latch
+// shows, so a server cannot fake it.
+func urlRows(link string, width, most int, hint lipgloss.Style) []string {
+	width = max(width, 1)
+	n := (len(link) + width - 1) / width
+	if n <= most {
+		rows := make([]string, 0, n)
+		for i := 0; i < len(link); i += width {
+			rows = append(rows, link[i:min(i+width, len(link))])
+		}
+		return rows
 	}
-	b.WriteString(st.Hint.Render("latch never opens it on its own"))
-	for _, l := range m.boxNote(&fm.box, inner) {
-		b.WriteString("\n" + l)
+	top := most / 2
+	bottom := most - 1 - top
+	rows := make([]string, 0, most)
+	for i := range top {
+		rows = append(rows, link[i*width:(i+1)*width])
 	}
-	return m.boxStyle(&fm.box).Width(w).Render(b.String())
+	tail := len(link) - bottom*width
+	rows = append(rows, hint.Render(fmt.Sprintf("…(%s characters left out)…", thousands(tail-top*width))))
+	for i := range bottom {
+		rows = append(rows, link[tail+i*width:tail+(i+1)*width])
+	}
+	return rows
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // wrapText wraps outside text (already display-safe) to width, keeping

@@ -82,7 +82,8 @@ func (m *Model) handleResources(msg resourcesMsg) {
 
 // resourceListing is a server's resources and templates as /resources
 // shows them: URI and MIME type, then name and description; what it
-// offers; what is watched.
+// offers; what is watched, and how many updates of other resources were
+// ignored.
 func resourceListing(l session.ResourceListing) string {
 	var b strings.Builder
 	srv := sanitize.Line(l.Server)
@@ -107,6 +108,9 @@ func resourceListing(l session.ResourceListing) string {
 	}
 	for _, w := range l.Watched {
 		fmt.Fprintf(&b, "\n  watched: %s", sanitize.Line(w))
+	}
+	if l.Ignored > 0 {
+		fmt.Fprintf(&b, "\n  ignored: %s of resources not watched", resPlural(l.Ignored, "update"))
 	}
 	return b.String()
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +219,60 @@ func TestResourcesHostile(t *testing.T) {
 	}
 	if v := h.m.View(); !strings.Contains(v, "test://plant/") || !strings.Contains(v, "[redacted]") {
 		t.Errorf("the planted resource is not listed, redacted:\n%s", v)
+	}
+}
+
+// TestResourceUpdateStormOnScreen: a server floods updates of resources
+// nobody watches, and of one that is watched: the chat shows only the
+// watched one's, a few, and /resources counts the others as ignored.
+func TestResourceUpdateStormOnScreen(t *testing.T) {
+	srv := mcptestutil.ResourceServer("")
+	h := resHarness(t, 80, 24, session.Options{Servers: []session.ServerConfig{
+		{Name: "res", Transport: "inprocess", InProcess: srv}}})
+	h.typeText("/resources res watch test://notes/readme.txt")
+	h.pump(h.key(tea.KeyEnter))
+	start := time.Now()
+	for i := range 2000 {
+		mcptestutil.UpdateResource(srv, fmt.Sprintf("test://notes/other-%d.txt", i))
+		if i%100 == 0 {
+			mcptestutil.UpdateResource(srv, "test://notes/readme.txt")
+		}
+		if i%50 == 49 {
+			time.Sleep(5 * time.Millisecond) // mcp-go drops what its queue cannot hold
+		}
+	}
+	// mcp-go drops a notification its queue cannot hold: the watched
+	// resource changes again until its update is shown.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.m.View(), "res: resource updated: test://notes/readme.txt"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no update of the watched resource shown:\n%s", h.m.View())
+		}
+		mcptestutil.UpdateResource(srv, "test://notes/readme.txt")
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		if evs, ok := h.sub.Next(ctx); ok {
+			h.m.Update(eventsMsg{events: evs})
+		}
+		cancel()
+	}
+	storm := time.Since(start)
+	h.typeText("/resources res")
+	h.pump(h.key(tea.KeyEnter))
+	v := h.m.View()
+	if !strings.Contains(v, "watched: test://notes/readme.txt") || !strings.Contains(v, "ignored: ") ||
+		!strings.Contains(v, " updates of resources not watched") {
+		t.Errorf("/resources does not count the ignored updates:\n%s", v)
+	}
+	shown := 0
+	for _, e := range h.m.chat.entries {
+		if strings.Contains(e.text, "other-") {
+			t.Fatalf("an update of a resource not watched is shown: %q", e.text)
+		}
+		if strings.Contains(e.text, "resource updated") {
+			shown++
+		}
+	}
+	// The session publishes one a second at most.
+	if limit := 2 + int(storm/time.Second); shown < 1 || shown > limit {
+		t.Errorf("%d updates shown for 20 of the watched resource in %s, want 1 to %d", shown, storm, limit)
 	}
 }
