@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: test build run fmt lint vet bench npm clean conformance
+.PHONY: test build install run fmt lint vet bench npm clean conformance
 
 ## test: install the pinned npm test servers, vet, and run every test with the race detector
 test: npm vet
@@ -33,6 +33,11 @@ vet:
 ## build: build ./latch
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o latch .
+
+## install: go install latch, the version stamped: the binary goes to
+## $(go env GOBIN), or $(go env GOPATH)/bin
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" .
 
 run:
 	$(GO) run .
