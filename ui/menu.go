@@ -201,6 +201,19 @@ func (m *Model) completionPopup() string {
 		}
 	}
 	shown := hits[top:min(top+menuRows, len(hits))]
+	// Of a word in a longer line (@SERVER:URI, a prompt's argument) the
+	// rows show the word.
+	if cut := m.wordStart(m.input.value()); cut > 0 {
+		base := m.input.value()[:cut]
+		trimmed := make([]candidate, len(shown))
+		for i, h := range shown {
+			trimmed[i] = h
+			if t, ok := strings.CutPrefix(h.text, base); ok && t != "" {
+				trimmed[i].text = t
+			}
+		}
+		shown = trimmed
+	}
 	// The box sits one column in and must end on screen; a candidate
 	// takes at most two thirds of it, its description the rest.
 	fit := max(m.width-1-st.Box.GetHorizontalFrameSize(), 1)
@@ -263,4 +276,19 @@ func moreMarker(above, below int) string {
 		return "… " + strconv.Itoa(above) + " above"
 	}
 	return "… " + strconv.Itoa(above) + " above, " + strconv.Itoa(below) + " more"
+}
+
+// wordStart is where, in the input v, the word being completed starts
+// when it is an @ word or a prompt's argument; else 0: a command and its
+// arguments are shown whole.
+func (m *Model) wordStart(v string) int {
+	if w, ok := atWord(v); ok {
+		return len(v) - len(w) - 1
+	}
+	if strings.HasPrefix(v, "/") {
+		if pl, ok := m.readPromptLine(v); ok {
+			return len(pl.base)
+		}
+	}
+	return 0
 }
