@@ -292,3 +292,21 @@ func (m *Model) wordStart(v string) int {
 	}
 	return 0
 }
+
+// coverRows draws box one column in over the rows of bg from row y on,
+// covering them whole: what the chat had beside the box is blanked, so
+// the chat scrolling under the popup changes nothing on its rows.
+func coverRows(bg, box string, y int) string {
+	rows := strings.Split(bg, "\n")
+	for i, l := range strings.Split(box, "\n") {
+		if y+i < 0 || y+i >= len(rows) {
+			continue
+		}
+		row := " " + l
+		if pad := ansi.StringWidth(rows[y+i]) - ansi.StringWidth(row); pad > 0 {
+			row += strings.Repeat(" ", pad)
+		}
+		rows[y+i] = row
+	}
+	return strings.Join(rows, "\n")
+}

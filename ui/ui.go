@@ -517,7 +517,8 @@ func (m *Model) View() string {
 		// Drawn here, on the event loop, changing only what changed;
 		// Bubble Tea's renderer gets nothing to draw.
 		// The chat rows under the completion popup are not scrolled
-		// with the rest: the popup stays where it is.
+		// with the rest: the popup stays where it is. (render, first,
+		// says how tall the popup is.)
 		frame := m.render()
 		m.screen.draw(frame, [2]int{1, m.chat.height - m.popupHeight})
 		return ""
@@ -558,7 +559,7 @@ func (m *Model) render() string {
 	m.popupHeight = 0
 	if pop := m.completionPopup(); pop != "" {
 		m.popupHeight = min(lipgloss.Height(pop), m.chat.height)
-		body = overlayAt(body, pop, 1, m.chat.height-m.popupHeight)
+		body = coverRows(body, pop, m.chat.height-m.popupHeight)
 	}
 	sb.WriteString(body)
 	sb.WriteByte('\n')
