@@ -17,6 +17,9 @@ import (
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
 	box := m.frontBox()
+	if m.menuBlocked() {
+		m.closeMenu() // what is over the chat has the keys, or takes Tab
+	}
 	if box != nil && box.focused() && m.token == nil && !matches(msg, m.keys.Quit) {
 		// An answer to a box is not typing: the next box, coming up
 		// right after it, may take the keys (after its guard).

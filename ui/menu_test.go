@@ -245,11 +245,15 @@ func TestMenuPromptValuesArrive(t *testing.T) {
 
 // TestMenuBoxes: a box that comes up over the open menu hides it and its
 // keys: with the box waiting, ↓ does not move the menu and Tab takes the
-// box; once the box is answered, the menu is closed.
+// box; once the box is answered, the menu is closed (the popup, shown
+// again, is not a menu: ↓ does not select).
 func TestMenuBoxes(t *testing.T) {
 	fh := newFakeHarness(t, 100, 30)
 	fh.press(runes("/mo"))
 	fh.press(tea.KeyMsg{Type: tea.KeyTab})
+	if got := selectedText(fh.m.View()); got != "/model" {
+		t.Fatalf("Tab did not open the menu: %q selected\n%s", got, fh.m.View())
+	}
 	fh.feed(askEvents()...)
 	if fh.m.modal.box.focused() {
 		t.Fatal("the box took the keys while the person typed")
@@ -262,6 +266,15 @@ func TestMenuBoxes(t *testing.T) {
 	fh.press(tea.KeyMsg{Type: tea.KeyTab})
 	if !fh.m.modal.box.focused() || fh.m.input.value() != "/mode" {
 		t.Fatalf("Tab with a box waiting: focused %v, input %q", fh.m.modal.box.focused(), fh.m.input.value())
+	}
+	pastGuard(fh.m)
+	fh.press(runes("y"))
+	if fh.m.modal != nil || len(fh.b.asks) != 1 {
+		t.Fatalf("y did not answer the box: %v", fh.b.asks)
+	}
+	fh.press(tea.KeyMsg{Type: tea.KeyDown})
+	if v := fh.m.View(); selectedRow(v) != "" || fh.m.input.value() != "/mode" {
+		t.Errorf("after the box the menu is open again, or ↓ changed the input %q:\n%s", fh.m.input.value(), v)
 	}
 }
 
