@@ -354,3 +354,35 @@ func TestGoldenCompletionMenu(t *testing.T) {
 		})
 	}
 }
+
+// TestMenuResourceValuesArrive: Tab on @SERVER:URI asks the server for its
+// listing, then for the template's values (completion/complete); the menu
+// opens over the resources and values once both arrived, and Enter takes
+// the selected one, the message not sent.
+func TestMenuResourceValuesArrive(t *testing.T) {
+	h := resHarness(t, 100, 30, session.Options{Servers: []session.ServerConfig{resServer("")}})
+	h.typeText("read @res:test://notes/")
+	h.tab()
+	v := h.m.View()
+	for _, want := range []string{"@res:test://notes/readme.txt", "@res:test://notes/alpha", "@res:test://notes/beta"} {
+		if !strings.Contains(strings.Join(popupRowsOf(v), "\n"), want) {
+			t.Errorf("the menu lacks %q:\n%s", want, v)
+		}
+	}
+	if selectedText(v) == "" {
+		t.Fatalf("the menu did not open when the values arrived:\n%s", v)
+	}
+	for i := 0; selectedText(h.m.View()) != "@res:test://notes/alpine"; i++ {
+		if i == 6 {
+			t.Fatalf("↓ never selects alpine:\n%s", h.m.View())
+		}
+		h.key(tea.KeyDown)
+	}
+	h.pump(h.key(tea.KeyEnter))
+	if got := h.m.input.value(); got != "read @res:test://notes/alpine " {
+		t.Errorf("Enter took %q", got)
+	}
+	if len(h.srv.Requests()) != 0 || h.m.attaching != 0 {
+		t.Error("Enter on the menu sent the message")
+	}
+}
