@@ -36,6 +36,13 @@ type Styles struct {
 		Item     lipgloss.Style
 		Hint     lipgloss.Style
 	}
+	Menu struct { // the completion menu above the input
+		Box      lipgloss.Style
+		Item     lipgloss.Style // a candidate
+		Help     lipgloss.Style // its description
+		Selected lipgloss.Style // the selected candidate's whole row
+		Hint     lipgloss.Style // "… 3 more", the keys
+	}
 }
 
 // Build derives the Styles from a palette. It is the one place a palette
@@ -74,6 +81,12 @@ func Build(p Palette) Styles {
 	s.Dialog.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true).Underline(p.Bold)
 	s.Dialog.Item = lipgloss.NewStyle().Foreground(c(p.Text))
 	s.Dialog.Hint = lipgloss.NewStyle().Foreground(c(p.Muted))
+
+	s.Menu.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Border)).Padding(0, 1)
+	s.Menu.Item = lipgloss.NewStyle().Foreground(c(p.Text))
+	s.Menu.Help = lipgloss.NewStyle().Foreground(c(p.Muted))
+	s.Menu.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Reverse(true).Bold(p.Bold)
+	s.Menu.Hint = lipgloss.NewStyle().Foreground(c(p.Subtle)).Italic(true)
 	return s
 }
 
@@ -86,7 +99,9 @@ func Build(p Palette) Styles {
 //   - the user's text is bold, the assistant's plain, thinking faint italic,
 //     notices italic, footers faint, errors bold underlined;
 //   - the selection in a dialog is reversed bold, hints faint; a dialog
-//     that waits while the person types has square corners.
+//     that waits while the person types has square corners;
+//   - in the completion menu the selected row is reversed bold,
+//     descriptions faint, its hints faint italic.
 func buildMono(p Palette) Styles {
 	n := lipgloss.NewStyle
 	var s Styles
@@ -117,5 +132,11 @@ func buildMono(p Palette) Styles {
 	s.Dialog.Selected = n().Reverse(true).Bold(true)
 	s.Dialog.Item = n()
 	s.Dialog.Hint = n().Faint(true)
+
+	s.Menu.Box = n().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	s.Menu.Item = n()
+	s.Menu.Help = n().Faint(true)
+	s.Menu.Selected = n().Reverse(true).Bold(true)
+	s.Menu.Hint = n().Faint(true).Italic(true)
 	return s
 }

@@ -89,6 +89,7 @@ func TestMonoMarksRolesWithAttributes(t *testing.T) {
 		},
 		"status": {"item": s.Status.Item, "brand": s.Status.Brand, "busy": s.Status.Busy, "failure": s.Status.Failure},
 		"dialog": {"item": s.Dialog.Item, "selected": s.Dialog.Selected, "hint": s.Dialog.Hint},
+		"menu":   {"item": s.Menu.Item, "help": s.Menu.Help, "selected": s.Menu.Selected, "hint": s.Menu.Hint},
 		"input":  {"prompt": s.Input.Prompt, "text": s.Input.Text, "placeholder": s.Input.Placeholder},
 	}
 	for group, roles := range groups {

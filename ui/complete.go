@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 
 	"latch/permissions"
 	"latch/session"
@@ -16,9 +13,11 @@ type candidate struct{ text, help string }
 // serverCommands take a server name as their (first) argument.
 var serverCommands = map[string]bool{"connect": true, "close": true, "token": true, "login": true, "logout": true, "tools": true, "logs": true, "mode": true}
 
-// candidates lists the completions of the input v: command names, then
-// their arguments (server names, modes, model and theme names).
-func (m *Model) candidates(v string) []candidate {
+// allCandidates lists the completions of the input v: command names,
+// then their arguments (server names, modes, model and theme names), a
+// server's prompts and their arguments, @SERVER:URI. The menu offers them
+// through candidates.
+func (m *Model) allCandidates(v string) []candidate {
 	if w, ok := atWord(v); ok {
 		return m.atCandidates(v, w) // @SERVER:URI (resources_complete.go)
 	}
@@ -145,7 +144,7 @@ func (m *Model) toolOptions() []candidate {
 	}
 	var opts []candidate
 	for _, t := range tools {
-		opts = append(opts, candidate{t.Name, ""})
+		opts = append(opts, candidate{t.Name, t.Description})
 	}
 	return opts
 }
@@ -157,45 +156,4 @@ func plainCandidates(names []string) []candidate {
 		opts = append(opts, candidate{n, ""})
 	}
 	return opts
-}
-
-// popupRows is how many completions the popup shows.
-const popupRows = 8
-
-// completionPopup draws the candidates for the input, or "".
-func (m *Model) completionPopup() string {
-	if m.modal != nil || m.picker != nil || m.token != nil || m.helpOpen {
-		return ""
-	}
-	hits := m.candidates(m.input.value())
-	if len(hits) == 0 || (len(hits) == 1 && strings.TrimSpace(hits[0].text) == strings.TrimSpace(m.input.value())) {
-		return ""
-	}
-	st := m.st.Dialog
-	var lines []string
-	w := 0
-	for i, h := range hits {
-		if i < popupRows {
-			w = max(w, ansi.StringWidth(h.text))
-		}
-	}
-	for i, h := range hits {
-		if i == popupRows {
-			lines = append(lines, st.Hint.Render("… "+strconv.Itoa(len(hits)-popupRows)+" more"))
-			break
-		}
-		line := st.Item.Render(h.text)
-		if h.help != "" {
-			pad := strings.Repeat(" ", w-ansi.StringWidth(h.text))
-			line += st.Hint.Render(pad + "  " + h.help)
-		}
-		lines = append(lines, line)
-	}
-	lines = append(lines, st.Hint.Render("tab completes"))
-	// The box sits one column in and must end on screen.
-	fit := max(m.width-1-st.Box.GetHorizontalFrameSize(), 1)
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, fit, "…")
-	}
-	return st.Box.Render(strings.Join(lines, "\n"))
 }

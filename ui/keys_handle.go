@@ -17,6 +17,9 @@ import (
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
 	box := m.frontBox()
+	if m.menuBlocked() {
+		m.closeMenu() // what is over the chat has the keys, or takes Tab
+	}
 	if box != nil && box.focused() && m.token == nil && !matches(msg, m.keys.Quit) {
 		// An answer to a box is not typing: the next box, coming up
 		// right after it, may take the keys (after its guard).
@@ -77,6 +80,10 @@ func (m *Model) handleHelpKey(msg tea.KeyMsg) {
 // handleChatKey handles a key with nothing open over the chat: the global
 // keys, else the editor.
 func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
+	if m.menu.open && m.handleMenuKey(msg) {
+		return nil
+	}
+	defer m.afterChatKey()
 	switch {
 	case matches(msg, m.keys.Cancel):
 		m.cancelInnermost()
@@ -222,8 +229,8 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // complete finishes a slash command name, or its argument, on Tab. With
-// several candidates it completes their common prefix; the popup above the
-// input shows them all.
+// several candidates it completes their common prefix and opens the menu
+// above the input over them all (menu.go).
 func (m *Model) complete() {
 	v := m.input.value()
 	hits := m.candidates(v)
@@ -231,7 +238,7 @@ func (m *Model) complete() {
 	case 0:
 		return
 	case 1:
-		m.input.set(hits[0].text + completedSuffix(hits[0]))
+		m.takeCandidate(hits[0])
 	default:
 		texts := make([]string, len(hits))
 		for i, h := range hits {
@@ -240,6 +247,7 @@ func (m *Model) complete() {
 		if p := commonPrefix(texts); len(p) > len(v) {
 			m.input.set(p)
 		}
+		m.openMenu()
 	}
 	m.dirty = true
 }

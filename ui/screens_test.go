@@ -512,6 +512,7 @@ func TestScreensFitNarrow(t *testing.T) {
 				"complete_c":       func(s *harness) { s.typeText("/c") },
 				"complete_connect": func(s *harness) { s.typeText("/connect ") },
 				"complete_theme":   func(s *harness) { s.typeText("/theme ") },
+				"menu_open":        func(s *harness) { s.typeText("/"); s.key(tea.KeyTab); s.key(tea.KeyDown) },
 				"help":             func(s *harness) { s.typeText("?") },
 				"modal_ask":        func(s *harness) { s.feed(askEvents()...) },
 				"cards":            func(s *harness) { s.feed(cardEvents()...) },

@@ -79,6 +79,8 @@ type Model struct {
 	chat          *chatPane
 	md            *mdRenderer
 	input         inputBox
+	menu          compMenu // the completion menu over the input (menu.go)
+	popupHeight   int      // rows the completion popup covers at the chat's bottom, as last drawn
 	picker        *picker
 	token         *tokenPrompt           // the masked /token input, when open
 	login         loginState             // the /login waiting in the browser
@@ -514,7 +516,11 @@ func (m *Model) View() string {
 	if m.screen != nil {
 		// Drawn here, on the event loop, changing only what changed;
 		// Bubble Tea's renderer gets nothing to draw.
-		m.screen.draw(m.render(), [2]int{1, m.chat.height})
+		// The chat rows under the completion popup are not scrolled
+		// with the rest: the popup stays where it is. (render, first,
+		// says how tall the popup is.)
+		frame := m.render()
+		m.screen.draw(frame, [2]int{1, m.chat.height - m.popupHeight})
 		return ""
 	}
 	return m.render()
@@ -550,8 +556,10 @@ func (m *Model) render() string {
 	if m.helpOpen {
 		body = overlay(body, m.helpBox(), m.width)
 	}
+	m.popupHeight = 0
 	if pop := m.completionPopup(); pop != "" {
-		body = overlayAt(body, pop, 1, max(m.chat.height-lipgloss.Height(pop), 0))
+		m.popupHeight = min(lipgloss.Height(pop), m.chat.height)
+		body = coverRows(body, pop, m.chat.height-m.popupHeight)
 	}
 	sb.WriteString(body)
 	sb.WriteByte('\n')
