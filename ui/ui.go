@@ -106,6 +106,10 @@ type Model struct {
 	lastKey       time.Time // when the last key came (m.now): is the person typing?
 	spin          int       // its frame
 	now           func() time.Time
+	ctrlCAt       time.Time // the last Ctrl+C (m.now): a second one soon after quits (interrupt.go)
+	walk          histWalk  // ↑/↓ through the input history (history.go)
+	search        *histSearch
+	errCount      int // errors added to the chat: a slash command that adds one failed
 
 	rs        *resState // resources known for @ completion (resources_complete.go)
 	attaching int       // sends reading their resources (@SERVER:URI)
@@ -304,7 +308,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventsClosedMsg:
 	case tickMsg:
 		return m, m.handleTick()
-	case modalReadyMsg:
+	case modalReadyMsg, quitWindowOverMsg:
 		m.dirty = true
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
@@ -488,6 +492,7 @@ func (m *Model) addNotice(text string) {
 }
 
 func (m *Model) addError(text string) {
+	m.errCount++
 	m.chat.add(&entry{kind: errorEntry, text: text})
 	m.chat.gotoBottom()
 	m.dirty = true
