@@ -127,8 +127,7 @@ func appendHistory(path, text string) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	on := parseHistory(data)
-	if len(on) > 0 && on[len(on)-1] == text {
+	if lastEntry(data) == text {
 		return nil
 	}
 	line, err := json.Marshal(historyLine{Text: text})
@@ -136,8 +135,9 @@ func appendHistory(path, text string) error {
 		return err
 	}
 	line = append(line, '\n')
-	if len(on)+1 > HistoryMax+historySlack {
-		return rewriteHistory(path, append(on[len(on)+1-HistoryMax:], text))
+	if bytes.Count(data, []byte("\n"))+1 > HistoryMax+historySlack {
+		on := parseHistory(data)
+		return rewriteHistory(path, append(on[max(len(on)+1-HistoryMax, 0):], text))
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -154,6 +154,17 @@ func appendHistory(path, text string) error {
 		err = cerr
 	}
 	return err
+}
+
+// lastEntry is the newest entry of a history file's data ("" when its
+// last whole line does not parse).
+func lastEntry(data []byte) string {
+	data = bytes.TrimRight(data, "\n")
+	var l historyLine
+	if json.Unmarshal(data[bytes.LastIndexByte(data, '\n')+1:], &l) != nil {
+		return ""
+	}
+	return l.Text
 }
 
 // rewriteHistory replaces the file at path with entries, through a
