@@ -4,12 +4,16 @@ package main
 // exit line says how to resume), and the input history outlives latch.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"latch/mcp/mcptestutil"
 	"latch/session/ollamatest"
@@ -118,5 +122,55 @@ func TestE2ECtrlCInterruptsThenQuits(t *testing.T) {
 	tm.drain(5 * time.Second)
 	if strings.Contains(unwrapped(tm.screen()), "resume with") {
 		t.Errorf("an exit line for a session with nothing in it:\n%s", dumpScreen(tm.screen()))
+	}
+}
+
+// TestE2ESignalQuitSaysResumeAndParkedCalls: quitting by SIGTERM, with a
+// call parked for approval (mode approve), leaves the exit line too, with
+// the call counted; the call is still parked when the session resumes.
+func TestE2ESignalQuitSaysResumeAndParkedCalls(t *testing.T) {
+	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(fake.Close)
+	args := api.NewToolCallFunctionArguments()
+	args.Set("message", "hi")
+	fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{{ID: "c1",
+		Function: api.ToolCallFunction{Name: "fake__echo", Arguments: args}}}}}})
+	cfg, _ := json.Marshal(map[string]any{
+		"permissions": map[string]any{"mode": "approve"},
+		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+	})
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
+	tm := startLatch(t, bin, ptyOptions{Rows: 30, Cols: 140, Host: fake.Host(),
+		Args: []string{"--model", e2eModel, "--config", path}, Env: []string{"XDG_STATE_HOME=" + state}})
+	tm.waitScreen(t, 15*time.Second, "the server connected", func(s string) bool {
+		return strings.Contains(statusLine(s), "servers 1/1")
+	})
+	sendPrompt(t, tm, "echo hi")
+	tm.waitScreen(t, 15*time.Second, "the call parked", func(s string) bool {
+		return strings.Contains(statusLine(s), "1 pending")
+	})
+	_ = syscall.Kill(tm.Pid, syscall.SIGTERM) // this test's own child
+	if st := tm.waitExit(15 * time.Second); st == nil || st.ExitCode() != 0 {
+		t.Fatalf("latch did not exit with 0 on SIGTERM: %v; screen:\n%s", st, dumpScreen(tm.screen()))
+	}
+	tm.drain(5 * time.Second)
+	normal := unwrapped(tm.screen())
+	mt := exitLineRE.FindStringSubmatch(normal)
+	if mt == nil || !strings.Contains(normal, "latch --resume "+mt[1]+" · 1 call waits for approval") {
+		t.Fatalf("no exit line counting the parked call:\n%s", dumpScreen(tm.screen()))
+	}
+
+	tm = startLatch(t, bin, ptyOptions{Rows: 30, Cols: 140, Host: fake.Host(),
+		Args: []string{"--model", e2eModel, "--config", path, "--resume", mt[1]}, Env: []string{"XDG_STATE_HOME=" + state}})
+	tm.waitScreen(t, 15*time.Second, "the parked call after --resume", func(s string) bool {
+		return strings.Contains(statusLine(s), "1 pending") && strings.Contains(unwrapped(s), "/approve")
+	})
+	if st := ctrlCUntilExit(tm, 10*time.Second); st == nil {
+		t.Fatalf("latch did not exit on Ctrl+C; screen:\n%s", dumpScreen(tm.screen()))
 	}
 }
