@@ -47,7 +47,7 @@ func defaultKeys() keyMap {
 		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys and commands (empty input)")),
 		Interrupt: key.NewBinding(key.WithKeys("ctrl+c"),
-			key.WithHelp("ctrl+c", "stop the reply or tool, else clear the input; again at once: quit")),
+			key.WithHelp("ctrl+c", "stop what runs, or clear the input; twice: quit")),
 		EOF:         key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit (empty input)")),
 		HistoryUp:   key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "an earlier message or command (first line)")),
 		HistoryDown: key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "a later one, then what you were typing (last line)")),
@@ -64,10 +64,10 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.Help},
-		{k.HistoryUp, k.HistoryDown, k.Search},
 		{k.Cancel, k.Interrupt, k.EOF, k.Copy},
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
 		{k.Thinking, k.Expand},
+		{k.HistoryUp, k.HistoryDown, k.Search},
 	}
 }
 
