@@ -207,3 +207,18 @@ func TestCtrlD(t *testing.T) {
 		t.Fatal("ctrl+d on an empty input did not quit")
 	}
 }
+
+// TestCtrlCClosesAForm: a server's form open in front is cancelled (as
+// Esc on it does), and latch stays.
+func TestCtrlCClosesAForm(t *testing.T) {
+	fh := newFakeHarness(t, 100, 30)
+	fh.feed(formEvent(t))
+	if len(fh.m.forms) != 1 {
+		t.Fatal("no form")
+	}
+	fh.ctrlC()
+	if len(fh.m.forms) != 0 {
+		t.Fatal("the form is still open after ctrl+c")
+	}
+	fh.wantArmed("ctrl+c on a form")
+}
