@@ -67,9 +67,14 @@ func (m *Model) historyDown() bool {
 }
 
 // remember adds what the person sent to the history, and ends a walk.
+// When the history file cannot be written the entry is still recalled in
+// this session; the first failure is said.
 func (m *Model) remember(text string) {
 	m.walk = histWalk{}
-	_ = m.sess.Remember(text) // kept in memory when the file cannot be written
+	if err := m.sess.Remember(text); err != nil && !m.histFailed {
+		m.histFailed = true
+		m.addNotice("cannot write the input history (↑ recalls this session's messages only): " + sanitizeText(err.Error()))
+	}
 }
 
 // histSearch is Ctrl+R's search of the history, newest first: the

@@ -157,3 +157,20 @@ func TestHistorySearch(t *testing.T) {
 		t.Fatalf("the search line stays:\n%s", fh.m.View())
 	}
 }
+
+// TestHistoryUnwritable: when the history file cannot be written, latch
+// says so once, and ↑ still recalls what was sent in this session.
+func TestHistoryUnwritable(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fh := historyHarness(t, filepath.Join(notADir, "history"))
+	fh.send("first")
+	fh.send("second")
+	if n := strings.Count(allText(fh.m), "cannot write the input history"); n != 1 {
+		t.Fatalf("said %d times:\n%s", n, allText(fh.m))
+	}
+	fh.up()
+	fh.wantInput("↑", "second")
+}

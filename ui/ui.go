@@ -109,7 +109,8 @@ type Model struct {
 	ctrlCAt       time.Time // the last Ctrl+C (m.now): a second one soon after quits (interrupt.go)
 	walk          histWalk  // ↑/↓ through the input history (history.go)
 	search        *histSearch
-	errCount      int // errors added to the chat: a slash command that adds one failed
+	histFailed    bool // the history file could not be written (said once)
+	errCount      int  // errors added to the chat: a slash command that adds one failed
 
 	rs        *resState // resources known for @ completion (resources_complete.go)
 	attaching int       // sends reading their resources (@SERVER:URI)
