@@ -10,8 +10,9 @@ import (
 	"latch/session"
 )
 
-// handleKey routes a key: the open prompt, the box in front when it has
-// the keys (boxfocus.go), help or picker first, then the chat's keys. Tab
+// handleKey routes a key: Ctrl+C first (interrupt.go), then the open
+// prompt, a history search (history.go), the box in front when it has
+// the keys (boxfocus.go), help or picker, then the chat's keys. Tab
 // takes a box that waits. Keys are matched by type (matches, isRune),
 // never by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
