@@ -143,14 +143,14 @@ func TestE2EChat(t *testing.T) {
 	quitAndCheck(t, tm)
 }
 
-// quitAndCheck presses Ctrl+C and checks that latch exits with status 0
-// within 3 s and leaves the terminal as it found it.
+// quitAndCheck presses Ctrl+C until latch exits (the first press
+// interrupts, a second one quits) and checks that it exits with status 0
+// within 5 s and leaves the terminal as it found it.
 func quitAndCheck(t *testing.T, tm *ptyTerm) {
 	t.Helper()
-	tm.sendKey(keyCtrlC)
-	st := tm.waitExit(3 * time.Second)
+	st := ctrlCUntilExit(tm, 5*time.Second)
 	if st == nil {
-		t.Fatalf("latch did not exit within 3 s of Ctrl+C; screen:\n%s", dumpScreen(tm.screen()))
+		t.Fatalf("latch did not exit within 5 s of Ctrl+C; screen:\n%s", dumpScreen(tm.screen()))
 	}
 	if st.ExitCode() != 0 {
 		t.Errorf("exit status %d (%v), want 0; screen:\n%s", st.ExitCode(), st, dumpScreen(tm.screen()))

@@ -19,7 +19,17 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
 		EmbedModel: s.cfg.Ollama.EmbedModel, Roots: s.roots,
 		AuthDir: authDir(s.getenv), OpenBrowser: browserFor(nonInteractive, s.getenv),
+		HistoryFile: historyFile(s, nonInteractive),
 	}
+}
+
+// historyFile is the input history's file for the screen; -p types
+// nothing into an input, so it has none.
+func historyFile(s *settings, nonInteractive bool) string {
+	if nonInteractive {
+		return ""
+	}
+	return session.HistoryFile(s.getenv)
 }
 
 // serverTools are the servers' config tools lists, by server: only the

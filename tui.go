@@ -65,7 +65,13 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	sess.Start()
 	// Servers connect in the background; the screen is up at once.
 	sess.StartServers()
-	defer sess.Close()
+	defer func() {
+		sess.Close()
+		// The screen is gone by now: the line stays on the normal one.
+		if line := exitLine(sess.ID(), len(sess.History()) > 0, len(sess.Approvals())); line != "" {
+			fmt.Fprintln(os.Stdout, line)
+		}
+	}()
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,

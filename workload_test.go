@@ -140,8 +140,7 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 
 	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: tap.Addr(), Args: []string{"--model", e2eModel}})
 	defer func() {
-		tm.sendKey(keyCtrlC)
-		if tm.waitExit(5*time.Second) == nil {
+		if ctrlCUntilExit(tm, 5*time.Second) == nil {
 			t.Errorf("latch did not exit after Ctrl+C")
 		}
 	}()

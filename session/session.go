@@ -32,6 +32,9 @@ type Options struct {
 	// LogDir, when set, is where the session log is written
 	// (<LogDir>/<id>.jsonl); see StateDir.
 	LogDir string
+	// HistoryFile, when set, keeps the input history across sessions
+	// (see HistoryFile and Remember); unset, it lasts the session.
+	HistoryFile string
 	// Servers are the MCP servers to hold for the session (StartServers
 	// connects them).
 	Servers []ServerConfig
@@ -165,6 +168,9 @@ type Session struct {
 
 	// sampling: the servers' open sampling requests (sampling.go).
 	sampling sampler
+
+	// hist is the input history (history.go).
+	hist *inputHistory
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -206,6 +212,7 @@ func New(o Options) *Session {
 	s.gate.SetInteractive(!o.NonInteractive)
 	s.noOne = o.NonInteractive
 	s.saved = openGrantStore(o.GrantsFile)
+	s.hist = openHistory(o.HistoryFile)
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,

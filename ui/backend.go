@@ -28,6 +28,10 @@ type Chat interface {
 	// LogProblem says why the session log cannot be written ("" when it
 	// can); meanwhile no tool call runs.
 	LogProblem() string
+	// InputHistory is what was sent, oldest first, of this session and
+	// earlier ones; Remember adds to it (see session.Remember).
+	InputHistory() []string
+	Remember(text string) error
 }
 
 // Models is the model: which one, which there are, switching, its

@@ -117,3 +117,32 @@ func (b *inputBox) render() string {
 	}
 	return b.view
 }
+
+// onFirstRow reports whether the cursor is on the box's first row (of the
+// first line, wrapped or not): ↑ there walks the history.
+func (b *inputBox) onFirstRow() bool {
+	return b.ta.Line() == 0 && b.ta.LineInfo().RowOffset == 0
+}
+
+// onLastRow reports whether the cursor is on the box's last row: ↓ there
+// walks the history.
+func (b *inputBox) onLastRow() bool {
+	li := b.ta.LineInfo()
+	return b.ta.Line() == b.ta.LineCount()-1 && li.RowOffset >= li.Height-1
+}
+
+// setAtTop sets the text with the cursor on its first row, so that ↑
+// goes on at once to an older entry: at its end when the text is one row,
+// else at its start.
+func (b *inputBox) setAtTop(s string) {
+	b.set(s)
+	if b.onFirstRow() {
+		return
+	}
+	for i := 0; b.ta.Line() > 0 && i < 1<<16; i++ {
+		b.ta.CursorUp()
+	}
+	b.ta.CursorStart()
+	b.ta, _ = b.ta.Update(nil) // scrolls up to the cursor
+	b.dirty = true
+}

@@ -21,6 +21,13 @@ type keyMap struct {
 	Expand   key.Binding
 	Copy     key.Binding
 	Help     key.Binding
+	// Interrupt, EOF, HistoryUp, HistoryDown and Search are for the full
+	// help (Interrupt is Quit's key, told in full) and the chat's keys.
+	Interrupt   key.Binding
+	EOF         key.Binding
+	HistoryUp   key.Binding
+	HistoryDown key.Binding
+	Search      key.Binding
 }
 
 func defaultKeys() keyMap {
@@ -39,6 +46,12 @@ func defaultKeys() keyMap {
 		Expand:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool results")),
 		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys and commands (empty input)")),
+		Interrupt: key.NewBinding(key.WithKeys("ctrl+c"),
+			key.WithHelp("ctrl+c", "stop what runs, or clear the input; twice: quit")),
+		EOF:         key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit (empty input)")),
+		HistoryUp:   key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "an earlier message or command (first line)")),
+		HistoryDown: key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "a later one, then what you were typing (last line)")),
+		Search:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "search earlier messages and commands")),
 	}
 }
 
@@ -51,9 +64,10 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.Help},
-		{k.Cancel, k.Quit, k.Copy},
+		{k.Cancel, k.Interrupt, k.EOF, k.Copy},
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
 		{k.Thinking, k.Expand},
+		{k.HistoryUp, k.HistoryDown, k.Search},
 	}
 }
 

@@ -10,8 +10,9 @@ import (
 	"latch/session"
 )
 
-// handleKey routes a key: the open prompt, the box in front when it has
-// the keys (boxfocus.go), help or picker first, then the chat's keys. Tab
+// handleKey routes a key: Ctrl+C first (interrupt.go), then the open
+// prompt, a history search (history.go), the box in front when it has
+// the keys (boxfocus.go), help or picker, then the chat's keys. Tab
 // takes a box that waits. Keys are matched by type (matches, isRune),
 // never by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
@@ -28,9 +29,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	m.lastKey = m.now()
 	switch {
 	case matches(msg, m.keys.Quit):
-		return m.quit()
+		return m.ctrlC()
 	case m.token != nil:
 		return m.handleTokenKey(msg)
+	case m.search != nil:
+		return m.handleSearchKey(msg)
 	case box != nil && msg.Type == tea.KeyTab:
 		m.takeBox(box, prev)
 		return nil
@@ -96,6 +99,12 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		return m.copyLast()
 	case matches(msg, m.keys.Help) && m.input.value() == "":
 		return m.cmdHelp(nil)
+	case matches(msg, m.keys.EOF) && m.input.value() == "":
+		return m.quit()
+	case matches(msg, m.keys.Search):
+		m.startSearch()
+	case matches(msg, m.keys.HistoryUp) && m.input.onFirstRow() && m.historyUp(): // an older entry
+	case matches(msg, m.keys.HistoryDown) && m.input.onLastRow() && m.historyDown(): // a newer one
 	case m.scrollKey(msg): // it scrolled
 	case matches(msg, m.keys.Send):
 		return m.submit()
@@ -170,22 +179,22 @@ func (m *Model) submit() tea.Cmd {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	if strings.HasPrefix(strings.TrimSpace(text), "/") {
-		m.input.reset()
-		m.layout()
-		return m.runCommand(strings.TrimSpace(text))
+	if line := strings.TrimSpace(text); strings.HasPrefix(line, "/") {
+		return m.submitCommand(line)
 	}
 	if m.running || m.clearing > 0 || m.attaching > 0 {
 		// Sent while a turn runs: it waits, visibly, and goes when the
 		// turn ends (Esc takes it back). So while /clear winds the
 		// session down: it goes once the conversation is forgotten.
 		m.queued = append(m.queued, text)
+		m.remember(text)
 		m.input.reset()
 		m.layout()
 		m.addNotice(fmt.Sprintf("queued (%d): sent when this reply ends · esc takes it back", len(m.queued)))
 		return nil
 	}
 	if m.namesResources(text) {
+		m.remember(text)
 		return m.sendAttached(text) // reads the resources first (attach.go)
 	}
 	if err := m.sess.Send(text); err != nil {
@@ -193,10 +202,28 @@ func (m *Model) submit() tea.Cmd {
 		m.addError(userMessage(err))
 		return nil
 	}
+	m.remember(text)
 	m.input.reset()
 	m.layout()
 	m.chat.gotoBottom()
 	return nil
+}
+
+// submitCommand runs a slash command typed in the input. One that fails
+// at once (unknown, bad arguments, an error it reports) keeps its text in
+// the input, to be fixed; one that does not is cleared and goes to the
+// history.
+func (m *Model) submitCommand(line string) tea.Cmd {
+	errs := m.errCount
+	m.input.reset()
+	cmd := m.runCommand(line)
+	if m.errCount > errs && m.input.value() == "" && m.token == nil {
+		m.input.set(line)
+	} else {
+		m.remember(line)
+	}
+	m.layout()
+	return cmd
 }
 
 // sendQueued sends the oldest queued message once a turn has ended.

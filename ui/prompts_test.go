@@ -132,6 +132,7 @@ func TestPromptErrorsAndList(t *testing.T) {
 		{"/kit:weather Paris", `expected NAME=VALUE, got "Paris"`},
 		{"/nosrv:x", `no such server: "nosrv"`},
 	} {
+		h.m.input.reset() // a failed command's text stays in the input
 		h.typeText(tc.line)
 		for _, msg := range runCmd(h.key(tea.KeyEnter)) {
 			h.m.Update(msg)

@@ -64,7 +64,10 @@ func (h *harness) until(cond func() bool) {
 }
 
 // command types a slash command, presses Enter and runs what it started.
+// command runs a slash command typed on an empty input: a command that
+// failed keeps its text in the input, and a person starts afresh.
 func (h *harness) command(line string) {
+	h.m.input.reset()
 	h.typeText(line)
 	if cmd := h.key(tea.KeyEnter); cmd != nil {
 		h.m.Update(cmd())

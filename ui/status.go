@@ -82,6 +82,12 @@ func (m *Model) hintLine() string {
 		parts = append(parts, h.Key+" "+h.Desc)
 	}
 	hint := " " + strings.Join(parts, " · ") + " "
+	switch {
+	case m.search != nil:
+		hint = " " + m.search.hint() + " "
+	case m.quitArmed():
+		hint = " Ctrl+C again to quit "
+	}
 	if ansi.StringWidth(hint)+2 > m.width {
 		hint = ansi.Truncate(hint, max(m.width-2, 0), "… ")
 	}

@@ -249,7 +249,13 @@ func TestQuitKeepsAParkedCall(t *testing.T) {
 	h.until(func() bool { return m.modal != nil })
 	pastGuard(m)
 	h.key(tea.KeyEsc) // decide later
-	if cmd := h.key(tea.KeyCtrlC); cmd == nil {
+	// The first Ctrl+C stops nothing (the turn waits for the decision:
+	// cancelling it would void the approval); the second quits.
+	h.key(tea.KeyCtrlC)
+	if m.quitting || !sess.Running() {
+		t.Fatalf("the first ctrl+c: quitting %v, the turn running %v", m.quitting, sess.Running())
+	}
+	if cmd := h.key(tea.KeyCtrlC); cmd == nil || !m.quitting {
 		t.Fatal("ctrl+c did not quit")
 	}
 	// Give a cancel, if quitting sent one, time to void the approval.

@@ -108,6 +108,11 @@ type Model struct {
 	lastKey       time.Time // when the last key came (m.now): is the person typing?
 	spin          int       // its frame
 	now           func() time.Time
+	ctrlCAt       time.Time // the last Ctrl+C (m.now): a second one soon after quits (interrupt.go)
+	walk          histWalk  // ↑/↓ through the input history (history.go)
+	search        *histSearch
+	histFailed    bool // the history file could not be written (said once)
+	errCount      int  // errors added to the chat: a slash command that adds one failed
 
 	rs        *resState // resources known for @ completion (resources_complete.go)
 	attaching int       // sends reading their resources (@SERVER:URI)
@@ -306,7 +311,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventsClosedMsg:
 	case tickMsg:
 		return m, m.handleTick()
-	case modalReadyMsg:
+	case modalReadyMsg, quitWindowOverMsg:
 		m.dirty = true
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
@@ -490,6 +495,7 @@ func (m *Model) addNotice(text string) {
 }
 
 func (m *Model) addError(text string) {
+	m.errCount++
 	m.chat.add(&entry{kind: errorEntry, text: text})
 	m.chat.gotoBottom()
 	m.dirty = true

@@ -100,6 +100,7 @@ func TestGoldenTwoTurns(t *testing.T) {
 func TestSlashCommandsNeverReachTheModel(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	for _, line := range []string{"/nosuch", "/clear extra", "/help"} {
+		h.m.input.reset() // a failed command's text stays in the input
 		h.typeText(line)
 		h.key(tea.KeyEnter)
 	}
