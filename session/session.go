@@ -113,10 +113,12 @@ type Session struct {
 	noTools map[string]bool        // models that refused tools
 	// offer: by server, the tools its config's tools list offers (absent:
 	// all); toolsOff: servers whose tools /tools SERVER off withdrew;
-	// leftOut: the tools the budget left out, as last said (toolbudget.go).
-	offer    map[string][]string
-	toolsOff map[string]bool
-	leftOut  string
+	// budgetSaid: what the budget's notice was last said for; leftOut:
+	// the tools the last request left out (toolbudget.go).
+	offer      map[string][]string
+	toolsOff   map[string]bool
+	budgetSaid string
+	leftOut    []Tool
 	// embeds: the vectors of the ranking by embeddings (embed.go).
 	embeds embedCache
 	// fromText marks the calls recovered from a reply's text, by call id,

@@ -266,6 +266,14 @@ func offerText(o session.ToolOffer) string {
 	if len(o.Offered) > 0 {
 		b.WriteString("\n" + toolLines(o.Offered, true))
 	}
+	if len(o.LeftOut) > 0 {
+		names := make([]string, len(o.LeftOut))
+		for i, t := range o.LeftOut {
+			names[i] = t.Name
+		}
+		fmt.Fprintf(&b, "\nleft out of the last request by ollama.max_tools (%d): %s", len(names),
+			sanitize.Line(strings.Join(names, ", ")))
+	}
 	if len(o.Off) > 0 {
 		fmt.Fprintf(&b, "\nturned off (/tools NAME on): %s", sanitize.Line(strings.Join(o.Off, ", ")))
 	}
