@@ -111,6 +111,8 @@ type Session struct {
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
 	parked  map[string]chan bool   // parked calls waiting, by approval id
 	noTools map[string]bool        // models that refused tools
+	// toolless: models said to be unable to use tools (noteNoTools).
+	toolless map[string]bool
 	// offer: by server, the tools its config's tools list offers (absent:
 	// all); toolsOff: servers whose tools /tools SERVER off withdrew;
 	// budgetSaid: what the budget's notice was last said for; leftOut:
@@ -180,7 +182,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		noTools: map[string]bool{}, statusShown: map[string]time.Time{},
+		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
 		parkedDefs: map[string]parkedDef{},
@@ -445,9 +447,12 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 		req.Think = &api.ThinkValue{Value: *s.think}
 	}
 	caps, known := s.caps[s.model]
-	withTools := s.servers != nil && !s.noTools[s.model] && (!known || slices.Contains(caps, "tools"))
+	lacks := s.noTools[s.model] || (known && !slices.Contains(caps, "tools"))
 	s.mu.Unlock()
-	if withTools {
+	if s.servers != nil && lacks {
+		s.noteNoTools(model)
+	}
+	if s.servers != nil && !lacks {
 		// What is offered, within the tool budget (toolbudget.go).
 		req.Tools = s.requestTools(ctx)
 	}
