@@ -113,6 +113,8 @@ type Session struct {
 	noTools map[string]bool        // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
+	// readOnlySaid: read_only mode was explained (explainReadOnly).
+	readOnlySaid bool
 	// offer: by server, the tools its config's tools list offers (absent:
 	// all); toolsOff: servers whose tools /tools SERVER off withdrew;
 	// budgetSaid: what the budget's notice was last said for; leftOut:
