@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"latch/session"
+)
+
+// TestResumeMissingSession: --resume with an id no session has says so and
+// where to look, exits 2, and leaves no lock file behind, on the screen's
+// path and -p's.
+func TestResumeMissingSession(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"tui", []string{"--resume", "nosuch"}},
+		{"-p", []string{"--resume", "nosuch", "--model", "m", "-p", "hi"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := envOf(map[string]string{"HOME": home})
+			var out, errb strings.Builder
+			code := run(tc.args, strings.NewReader(""), &out, &errb, env)
+			if want := "latch: no session nosuch; `latch sessions` lists them\n"; code != exitUsage || errb.String() != want {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
+			}
+			dir := session.StateDir(env)
+			if _, err := os.Stat(filepath.Join(dir, "nosuch.lock")); !os.IsNotExist(err) {
+				t.Errorf("a lock file was left behind: %v", err)
+			}
+		})
+	}
+}
+
+// TestResumeChecksBeforeLocking: session.Resume of a missing session
+// creates nothing in the state directory.
+func TestResumeChecksBeforeLocking(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := session.Resume(session.Options{}, dir, "nosuch")
+	if err == nil || err.Error() != "no session nosuch; `latch sessions` lists them" {
+		t.Fatalf("Resume: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("Resume left %v behind", ents)
+	}
+}
