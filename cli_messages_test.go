@@ -51,3 +51,16 @@ func TestResumeChecksBeforeLocking(t *testing.T) {
 		t.Errorf("Resume left %v behind", ents)
 	}
 }
+
+// TestHelpSaysWhatRootDoes: --help does not promise the working directory
+// as a root: roots are offered only when given.
+func TestHelpSaysWhatRootDoes(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"--help"}, nil, &out, &errb, envOf(nil)); code != exitOK {
+		t.Fatalf("--help: exit %d", code)
+	}
+	help := out.String() + errb.String()
+	if strings.Contains(help, "default: the working directory") || !strings.Contains(help, "With none given, no roots are offered") {
+		t.Errorf("--help on --root:\n%s", help)
+	}
+}
