@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"latch/session"
+	"latch/session/ollamatest"
 )
 
 // TestResumeMissingSession: --resume with an id no session has says so and
@@ -62,5 +63,30 @@ func TestHelpSaysWhatRootDoes(t *testing.T) {
 	help := out.String() + errb.String()
 	if strings.Contains(help, "default: the working directory") || !strings.Contains(help, "With none given, no roots are offered") {
 		t.Errorf("--help on --root:\n%s", help)
+	}
+}
+
+// TestPromptShowsAFailedServersStderr: -p says of a stdio server that
+// failed what the chat says: the reason and its last stderr lines.
+func TestPromptShowsAFailedServersStderr(t *testing.T) {
+	fake := ollamatest.New(ollamatest.Model{Name: "m", Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(fake.Close)
+	fake.Script(ollamatest.TextTurn("hello"))
+	home := t.TempDir()
+	cfg := filepath.Join(home, "latch.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"broken": {"command": "sh",
+		"args": ["-c", "echo 'cannot open database /var/db/x' >&2; exit 4"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := run([]string{"--config", cfg, "--model", "m", "-p", "hi"}, strings.NewReader(""), &out, &errb,
+		envOf(map[string]string{"HOME": home, "OLLAMA_HOST": fake.Host()}))
+	if code != exitOK || out.String() != "hello\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	want := "latch: MCP server broken failed: the server exited during the handshake (exit status 4)\n" +
+		"last stderr lines:\n  cannot open database /var/db/x\n"
+	if !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q\nlacks %q", errb.String(), want)
 	}
 }

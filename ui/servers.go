@@ -36,19 +36,7 @@ func (m *Model) handleServerStatus(e *session.ServerStatusEvent) {
 			m.addNotice(fmt.Sprintf("⚡ %s %s", name, sanitize.Line(e.Summary)))
 		}
 	case session.StateFailed.String(), session.StateDisconnected.String():
-		var b strings.Builder
-		fmt.Fprintf(&b, "MCP server %s %s", name, e.Summary)
-		if e.ExitStatus != "" && !strings.Contains(e.Summary, e.ExitStatus) {
-			fmt.Fprintf(&b, " (%s)", e.ExitStatus)
-		}
-		if len(e.StderrTail) > 0 {
-			b.WriteString("\nlast stderr lines:")
-			for _, l := range e.StderrTail {
-				b.WriteString("\n  " + l)
-			}
-		}
-		fmt.Fprintf(&b, "\n/connect %s retries · /logs %s shows its log", name, name)
-		m.addError(b.String())
+		m.addError(e.Failure() + fmt.Sprintf("\n/connect %s retries · /logs %s shows its log", name, name))
 	case session.StateAuthExpired.String():
 		if strings.Contains(e.Summary, "/login") {
 			m.addError(fmt.Sprintf("MCP server %s %s", name, sanitize.Line(e.Summary)))
