@@ -104,10 +104,18 @@ func wrapLine(l string, w int, indent string) []string {
 		return []string{indent + l}
 	}
 	rows := fitRows(strings.Split(ansi.Wrap(l, w, ""), "\n"), w)
-	for i, r := range rows {
-		rows[i] = indent + r
+	out := rows[:0]
+	for _, r := range rows {
+		// ansi.Wrap can leave the space it broke at as a row of its own
+		// (before a word starting with '-'): a blank line inside the text.
+		if strings.TrimSpace(ansi.Strip(r)) != "" {
+			out = append(out, indent+r)
+		}
 	}
-	return rows
+	if len(out) == 0 {
+		return []string{indent}
+	}
+	return out
 }
 
 // fitRows cuts rows wider than w: ansi.Wrap keeps the spaces that start a
