@@ -73,7 +73,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.StringVar(&f.host, "host", "", "Ollama `host`, as OLLAMA_HOST (default http://127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", "", "permission `mode`: read_only, ask, approve or auto")
 	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool); repeatable")
-	fs.Var(&f.roots, "root", "a `directory` MCP servers are told of (roots); repeatable, adds to the config's roots (default: the working directory)")
+	fs.Var(&f.roots, "root", "a `directory` MCP servers are told of (roots); repeatable, adds to the config's roots. "+
+		"With none given, no roots are offered: a server keeps the folders its own arguments give it")
 	fs.StringVar(&f.theme, "theme", "", "colour `theme`: "+themes.Usage())
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.Func("p", "run one turn with this `prompt` and print the answer (no screen); \"-\" reads it from stdin", func(v string) error {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"latch/session"
 	"latch/ui/sanitize"
 
 	"context"
@@ -58,6 +59,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	if f.command == "sessions" {
 		return runSessions(s, stdout, stderr)
+	}
+	if f.resume != "" {
+		// Before the screen: a session that is not there is a usage error.
+		if err := session.Exists(s.stateDir, f.resume); err != nil {
+			say(stderr, err.Error())
+			return exitUsage
+		}
 	}
 	quit := quitRequested()
 	if f.promptSet {

@@ -219,7 +219,12 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
 	case *session.ServerStatusEvent:
-		if !p.asJSON && (e.State == "failed" || e.State == "disconnected" || e.State == "auth expired") {
+		switch {
+		case p.asJSON:
+		case e.State == "failed" || e.State == "disconnected":
+			// As the chat shows it: with the server's last stderr lines.
+			fmt.Fprintln(p.stderr, "latch: "+e.Failure())
+		case e.State == "auth expired":
 			fmt.Fprintf(p.stderr, "latch: MCP server %s %s\n", sanitize.Line(e.Server), sanitize.Line(e.Summary))
 		}
 	case *session.TurnDone:

@@ -437,8 +437,13 @@ func TestPromptToolLinesOnStderr(t *testing.T) {
 		t.Errorf("stdout %q, want only the answer", res.stdout)
 	}
 	lines := strings.Split(strings.TrimSuffix(res.stderr, "\n"), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("stderr has %d lines, want one per tool call (2):\n%s", len(lines), res.stderr)
+	if len(lines) != 3 {
+		t.Fatalf("stderr has %d lines, want one per tool call (2) and the read_only explanation:\n%s", len(lines), res.stderr)
+	}
+	// The first denial explains read_only mode, with -p's fix: the flag.
+	if !strings.HasPrefix(lines[2], "latch: read_only mode: only allow-listed tools run") ||
+		!strings.Contains(lines[2], "--allow mem__create_entities") || strings.Contains(lines[2], "/allow") {
+		t.Errorf("the explanation: %q", lines[2])
 	}
 	if !strings.HasPrefix(lines[0], "tool mem__read_graph ") || strings.Contains(lines[0], "denied") {
 		t.Errorf("line for read_graph: %q", lines[0])

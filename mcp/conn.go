@@ -24,17 +24,19 @@ const stderrTailLines = 12
 // conn is one live client of a server: built once per connect and used by
 // every call until it is closed.
 type conn struct {
-	client *client.Client
-	http   bool               // streamable HTTP or SSE: only these can answer 401
-	roots  bool               // the roots capability was declared (not on legacy SSE)
-	elicit bool               // the elicitation capability was declared (not on legacy SSE)
-	sample bool               // the sampling capability was declared (not on legacy SSE)
-	proc   *process           // stdio only
-	red    *redactor          // the manager's: every credential it knows
-	cancel context.CancelFunc // ends the client's long-lived context
-	lost   chan error         // an SSE connection reports loss here
-	closed chan struct{}      // closed by close
-	once   sync.Once
+	client  *client.Client
+	http    bool               // streamable HTTP or SSE: only these can answer 401
+	roots   bool               // the roots capability was declared (not on legacy SSE)
+	elicit  bool               // the elicitation capability was declared (not on legacy SSE)
+	sample  bool               // the sampling capability was declared (not on legacy SSE)
+	proc    *process           // stdio only
+	red     *redactor          // the manager's: every credential it knows
+	cancel  context.CancelFunc // ends the client's long-lived context
+	lost    chan error         // an SSE connection reports loss here
+	answers *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
+	started bool               // Start returned (an SSE stream sent its endpoint)
+	closed  chan struct{}      // closed by close
+	once    sync.Once
 
 	mu   sync.Mutex
 	tail []string // last stderr lines (stdio)
@@ -110,10 +112,10 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)
 	case TransportHTTP:
-		c.http = true
-		return streamableTransport(cfg, token, h.auth)
+		c.http, c.answers = true, newHTTPAnswers()
+		return c.streamableTransport(cfg, token, h.auth)
 	case TransportSSE:
-		c.http = true
+		c.http, c.answers = true, newHTTPAnswers()
 		return c.sseTransport(cfg, token, h.auth)
 	case TransportInProcess:
 		if cfg.InProcess == nil {
@@ -155,9 +157,9 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.
-func streamableTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
+func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
 	opts := []transport.StreamableHTTPCOption{
-		transport.WithHTTPBasicClient(serverHTTPClient(cfg, token, auth)),
+		transport.WithHTTPBasicClient(serverHTTPClient(cfg, token, auth, c.answers)),
 		transport.WithHTTPHeaders(staticHeaders(cfg, token)),
 		transport.WithHTTPLogger(quietLogger),
 		// Without a listening GET stream, a legacy streamable-HTTP
@@ -179,7 +181,7 @@ func streamableTransport(cfg ServerConfig, token string, auth *oauthState) (tran
 // reported on c.lost.
 func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
 	opts := []transport.ClientOption{
-		transport.WithHTTPClient(serverHTTPClient(cfg, token, auth)),
+		transport.WithHTTPClient(serverHTTPClient(cfg, token, auth, c.answers)),
 		transport.WithHeaders(staticHeaders(cfg, token)),
 		transport.WithSSELogger(quietLogger),
 		// mcp-go's SSE default of 60 s would override our timeout.
@@ -204,12 +206,14 @@ func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauthState) (t
 
 // serverHTTPClient is the HTTP client of an HTTP or SSE server: its
 // headers and token for its origin only, redirects within it only, and
-// an OAuth server's access token on top (see authTransport).
-func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState) *http.Client {
+// an OAuth server's access token on top (see authTransport). What the
+// server answers is noted in rec, for the reason of a failed connect.
+func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState, rec *httpAnswers) *http.Client {
 	var rt http.RoundTripper = newHeaderTransport(cfg, token)
 	if auth != nil {
 		rt = &authTransport{base: rt, o: auth}
 	}
+	rt = &recordingTransport{base: rt, rec: rec}
 	return &http.Client{Transport: rt, CheckRedirect: sameOrigin(cfg)}
 }
 
@@ -235,6 +239,7 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 	if err := c.client.Start(life); err != nil {
 		return fail(err)
 	}
+	c.started = true
 	var ir mcpgo.InitializeRequest
 	ir.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	ir.Params.ClientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
@@ -299,6 +304,10 @@ func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error 
 	switch {
 	case c.isAuthError(err):
 		ce.reason, ce.auth = "the server answered 401", true
+	case c.http && httpReason(err, cfg, c.answers, c.started) != "":
+		// Before the timeout: an SSE stream without an endpoint runs
+		// into it.
+		ce.reason = c.red.apply(httpReason(err, cfg, c.answers, c.started))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		ce.reason = fmt.Sprintf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
 	case c.proc != nil && c.proc.wait(300*time.Millisecond):

@@ -63,6 +63,7 @@ type oauthState struct {
 	challenge challenge  // the server's last Bearer challenge
 	disc      *discovery // nil until discovered
 	expired   string     // why the login no longer works ("" when it does)
+	asked     bool       // the server asked for a login (401, or 403 for scopes)
 	loginMu   sync.Mutex // one interactive login at a time
 	refreshMu sync.Mutex // one refresh at a time
 }
@@ -189,6 +190,10 @@ type LoginInfo struct {
 	// a server that needs a browser login says what to run instead.
 	Browser bool
 	IDP     string // the enterprise identity provider's host (grant enterprise)
+	// Needed says the server has a login to speak of: it asked for one,
+	// one was made, or the config says auth "oauth". An HTTP server
+	// without a credential may log in, but most never ask.
+	Needed bool
 }
 
 // info describes the login.
@@ -198,7 +203,8 @@ func (o *oauthState) info() LoginInfo {
 	return LoginInfo{OAuth: true, LoggedIn: o.rec.AccessToken != "" || o.rec.RefreshToken != "",
 		Until: o.rec.ExpiresAt, Refresh: o.rec.RefreshToken != "", Scope: o.rec.Scope,
 		Client: o.rec.ClientID, Problem: o.expired,
-		Browser: o.browser != nil || o.cfg.headless(), IDP: o.idpHost()}
+		Browser: o.browser != nil || o.cfg.headless(), IDP: o.idpHost(),
+		Needed: o.asked || o.cfg.Auth == AuthOAuth || o.rec.ClientID != "" || o.expired != ""}
 }
 
 // grantedScopes are the scopes of the current token, as a list.

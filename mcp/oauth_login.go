@@ -105,10 +105,11 @@ func (s Status) loginSummary() string {
 }
 
 // LoginText says who is logged in to an OAuth server and until when, for
-// /servers ("" for a server without OAuth).
+// /servers ("" for a server without OAuth, and for one that never asked
+// for a login and has none).
 func (l LoginInfo) LoginText(now time.Time) string {
 	switch {
-	case !l.OAuth:
+	case !l.OAuth, !l.LoggedIn && !l.Needed:
 		return ""
 	case !l.LoggedIn:
 		return "not logged in"

@@ -95,14 +95,16 @@ func drain(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// noteChallenge keeps the server's challenge for the next discovery: a
-// new resource metadata URL discovers again.
+// noteChallenge keeps the server's challenge for the next discovery (a
+// new resource metadata URL discovers again), and that it asked for a
+// login.
 func (o *oauthState) noteChallenge(ch challenge) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.asked = true
 	if !ch.bearer {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if ch.resourceMetadata != "" && ch.resourceMetadata != o.challenge.resourceMetadata {
 		o.disc = nil
 	}

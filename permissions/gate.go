@@ -110,7 +110,7 @@ func (g *Gate) decide(c Call) Verdict {
 	case Approve:
 		return Verdict{Decision: Park, Reason: notListed(c, mode) + stale + "; waiting for approval", By: ByPolicy, Mode: mode}
 	default: // ReadOnly; effectiveMode never returns an unknown mode
-		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden) + stale, By: ByPolicy, Mode: ReadOnly}
+		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden, g.interactive) + stale, By: ByPolicy, Mode: ReadOnly}
 	}
 }
 

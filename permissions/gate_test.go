@@ -114,6 +114,12 @@ func TestReasons(t *testing.T) {
 			return NewGate(Policy{Mode: Auto, ServerModes: map[string]Mode{"fs": ReadOnly}})
 		}, fsWrite, Deny,
 			"fs__write_file is not allow-listed and fs is in read_only mode; the user can allow it with /allow fs__write_file or /mode fs ask"},
+		{"read_only non-interactive", func() *Gate {
+			g := NewGate(Policy{})
+			g.SetInteractive(false)
+			return g
+		}, fsWrite, Deny,
+			"fs__write_file is not allow-listed and fs is in read_only mode; the user can allow it with --allow fs__write_file (-p asks no one: in ask mode it would be denied too)"},
 		{"non-interactive ask", func() *Gate {
 			g := NewGate(Policy{Mode: Ask})
 			g.SetInteractive(false)

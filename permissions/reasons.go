@@ -27,9 +27,14 @@ func notListed(c Call, mode Mode) string {
 	return c.Name + " is not allow-listed and " + c.Server + " is in " + mode.String() + " mode"
 }
 
-// readOnlyDenial explains a read_only denial and how the user can lift it: a
-// server override needs `/mode SERVER ask`, the global mode `/mode ask`.
-func readOnlyDenial(c Call, overridden bool) string {
+// readOnlyDenial explains a read_only denial and how the user can lift it:
+// a server override needs `/mode SERVER ask`, the global mode `/mode ask`;
+// with no one to ask (-p), only --allow does.
+func readOnlyDenial(c Call, overridden, interactive bool) string {
+	if !interactive {
+		return notListed(c, ReadOnly) + "; the user can allow it with --allow " + c.Name +
+			" (-p asks no one: in ask mode it would be denied too)"
+	}
 	modeCmd := "/mode ask"
 	if overridden {
 		modeCmd = "/mode " + c.Server + " ask"

@@ -19,6 +19,9 @@ var (
 	ErrNoModel = errors.New("no model selected: choose one with /model NAME (/models lists them)")
 	// ErrCutOff means the stream ended without Ollama's final line.
 	ErrCutOff = errors.New("the reply was cut off: the connection to Ollama closed before the end")
+	// ErrModelNotFound means Ollama has no model by the name asked for
+	// (its own "model 'x' not found"); errors.Is finds it in a UserError.
+	ErrModelNotFound = errors.New("model not found")
 	// errNoServers is returned by server commands when none is configured.
 	errNoServers = errors.New("no MCP servers are configured (add them under mcpServers in the config file)")
 )
@@ -39,9 +42,7 @@ func (s *Session) describe(err error, model string) string {
 		if msg == "" {
 			msg = strings.TrimSpace(se.Status)
 		}
-		// Only Ollama's own "model 'x' not found" means a missing model: a
-		// router 404 ("404 page not found") is a wrong host or path.
-		if se.StatusCode == 404 && model != "" && strings.HasPrefix(msg, "model ") && strings.Contains(msg, "not found") {
+		if modelMissing(err, model) {
 			return fmt.Sprintf("model %q not found on %s: pull it with `ollama pull %s`", model, s.host, model)
 		}
 		return fmt.Sprintf("Ollama error (%d): %s", se.StatusCode, msg)
@@ -53,6 +54,18 @@ func (s *Session) describe(err error, model string) string {
 		return fmt.Sprintf("Ollama at %s did not answer in time", s.host)
 	}
 	return "Ollama stopped the reply: " + err.Error()
+}
+
+// modelMissing reports whether err is Ollama saying it has no model by
+// that name. Only its own "model 'x' not found" means that: a router 404
+// ("404 page not found") is a wrong host or path.
+func modelMissing(err error, model string) bool {
+	var se api.StatusError
+	if !errors.As(err, &se) || se.StatusCode != 404 || model == "" {
+		return false
+	}
+	msg := strings.TrimSpace(se.ErrorMessage)
+	return strings.HasPrefix(msg, "model ") && strings.Contains(msg, "not found")
 }
 
 func isUnreachable(err error) bool {

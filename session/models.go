@@ -142,10 +142,20 @@ func (s *Session) showFailure(err error, name string) string {
 }
 
 // UserError is an error whose text is written for the user.
-type UserError struct{ Msg string }
+type UserError struct {
+	Msg string
+	Err error // what it is, for errors.Is (ErrModelNotFound), or nil
+}
 
 func (e *UserError) Error() string { return e.Msg }
 
+// Unwrap is what the error is, if said (Err).
+func (e *UserError) Unwrap() error { return e.Err }
+
 func (s *Session) wrap(err error, model string) error {
-	return &UserError{Msg: s.describe(err, model)}
+	ue := &UserError{Msg: s.describe(err, model)}
+	if modelMissing(err, model) {
+		ue.Err = ErrModelNotFound
+	}
+	return ue
 }

@@ -2,7 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -34,11 +37,12 @@ type Resumed struct {
 // parked approvals and the calls in doubt. New events are appended to the
 // same log. o.Model, when set, overrides the logged model.
 func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
-	if !ValidID(id) {
-		return nil, nil, fmt.Errorf("resume: %w", errBadID)
+	if err := Exists(dir, id); err != nil {
+		return nil, nil, err
 	}
 	// The lock comes first: what is read must be what this process alone
-	// writes to from now on.
+	// writes to from now on. (Exists, before it, only looks: a session
+	// that is not there leaves no lock file behind.)
 	lock, err := lockSession(dir, id)
 	if err != nil {
 		return nil, nil, err
@@ -65,6 +69,31 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	return s, &Resumed{Events: events, Warnings: warns, Pending: pending,
 		InDoubt: append([]InDoubt(nil), s.inDoubt...)}, nil
 }
+
+// ErrNoSession means no session log has the id asked for.
+var ErrNoSession = errors.New("no such session")
+
+// Exists checks, creating nothing, that id is a session's id and that its
+// log is in dir. The error says what to do: ErrNoSession, "no session ID;
+// `latch sessions` lists them".
+func Exists(dir, id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("resume: %w", errBadID)
+	}
+	if _, err := os.Stat(filepath.Join(dir, id+".jsonl")); errors.Is(err, fs.ErrNotExist) {
+		return noSessionError{id}
+	}
+	return nil
+}
+
+// noSessionError is ErrNoSession for one id, saying where to look.
+type noSessionError struct{ id string }
+
+func (e noSessionError) Error() string {
+	return "no session " + e.id + "; `latch sessions` lists them"
+}
+
+func (e noSessionError) Is(target error) bool { return target == ErrNoSession }
 
 // logState is what a session log says, read event by event (replay).
 type logState struct {

@@ -114,12 +114,18 @@ type Session struct {
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
 	parked  map[string]chan bool   // parked calls waiting, by approval id
 	noTools map[string]bool        // models that refused tools
+	// toolless: models said to be unable to use tools (noteNoTools).
+	toolless map[string]bool
+	// readOnlySaid: read_only mode was explained (explainReadOnly).
+	readOnlySaid bool
 	// offer: by server, the tools its config's tools list offers (absent:
 	// all); toolsOff: servers whose tools /tools SERVER off withdrew;
-	// leftOut: the tools the budget left out, as last said (toolbudget.go).
-	offer    map[string][]string
-	toolsOff map[string]bool
-	leftOut  string
+	// budgetSaid: what the budget's notice was last said for; leftOut:
+	// the tools the last request left out (toolbudget.go).
+	offer      map[string][]string
+	toolsOff   map[string]bool
+	budgetSaid string
+	leftOut    []Tool
 	// embeds: the vectors of the ranking by embeddings (embed.go).
 	embeds embedCache
 	// fromText marks the calls recovered from a reply's text, by call id,
@@ -184,7 +190,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		noTools: map[string]bool{}, statusShown: map[string]time.Time{},
+		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
 		parkedDefs: map[string]parkedDef{},
@@ -450,9 +456,12 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 		req.Think = &api.ThinkValue{Value: *s.think}
 	}
 	caps, known := s.caps[s.model]
-	withTools := s.servers != nil && !s.noTools[s.model] && (!known || slices.Contains(caps, "tools"))
+	lacks := s.noTools[s.model] || (known && !slices.Contains(caps, "tools"))
 	s.mu.Unlock()
-	if withTools {
+	if s.servers != nil && lacks {
+		s.noteNoTools(model)
+	}
+	if s.servers != nil && !lacks {
 		// What is offered, within the tool budget (toolbudget.go).
 		req.Tools = s.requestTools(ctx)
 	}

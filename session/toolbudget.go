@@ -41,9 +41,6 @@ const recentUsers = 3
 // its description.
 const nameWeight = 3
 
-// leftOutChars caps the list of left-out tools in the notice.
-const leftOutChars = 300
-
 // EstimateTokens estimates the prompt tokens a tool's definition takes:
 // the bytes of its JSON definition, as the request carries it, divided by
 // 4 (estimateTokens; the model's template adds a little around each).
@@ -64,6 +61,9 @@ type ToolOffer struct {
 	// MaxTools is the per-turn budget (ollama.max_tools): above it, each
 	// turn offers that many of the most relevant tools.
 	MaxTools int
+	// LeftOut are the tools the budget left out of the last request, by
+	// name.
+	LeftOut []Tool
 }
 
 // ToolOfferOf says what the model is offered of one server's tools, or of
@@ -112,6 +112,12 @@ func (s *Session) ToolOfferOf(server string) (ToolOffer, error) {
 		}
 	}
 	sort.Strings(o.Off)
+	for _, t := range s.leftOut {
+		if server == "" || t.Server == server {
+			o.LeftOut = append(o.LeftOut, t)
+		}
+	}
+	sort.Slice(o.LeftOut, func(i, j int) bool { return o.LeftOut[i].Name < o.LeftOut[j].Name })
 	return o, nil
 }
 
@@ -163,6 +169,7 @@ func (s *Session) requestTools(ctx context.Context) api.Tools {
 	budget := s.maxTools
 	users := recentUserTexts(s.history, recentUsers)
 	s.mu.Unlock()
+	offerable := toolNames(tools)
 	var left []Tool
 	if len(tools) > budget {
 		var sim []float64
@@ -171,45 +178,36 @@ func (s *Session) requestTools(ctx context.Context) api.Tools {
 		}
 		tools, left = selectTools(tools, users, budget, sim)
 	}
-	s.noteLeftOut(len(tools), len(tools)+len(left), left)
+	s.noteBudget(offerable, len(tools), left)
 	return ollamaTools(tools)
 }
 
-// noteLeftOut publishes which tools the budget left out, when that set is
-// not the one said last.
-func (s *Session) noteLeftOut(offered, total int, left []Tool) {
-	names := make([]string, len(left))
-	for i, t := range left {
-		names[i] = t.Name
-	}
-	key := strings.Join(names, "\x00")
+// noteBudget keeps what the budget left out (for /tools) and, when the
+// budget narrows the offer, says so in one line: once for each set of
+// offerable tools, budget and model (the first turn, a server that
+// connects or changes its tools, another model), not again while only the
+// ranking moves from turn to turn.
+func (s *Session) noteBudget(offerable []string, offered int, left []Tool) {
 	s.mu.Lock()
-	same := key == s.leftOut
-	s.leftOut = key
+	key := fmt.Sprintf("%s\x00%d\x00%s", s.model, s.maxTools, strings.Join(offerable, "\x00"))
+	same := key == s.budgetSaid
+	s.budgetSaid, s.leftOut = key, left
 	s.mu.Unlock()
 	if same || len(left) == 0 {
 		return
 	}
 	s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
-		"offered %d of %d tools (ollama.max_tools; the most relevant to the conversation, and any you name); left out: %s",
-		offered, total, capList(names, leftOutChars))})
+		"offered %d of %d tools, the most relevant each turn (ollama.max_tools); /tools for the list",
+		offered, offered+len(left))})
 }
 
-// capList joins names, stopping at about max characters with a count of
-// the rest.
-func capList(names []string, limit int) string {
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 && b.Len()+len(n) > limit {
-			fmt.Fprintf(&b, " … and %d more", len(names)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
+// toolNames are the model-facing names of tools.
+func toolNames(tools []Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
 	}
-	return b.String()
+	return out
 }
 
 // recentUserTexts are the last n user messages of the history, oldest

@@ -70,13 +70,16 @@ func noticesOf(evs []session.Event) []string {
 	return out
 }
 
-// TestToolBudgetOffersTheRelevantTools: with 60 tools and a budget of 10,
-// the request carries 10, the weather ones among them, and a notice names
-// what was left out; the same set next turn says nothing again.
+// TestToolBudgetOffersTheRelevantTools: with 64 tools and a budget of 10,
+// the request carries 10, the weather ones among them, and one line says
+// so; later turns say nothing while only the ranking moves (a named tool
+// changes what is left out, /tools lists it), and again when the tools
+// offerable change.
 func TestToolBudgetOffersTheRelevantTools(t *testing.T) {
 	t.Parallel()
-	h, _ := budgetHarness(t, "big")
-	h.ol.Script(ollamatest.TextTurn("sunny"), ollamatest.TextTurn("still sunny"), ollamatest.TextTurn("ok"))
+	h, _ := budgetHarness(t, "big", "notes")
+	h.ol.Script(ollamatest.TextTurn("sunny"), ollamatest.TextTurn("still sunny"), ollamatest.TextTurn("ok"),
+		ollamatest.TextTurn("fine"))
 
 	send(t, h.sess, "What is the weather forecast for Paris? Any weather alerts, or rain?")
 	evs := h.r.turn()
@@ -91,29 +94,44 @@ func TestToolBudgetOffersTheRelevantTools(t *testing.T) {
 		}
 	}
 	notes := noticesOf(evs)
-	if len(notes) != 1 {
-		t.Fatalf("notices %q, want one", notes)
-	}
-	containsAll(t, notes[0], "offered 10 of 60 tools", "left out: ", "more")
-	for _, n := range got {
-		if strings.Contains(notes[0], n+",") {
-			t.Errorf("the notice lists offered %s as left out: %q", n, notes[0])
-		}
+	want := "offered 10 of 64 tools, the most relevant each turn (ollama.max_tools); /tools for the list"
+	if len(notes) != 1 || notes[0] != want {
+		t.Fatalf("notices %q, want one: %q", notes, want)
 	}
 
-	// The same set: no notice.
+	// Another conversation, another ranking: nothing said.
 	send(t, h.sess, "and the weather forecast for Lyon?")
 	if notes := noticesOf(h.r.turn()); len(notes) != 0 {
-		t.Errorf("notices %q with the set unchanged", notes)
+		t.Errorf("notices %q with the tools unchanged", notes)
 	}
-	// Naming a tool offers it, and the set changes: a notice.
+	// Naming a tool offers it; the set left out changes, silently, and
+	// /tools says what it is.
 	send(t, h.sess, "use big__archive_badge on the old ones")
 	evs = h.r.turn()
 	if got := offered(h.ol.WaitRequests(3, timeout)[2]); !slices.Contains(got, "big__archive_badge") || len(got) != 10 {
 		t.Errorf("offered %v, want 10 with the named big__archive_badge", got)
 	}
-	if notes := noticesOf(evs); len(notes) != 1 {
-		t.Errorf("notices %q, want one for the changed set", notes)
+	if notes := noticesOf(evs); len(notes) != 0 {
+		t.Errorf("notices %q when only the ranking changed", notes)
+	}
+	o, err := h.sess.ToolOfferOf("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, t := range o.LeftOut {
+		left = append(left, t.Name)
+	}
+	if len(left) != 54 || slices.Contains(left, "big__archive_badge") {
+		t.Errorf("left out %v, want the 54 not offered last", left)
+	}
+	// Other tools offerable (a server off): said again, once.
+	if err := h.sess.SetToolsOffered("notes", false); err != nil {
+		t.Fatal(err)
+	}
+	send(t, h.sess, "what else?")
+	if notes := noticesOf(h.r.turn()); len(notes) != 1 || !strings.HasPrefix(notes[0], "offered 10 of 60 tools") {
+		t.Errorf("notices %q, want one for the changed tools", notes)
 	}
 }
 

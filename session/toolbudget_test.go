@@ -127,20 +127,6 @@ func TestEachWord(t *testing.T) {
 	}
 }
 
-func TestCapList(t *testing.T) {
-	var long []string
-	for i := range 100 {
-		long = append(long, fmt.Sprintf("server__tool_number_%d", i))
-	}
-	got := capList(long, leftOutChars)
-	if len(got) > leftOutChars+40 || !strings.HasSuffix(got, "more") {
-		t.Errorf("capList = %q (%d bytes)", got, len(got))
-	}
-	if got := capList([]string{"a", "b"}, leftOutChars); got != "a, b" {
-		t.Errorf("capList = %q", got)
-	}
-}
-
 func TestEstimateTokensIsJSONBytesOverFour(t *testing.T) {
 	tool := budgetTool("fs", "read_file", strings.Repeat("Read a file. ", 20))
 	raw, err := json.Marshal(toOllamaTool(tool))

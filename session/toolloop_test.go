@@ -815,15 +815,40 @@ func TestToolModelWithoutToolSupport(t *testing.T) {
 		if _, err := h.sess.Probe(bounded(t)); err != nil {
 			t.Fatal(err)
 		}
-		h.ol.Script(ollamatest.TextTurn("Hi without tools."))
+		h.ol.Script(ollamatest.TextTurn("Hi without tools."), ollamatest.TextTurn("Still without."))
 		send(t, h.sess, "hi")
 		evs := h.r.turn()
 		finished(t, evs, "Hi without tools.")
-		if n := len(of[*session.Notice](evs)); n != 0 {
-			t.Errorf("%d notices, want none", n)
-		}
+		// The tools connected go unused: said once.
+		n := one[*session.Notice](t, evs)
+		containsAll(t, n.Text, "tiny", "does not support tools")
 		if reqs := h.requests(1); len(reqs[0].Tools) != 0 {
 			t.Errorf("the request offers tools %v to a model without tool support", offered(reqs[0]))
+		}
+		send(t, h.sess, "again")
+		if n := len(of[*session.Notice](h.r.turn())); n != 0 {
+			t.Errorf("%d notices on the second turn", n)
+		}
+	})
+
+	// Switching to a model without tools says so once, on its first turn.
+	t.Run("switched to", func(t *testing.T) {
+		t.Parallel()
+		h := newToolHarness(t, session.Options{}, toolsModel, plain)
+		h.ol.Script(ollamatest.TextTurn("With tools."), ollamatest.TextTurn("Without."), ollamatest.TextTurn("Still without."))
+		send(t, h.sess, "hi")
+		if n := len(of[*session.Notice](h.r.turn())); n != 0 {
+			t.Errorf("%d notices with a tools model", n)
+		}
+		if _, err := h.sess.SetModel(bounded(t), "tiny"); err != nil {
+			t.Fatal(err)
+		}
+		send(t, h.sess, "hi")
+		n := one[*session.Notice](t, h.r.turn())
+		containsAll(t, n.Text, "tiny", "does not support tools")
+		send(t, h.sess, "again")
+		if n := len(of[*session.Notice](h.r.turn())); n != 0 {
+			t.Errorf("%d notices on the second turn", n)
 		}
 	})
 

@@ -115,6 +115,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		switch v.Decision {
 		case permissions.Deny:
 			r = s.deny(c, v.By, v.Reason, "denied: "+v.Reason)
+			s.explainReadOnly(c, v)
 		case permissions.AskUser:
 			r = s.ask(ctx, c, v.Reason)
 		case permissions.Park:

@@ -148,8 +148,7 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		s.mu.Lock()
 		s.noTools[req.Model] = true
 		s.mu.Unlock()
-		s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
-			"model %s does not support tools: chatting without the MCP tools (pick a model with tools support for them; /models shows which)", req.Model)})
+		s.noteNoTools(req.Model)
 		req.Tools = nil
 		r = s.chat(ctx, turn, n, req)
 	}
@@ -238,6 +237,24 @@ func (s *Session) describeChat(err error, model string) string {
 		msg += fmt.Sprintf(" (an embedding model cannot chat; for a chat model this means its files are missing or incomplete: `ollama pull %s` fetches them again)", model)
 	}
 	return msg
+}
+
+// noteNoTools says, once per model, that the model cannot use the
+// connected servers' tools: learnt from its capabilities (a model picked
+// with /model) or from Ollama's refusal. Nothing is said while no server
+// has a tool to offer.
+func (s *Session) noteNoTools(model string) {
+	if len(s.servers.Tools()) == 0 {
+		return
+	}
+	s.mu.Lock()
+	said := s.toolless[model]
+	s.toolless[model] = true
+	s.mu.Unlock()
+	if !said {
+		s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
+			"model %s does not support tools: chatting without the MCP tools (pick a model with tools support for them; /models shows which)", model)})
+	}
 }
 
 func isNoToolsError(err error) bool {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -256,12 +257,18 @@ func (m *Model) handleModels(msg modelsMsg) {
 }
 
 // handleProbe shows what went wrong asking Ollama about the configured
-// model at start, if anything.
-func (m *Model) handleProbe(msg probeMsg) {
-	if msg.err != nil {
-		m.addError(msg.err.Error())
-	}
+// model at start, if anything. A model Ollama does not have (a typo in
+// --model) opens the picker after the error, as no model at all does.
+func (m *Model) handleProbe(msg probeMsg) tea.Cmd {
 	m.dirty = true
+	if msg.err == nil {
+		return nil
+	}
+	m.addError(msg.err.Error())
+	if errors.Is(msg.err, session.ErrModelNotFound) {
+		return m.listModels(true)
+	}
+	return nil
 }
 
 func (m *Model) handleModelSet(msg modelSetMsg) {

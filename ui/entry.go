@@ -100,7 +100,7 @@ func (e *entry) layout(st *themes.Styles, r *mdRenderer, width int, o *viewOpts)
 			lines = append(lines, e.thinkingLines(st, width)...)
 		} else if t := strings.TrimSpace(e.thinking); t != "" {
 			n := len(strings.Fields(t))
-			lines = append(lines, margin+st.Chat.Thinking.Render(fmt.Sprintf("┊ thought for %d words · ctrl+t shows", n)), "")
+			lines = append(lines, margin+st.Chat.Thinking.Render(fmt.Sprintf("┊ thought for %d %s · ctrl+t shows", n, plural(n, "word", "words"))), "")
 		}
 		if strings.TrimSpace(e.text) != "" {
 			lines = append(lines, r.render(sanitizeText(e.text), width)...)

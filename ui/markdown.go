@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -15,19 +14,18 @@ import (
 // so that plain streaming text and rendered markdown line up.
 const margin = "  "
 
-// mdRenderer renders markdown at one width with glamour. glamour is not
-// goroutine-safe; use it from Update/View only.
+// mdRenderer renders markdown at one width with glamour's renderer (see
+// mdPipeline). glamour is not goroutine-safe; use it from Update/View only.
 type mdRenderer struct {
 	style string
-	width int
-	r     *glamour.TermRenderer
+	p     *mdPipeline // nil until used, and after a change of style
 }
 
 func newMDRenderer(style string) *mdRenderer { return &mdRenderer{style: style} }
 
 // setStyle switches the glamour style; the renderer is rebuilt on next use.
 func (m *mdRenderer) setStyle(style string) {
-	m.style, m.r = style, nil
+	m.style, m.p = style, nil
 }
 
 // render returns the lines of md rendered at width, without glamour's
@@ -36,25 +34,20 @@ func (m *mdRenderer) render(md string, width int) []string {
 	if width < 10 {
 		width = 10
 	}
-	if m.r == nil || m.width != width {
+	if m.p == nil {
 		style := m.style
 		if lipgloss.ColorProfile() == termenv.Ascii {
 			style = "ascii" // no colour: no bold or italics either (NO_COLOR, tests)
 		}
-		r, err := glamour.NewTermRenderer(
-			glamour.WithStandardStyle(style),
-			glamour.WithWordWrap(width-len(margin)*2),
-			// A single newline is a line break, as chat users expect and
-			// as the reply showed while it streamed.
-			glamour.WithPreservedNewLines(),
-			glamour.WithColorProfile(lipgloss.ColorProfile()),
-		)
+		// A single newline is a line break, as chat users expect and as
+		// the reply showed while it streamed (PreserveNewLines).
+		p, err := newMDPipeline(style, lipgloss.ColorProfile())
 		if err != nil {
 			return plainLines(md, width)
 		}
-		m.r, m.width = r, width
+		m.p = p
 	}
-	out, err := m.r.Render(breakLongWords(md, width-len(margin)*2))
+	out, err := m.p.render([]byte(breakLongWords(md, width-len(margin)*2)), width-len(margin)*2)
 	if err != nil {
 		return plainLines(md, width)
 	}
@@ -104,10 +97,18 @@ func wrapLine(l string, w int, indent string) []string {
 		return []string{indent + l}
 	}
 	rows := fitRows(strings.Split(ansi.Wrap(l, w, ""), "\n"), w)
-	for i, r := range rows {
-		rows[i] = indent + r
+	out := rows[:0]
+	for _, r := range rows {
+		// ansi.Wrap can leave the space it broke at as a row of its own
+		// (before a word starting with '-'): a blank line inside the text.
+		if strings.TrimSpace(ansi.Strip(r)) != "" {
+			out = append(out, indent+r)
+		}
 	}
-	return rows
+	if len(out) == 0 {
+		return []string{indent}
+	}
+	return out
 }
 
 // fitRows cuts rows wider than w: ansi.Wrap keeps the spaces that start a

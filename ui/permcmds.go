@@ -33,6 +33,7 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 		}
 		m.perms.SetMode(md)
 		m.addNotice("mode: " + md.String())
+		m.warnAuto(md, "every tool")
 	case 2:
 		md, err := permissions.ParseMode(args[1])
 		if err != nil {
@@ -44,11 +45,22 @@ func (m *Model) cmdMode(args []string) tea.Cmd {
 			return nil
 		}
 		m.addNotice(fmt.Sprintf("mode of %s: %s", args[0], md))
+		m.warnAuto(md, "every tool of "+sanitize.Line(args[0]))
 	default:
 		m.badArgs("mode")
 	}
 	m.dirty = true
 	return nil
+}
+
+// warnAuto says, when a mode was set to auto, what it lets through (whose:
+// "every tool", "every tool of fs") runs unasked now, the destructive
+// tools too, and how to go back.
+func (m *Model) warnAuto(md permissions.Mode, whose string) {
+	if md == permissions.Auto {
+		m.addNotice("⚠ auto: " + whose + " now runs without asking, destructive ones too " +
+			"(whatever a server claims about them); /mode read_only or /mode ask to go back")
+	}
 }
 
 // cmdAllow lists the allow-list with where each entry came from, or grants

@@ -36,19 +36,7 @@ func (m *Model) handleServerStatus(e *session.ServerStatusEvent) {
 			m.addNotice(fmt.Sprintf("⚡ %s %s", name, sanitize.Line(e.Summary)))
 		}
 	case session.StateFailed.String(), session.StateDisconnected.String():
-		var b strings.Builder
-		fmt.Fprintf(&b, "MCP server %s %s", name, e.Summary)
-		if e.ExitStatus != "" && !strings.Contains(e.Summary, e.ExitStatus) {
-			fmt.Fprintf(&b, " (%s)", e.ExitStatus)
-		}
-		if len(e.StderrTail) > 0 {
-			b.WriteString("\nlast stderr lines:")
-			for _, l := range e.StderrTail {
-				b.WriteString("\n  " + l)
-			}
-		}
-		fmt.Fprintf(&b, "\n/connect %s retries · /logs %s shows its log", name, name)
-		m.addError(b.String())
+		m.addError(e.Failure() + fmt.Sprintf("\n/connect %s retries · /logs %s shows its log", name, name))
 	case session.StateAuthExpired.String():
 		if strings.Contains(e.Summary, "/login") {
 			m.addError(fmt.Sprintf("MCP server %s %s", name, sanitize.Line(e.Summary)))
@@ -265,6 +253,14 @@ func offerText(o session.ToolOffer) string {
 	}
 	if len(o.Offered) > 0 {
 		b.WriteString("\n" + toolLines(o.Offered, true))
+	}
+	if len(o.LeftOut) > 0 {
+		names := make([]string, len(o.LeftOut))
+		for i, t := range o.LeftOut {
+			names[i] = t.Name
+		}
+		fmt.Fprintf(&b, "\nleft out of the last request by ollama.max_tools (%d): %s", len(names),
+			sanitize.Line(strings.Join(names, ", ")))
 	}
 	if len(o.Off) > 0 {
 		fmt.Fprintf(&b, "\nturned off (/tools NAME on): %s", sanitize.Line(strings.Join(o.Off, ", ")))

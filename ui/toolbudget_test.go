@@ -74,14 +74,16 @@ func TestToolsShowsTheOfferWithTokens(t *testing.T) {
 }
 
 // TestToolsOverTheBudgetAndUnknownNames: above ollama.max_tools /tools says
-// each turn offers the most relevant; a tools list naming a tool the
+// each turn offers the most relevant, and which the last request left out
+// (the chat's notice only counts them); a tools list naming a tool the
 // server does not have is warned of.
 func TestToolsOverTheBudgetAndUnknownNames(t *testing.T) {
 	o := session.ToolOffer{MaxTools: 1, Tokens: 30,
 		Offered: []session.Tool{{Name: "notes__a"}, {Name: "notes__b"}},
-		Unknown: map[string][]string{"notes": {"gone_tool"}}}
+		Unknown: map[string][]string{"notes": {"gone_tool"}}, LeftOut: []session.Tool{{Name: "notes__b"}}}
 	v := offerText(o)
 	for _, want := range []string{"offered to the model: 2 tools, ~30 tokens",
+		"left out of the last request by ollama.max_tools (1): notes__b",
 		"more than ollama.max_tools (1): each turn offers the 1 most relevant to the conversation, and any you name",
 		"⚠ notes: its tools list names tools it does not have: gone_tool"} {
 		if !strings.Contains(v, want) {

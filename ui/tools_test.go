@@ -223,6 +223,15 @@ func TestReadOnlyDeniesAndModeCommand(t *testing.T) {
 	if !strings.Contains(h.m.View(), "│ auto │") {
 		t.Fatalf("the status line should show the mode:\n%s", h.m.View())
 	}
+	// auto lets destructive tools run unasked: said when it is set.
+	all = allText(h.m)
+	if !strings.Contains(all, "⚠ auto: every tool now runs without asking, destructive ones too") {
+		t.Errorf("/mode auto gave no warning:\n%s", all)
+	}
+	h.command("/mode notes auto")
+	if all := allText(h.m); !strings.Contains(all, "⚠ auto: every tool of notes now runs without asking") {
+		t.Errorf("/mode notes auto gave no warning:\n%s", all)
+	}
 }
 
 // TestQuitKeepsAParkedCall: quitting while a call waits for approval

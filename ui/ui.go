@@ -330,7 +330,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modelSetMsg:
 		m.handleModelSet(msg)
 	case probeMsg:
-		m.handleProbe(msg)
+		return m, m.handleProbe(msg)
 	case contextSetMsg:
 		m.handleContextSet(msg)
 	case serverDoneMsg:
