@@ -164,7 +164,7 @@ const popupRows = 8
 
 // completionPopup draws the candidates for the input, or "".
 func (m *Model) completionPopup() string {
-	if m.modal != nil || m.picker != nil || m.token != nil || m.helpOpen {
+	if m.modal != nil || m.picker != nil || m.token != nil || m.helpOpen || m.copying != nil {
 		return ""
 	}
 	hits := m.candidates(m.input.value())

@@ -42,8 +42,13 @@ func (m *Model) relayoutAll() {
 	m.dirty = true
 }
 
-// copiedMsg reports a copy to the clipboard.
-type copiedMsg struct{ n int }
+// copiedMsg reports a copy to the clipboard: the last answer's characters
+// (ctrl+y), or what copy mode copied and its lines.
+type copiedMsg struct {
+	n     int
+	what  string
+	lines int
+}
 
 // copyLast puts the last answer on the clipboard through the terminal
 // (OSC 52). latch writes this sequence itself; text from a model or

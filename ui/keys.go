@@ -20,6 +20,8 @@ type keyMap struct {
 	Thinking key.Binding
 	Expand   key.Binding
 	Copy     key.Binding
+	CopyMode key.Binding
+	Mouse    key.Binding
 	Help     key.Binding
 }
 
@@ -38,7 +40,18 @@ func defaultKeys() keyMap {
 		Thinking: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "show/hide the thinking of the newest reply on screen")),
 		Expand:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool results")),
 		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),
+		CopyMode: key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "copy a message, a tool result or a code block")),
+		Mouse:    key.NewBinding(key.WithKeys("f2")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys and commands (empty input)")),
+	}
+}
+
+// setMouse says in the mouse key's help what it does now.
+func (k *keyMap) setMouse(on bool) {
+	if on {
+		k.Mouse.SetHelp("f2", "let go of the mouse: drag selects text (now the wheel scrolls)")
+	} else {
+		k.Mouse.SetHelp("f2", "take the mouse: the wheel scrolls (now a drag selects text)")
 	}
 }
 
@@ -51,7 +64,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.Help},
-		{k.Cancel, k.Quit, k.Copy},
+		{k.Cancel, k.Quit, k.Copy, k.CopyMode, k.Mouse},
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
 		{k.Thinking, k.Expand},
 	}
