@@ -42,7 +42,7 @@ func (m *Model) copyItems() []copyItem {
 			for _, cb := range codeBlocks(e.text) {
 				label := "code block"
 				if cb.lang != "" {
-					label += " (" + cb.lang + ")"
+					label = cb.lang + " " + label
 				}
 				out = append(out, copyItem{entry: i, label: label, text: cb.code})
 			}
@@ -145,7 +145,7 @@ func copiedNotice(msg copiedMsg) string {
 	if msg.lines == 1 {
 		unit = "line"
 	}
-	return fmt.Sprintf("copied %s (%d %s) through the terminal (OSC 52)", sanitize.Line(msg.what), msg.lines, unit)
+	return fmt.Sprintf("copied %d %s (%s) through the terminal (OSC 52)", msg.lines, unit, sanitize.Line(msg.what))
 }
 
 // copyBox is copy mode's list, drawn at the bottom of the chat.

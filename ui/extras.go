@@ -66,6 +66,13 @@ func (m *Model) copyLast() tea.Cmd {
 	}
 }
 
+// clipboardDoor is the one door of every copy to clip: pasted text is
+// typed into whatever has the focus, so no control character but newline
+// and tab gets in.
+func clipboardDoor(clip func(string)) func(string) {
+	return func(text string) { clip(sanitize.Clipboard(text)) }
+}
+
 // terminalClipboard copies text through the terminal (OSC 52).
 func terminalClipboard(text string) { termenv.NewOutput(os.Stdout).Copy(text) }
 

@@ -159,9 +159,7 @@ func New(o Options) *Model {
 	if clip == nil {
 		clip = terminalClipboard
 	}
-	// Every copy goes through one door: pasted text is typed into whatever
-	// has the focus, so no control character but newline and tab gets in.
-	m.clipboard = func(text string) { clip(sanitize.Clipboard(text)) }
+	m.clipboard = clipboardDoor(clip)
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
 	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile}
