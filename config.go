@@ -33,10 +33,10 @@ type Config struct {
 	// Mouse is "mouse": latch captures the mouse from the start, so the
 	// wheel scrolls the chat (F2 lets go of it, to select text). Off by
 	// default: a drag selects text as anywhere else in the terminal.
-	Mouse bool
-	Servers     []ServerConfig    // "mcpServers" (or its alias "servers"), sorted by name
-	Roots       []string          // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
-	Warnings    []string          // non-fatal notes, e.g. a literal token in the file
+	Mouse    bool
+	Servers  []ServerConfig // "mcpServers" (or its alias "servers"), sorted by name
+	Roots    []string       // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
+	Warnings []string       // non-fatal notes, e.g. a literal token in the file
 }
 
 // OllamaConfig is the "ollama" section of the config file.
