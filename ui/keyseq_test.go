@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +131,49 @@ func TestShiftEnterInsertsNewline(t *testing.T) {
 		if len(fh.b.sends) != 1 || fh.b.sends[0] != "one\ntwo" {
 			t.Errorf("%q: Enter sent %q", seq, fh.b.sends)
 		}
+	}
+}
+
+// panicky is a model that panics on its first key.
+type panicky struct{}
+
+func (panicky) Init() tea.Cmd { return nil }
+func (panicky) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tea.KeyMsg); ok {
+		panic("a bug")
+	}
+	return panicky{}, nil
+}
+func (panicky) View() string { return "" }
+
+// TestKeysGivenBackOnPanic: through TeaOutput, the terminal is asked for
+// disambiguated keys once Bubble Tea is in the alternate screen, and told
+// to stop before it leaves it, also when the program ends by a panic
+// (Bubble Tea recovers it and puts the terminal back).
+func TestKeysGivenBackOnPanic(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "tty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := tea.NewProgram(panicky{}, tea.WithInput(strings.NewReader("x")), tea.WithOutput(TeaOutput(f)),
+		tea.WithAltScreen(), tea.WithoutSignalHandler())
+	if _, err := p.Run(); !errors.Is(err, tea.ErrProgramPanic) {
+		t.Fatalf("run: %v, want the panic", err)
+	}
+	out, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	on, off := strings.Index(s, "\x1b[?1049h"), strings.LastIndex(s, "\x1b[?1049l")
+	if on < 0 || off < 0 {
+		t.Fatalf("no alternate screen: %q", s)
+	}
+	if i := strings.Index(s, keysOn); i < on || i > off {
+		t.Errorf("keys asked for at %d, the alternate screen is %d–%d: %q", i, on, off, s)
+	}
+	if i := strings.LastIndex(s, keysOff); i < on || i > off {
+		t.Errorf("keys given back at %d, the alternate screen is %d–%d: %q", i, on, off, s)
 	}
 }
