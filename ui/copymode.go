@@ -151,7 +151,7 @@ func copiedNotice(msg copiedMsg) string {
 // copyBox is copy mode's list, drawn at the bottom of the chat.
 func (m *Model) copyBox() string {
 	st, c := m.st.Dialog, m.copying
-	w := min(m.width-2, 100)
+	w := min(m.width-4, 100)
 	rows := max(min(m.chat.height-5, 8), 1)
 	start := max(min(c.sel-rows/2, len(c.items)-rows), 0)
 	var b strings.Builder
