@@ -13,6 +13,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/muesli/termenv v0.16.0
 	github.com/ollama/ollama v0.17.4
+	github.com/yuin/goldmark v1.7.13
 	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/term v0.36.0
@@ -53,7 +54,6 @@ require (
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	github.com/yuin/goldmark v1.7.13 // indirect
 	github.com/yuin/goldmark-emoji v1.0.6 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/text v0.30.0 // indirect
