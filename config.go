@@ -30,9 +30,13 @@ type Config struct {
 	Ollama      OllamaConfig      // "ollama"
 	Permissions PermissionsConfig // "permissions"
 	Theme       string            // "theme" ("" when unset; the name is not checked here)
-	Servers     []ServerConfig    // "mcpServers" (or its alias "servers"), sorted by name
-	Roots       []string          // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
-	Warnings    []string          // non-fatal notes, e.g. a literal token in the file
+	// Mouse is "mouse": latch captures the mouse from the start, so the
+	// wheel scrolls the chat (F2 lets go of it, to select text). Off by
+	// default: a drag selects text as anywhere else in the terminal.
+	Mouse    bool
+	Servers  []ServerConfig // "mcpServers" (or its alias "servers"), sorted by name
+	Roots    []string       // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
+	Warnings []string       // non-fatal notes, e.g. a literal token in the file
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -206,7 +210,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 }
 
 var (
-	topKeys         = []string{"model", "ollama", "permissions", "theme", "roots", "mcpServers", "servers"}
+	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -266,6 +270,9 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Permissions.Allow = l.allowList("", "permissions.allow", perm["allow"])
 	}
 	cfg.Theme, _ = l.str("", "theme", top["theme"])
+	if on := l.boolean("", "mouse", top["mouse"]); on != nil {
+		cfg.Mouse = *on
+	}
 	cfg.Roots = l.roots(top["roots"])
 
 	if top["mcpServers"] != nil && top["servers"] != nil {

@@ -75,13 +75,19 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
-		Output: os.Stdout, SyncOutput: syncOutput,
+		Output: os.Stdout, SyncOutput: syncOutput, Mouse: s.cfg.Mouse,
 		OpenURL: func(u string) error { return startBrowser(u, s.getenv) }})
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)),
-		tea.WithoutSignalHandler())
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)),
+		tea.WithoutSignalHandler()}
+	if s.cfg.Mouse {
+		// Off by default: the terminal's own selection works, and the
+		// wheel scrolls only where the terminal turns it into keys.
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	p := tea.NewProgram(m, opts...)
 	defer context.AfterFunc(quit, p.Quit)()
 	_, err = p.Run()
 	return err

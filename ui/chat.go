@@ -162,6 +162,19 @@ func (p *chatPane) restFits() bool {
 	return true
 }
 
+// showEntry scrolls so that entry i starts at the top of the pane (or the
+// view follows the bottom, when everything from it on fits).
+func (p *chatPane) showEntry(i int) {
+	if i < 0 || i >= len(p.entries) {
+		return
+	}
+	p.follow, p.topE, p.topLine = false, i, 0
+	if p.restFits() {
+		p.follow = true
+	}
+	p.dirty = true
+}
+
 func (p *chatPane) gotoBottom() {
 	if !p.follow {
 		p.follow = true

@@ -42,8 +42,13 @@ func (m *Model) relayoutAll() {
 	m.dirty = true
 }
 
-// copiedMsg reports a copy to the clipboard.
-type copiedMsg struct{ n int }
+// copiedMsg reports a copy to the clipboard: the last answer's characters
+// (ctrl+y), or what copy mode copied and its lines.
+type copiedMsg struct {
+	n     int
+	what  string
+	lines int
+}
 
 // copyLast puts the last answer on the clipboard through the terminal
 // (OSC 52). latch writes this sequence itself; text from a model or
@@ -59,6 +64,13 @@ func (m *Model) copyLast() tea.Cmd {
 		clip(text)
 		return copiedMsg{n: len([]rune(text))}
 	}
+}
+
+// clipboardDoor is the one door of every copy to clip: pasted text is
+// typed into whatever has the focus, so no control character but newline
+// and tab gets in.
+func clipboardDoor(clip func(string)) func(string) {
+	return func(text string) { clip(sanitize.Clipboard(text)) }
 }
 
 // terminalClipboard copies text through the terminal (OSC 52).

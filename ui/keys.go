@@ -20,6 +20,8 @@ type keyMap struct {
 	Thinking key.Binding
 	Expand   key.Binding
 	Copy     key.Binding
+	CopyMode key.Binding
+	Mouse    key.Binding
 	Help     key.Binding
 	// Interrupt, EOF, HistoryUp, HistoryDown and Search are for the full
 	// help (Interrupt is Quit's key, told in full) and the chat's keys.
@@ -33,7 +35,7 @@ type keyMap struct {
 func defaultKeys() keyMap {
 	return keyMap{
 		Send:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:  key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "newline")),
+		Newline:  key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("shift+enter", "newline (also alt+enter, ctrl+j)")),
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel reply")),
 		Quit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
@@ -45,6 +47,8 @@ func defaultKeys() keyMap {
 		Thinking: key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "show/hide the thinking of the newest reply on screen")),
 		Expand:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool results")),
 		Copy:     key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "copy the last answer")),
+		CopyMode: key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "copy a message, a tool result or a code block")),
+		Mouse:    key.NewBinding(key.WithKeys("f2")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys and commands (empty input)")),
 		Interrupt: key.NewBinding(key.WithKeys("ctrl+c"),
 			key.WithHelp("ctrl+c", "stop what runs, or clear the input; twice: quit")),
@@ -52,6 +56,15 @@ func defaultKeys() keyMap {
 		HistoryUp:   key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "an earlier message or command (first line)")),
 		HistoryDown: key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "a later one, then what you were typing (last line)")),
 		Search:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "search earlier messages and commands")),
+	}
+}
+
+// setMouse says in the mouse key's help what it does now.
+func (k *keyMap) setMouse(on bool) {
+	if on {
+		k.Mouse.SetHelp("f2", "let go of the mouse: drag selects text (now the wheel scrolls)")
+	} else {
+		k.Mouse.SetHelp("f2", "take the mouse: the wheel scrolls (now a drag selects text)")
 	}
 }
 
@@ -64,7 +77,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.Help},
-		{k.Cancel, k.Interrupt, k.EOF, k.Copy},
+		{k.Cancel, k.Interrupt, k.EOF, k.Copy, k.CopyMode, k.Mouse},
 		{k.PageUp, k.PageDown, k.LineUp, k.LineDown, k.Bottom},
 		{k.Thinking, k.Expand},
 		{k.HistoryUp, k.HistoryDown, k.Search},

@@ -40,6 +40,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case m.helpOpen:
 		m.handleHelpKey(msg)
 		return nil
+	case m.copying != nil:
+		return m.handleCopyKey(msg)
 	case m.picker != nil:
 		return m.handlePickerKey(msg)
 	}
@@ -97,6 +99,10 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		m.relayoutAll()
 	case matches(msg, m.keys.Copy):
 		return m.copyLast()
+	case matches(msg, m.keys.CopyMode):
+		m.openCopyMode()
+	case matches(msg, m.keys.Mouse):
+		return m.toggleMouse()
 	case matches(msg, m.keys.Help) && m.input.value() == "":
 		return m.cmdHelp(nil)
 	case matches(msg, m.keys.EOF) && m.input.value() == "":

@@ -57,7 +57,7 @@ func (m *Model) candidates(v string) []candidate {
 // box (which has the keys, or waits and takes Tab), the picker, the token
 // prompt or the help overview.
 func (m *Model) menuBlocked() bool {
-	return m.frontBox() != nil || m.picker != nil || m.token != nil || m.helpOpen
+	return m.frontBox() != nil || m.picker != nil || m.token != nil || m.helpOpen || m.copying != nil
 }
 
 // popupItems are the candidates the popup shows for the input, none when

@@ -77,9 +77,12 @@ func (m *Model) statusLine() string {
 // hintLine is the rule between chat and input, with the key hints.
 func (m *Model) hintLine() string {
 	var parts []string
-	for _, k := range m.keys.ShortHelp() {
+	for i, k := range m.keys.ShortHelp() {
 		h := k.Help()
 		parts = append(parts, h.Key+" "+h.Desc)
+		if i == 0 {
+			parts = append(parts, m.selectHint())
+		}
 	}
 	hint := " " + strings.Join(parts, " · ") + " "
 	switch {

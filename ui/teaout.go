@@ -15,6 +15,13 @@ import (
 // empty view Bubble Tea still draws a frame after each resize: a blank
 // row at the top, erased to its end.
 //
+// While Bubble Tea holds the alternate screen the terminal is asked for
+// disambiguated keys (keysOn, see decodeKey), and told to stop before it
+// leaves it: on a quit, a signal, a panic Bubble Tea recovers from, and a
+// suspend alike, since each leaves the alternate screen. The kitty
+// protocol keeps a stack of its modes per screen, so the request lives in
+// the one it was pushed on.
+//
 // It is a terminal file to Bubble Tea (Fd), so the window size is still
 // read from f.
 func TeaOutput(f *os.File) io.ReadWriteCloser { return teaOutput{f} }
@@ -26,6 +33,18 @@ func (o teaOutput) Write(p []byte) (int, error) {
 	// nothing else it writes, starts at the cursor's home and goes on.
 	if len(p) > len(ansi.CursorHomePosition) && bytes.HasPrefix(p, []byte(ansi.CursorHomePosition)) {
 		return len(p), nil
+	}
+	switch string(p) {
+	case ansi.SetAltScreenSaveCursorMode:
+		if _, err := o.f.Write(p); err != nil {
+			return 0, err
+		}
+		_, err := o.f.WriteString(keysOn)
+		return len(p), err
+	case ansi.ResetAltScreenSaveCursorMode:
+		if _, err := o.f.WriteString(keysOff); err != nil {
+			return 0, err
+		}
 	}
 	return o.f.Write(p)
 }

@@ -61,9 +61,13 @@ type Options struct {
 	// server's URL request), without waiting; main gives the platform's
 	// opener. Without it, o says no browser can be opened.
 	OpenURL func(string) error
-	// Clipboard puts text on the clipboard (ctrl+y, c in a URL request;
-	// default: the terminal's, OSC 52).
+	// Clipboard puts text on the clipboard (ctrl+y, copy mode, c in a URL
+	// request; default: the terminal's, OSC 52).
 	Clipboard func(string)
+	// Mouse says the program captures the mouse (the wheel scrolls the
+	// chat; the terminal's own selection needs Shift, or F2 to let go).
+	// Off, a drag selects text as anywhere else in the terminal.
+	Mouse bool
 }
 
 // Model is the root Bubble Tea model.
@@ -98,6 +102,8 @@ type Model struct {
 	modelNames    []string               // installed models, once listed (for completion)
 	helpOpen      bool                   // the key and command overview is shown
 	helpScroll    int                    // its first line shown, when it does not fit
+	copying       *copyMode              // copy mode's list, when open (copymode.go)
+	mouse         bool                   // the mouse is captured (see Options.Mouse)
 	title         string                 // the window title last set
 	themeEnv      themeEnv
 	view          viewOpts
@@ -150,6 +156,8 @@ func New(o Options) *Model {
 	if o.Output != nil {
 		m.screen = newScreen(o.Output, o.SyncOutput)
 	}
+	m.mouse = o.Mouse
+	m.keys.setMouse(m.mouse)
 	m.openURL = o.OpenURL
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
@@ -158,9 +166,7 @@ func New(o Options) *Model {
 	if clip == nil {
 		clip = terminalClipboard
 	}
-	// Every copy goes through one door: pasted text is typed into whatever
-	// has the focus, so no control character but newline and tab gets in.
-	m.clipboard = func(text string) { clip(sanitize.Clipboard(text)) }
+	m.clipboard = clipboardDoor(clip)
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
 	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile}
@@ -268,7 +274,7 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 // Update handles one message, then keeps the window title in step with
 // what latch is doing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := m.update(msg)
+	_, cmd := m.update(decodeKey(msg))
 	if len(m.later) > 0 {
 		cmd = tea.Batch(append([]tea.Cmd{cmd}, m.later...)...)
 		m.later = nil
@@ -318,7 +324,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg:
 		m.handleMouse(msg)
 	case copiedMsg:
-		m.addNotice(fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n))
+		m.addNotice(copiedNotice(msg))
 	case continuedMsg:
 		m.handleContinued(msg)
 	case clearedMsg:
@@ -541,7 +547,7 @@ func (m *Model) overModal() bool {
 // render is the frame: the status line, the chat (with whatever is open
 // over it), the hint line and the input.
 func (m *Model) render() string {
-	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && !m.overModal() && !m.helpOpen && (m.picker == nil || !m.picker.dirty) {
+	if !m.dirty && !m.chat.dirty && !m.input.dirty && m.token == nil && !m.overModal() && !m.helpOpen && m.copying == nil && (m.picker == nil || !m.picker.dirty) {
 		return m.frame
 	}
 	m.dirty = false
@@ -563,6 +569,10 @@ func (m *Model) render() string {
 		body = overlay(body, m.helpBox(), m.width)
 	}
 	m.popupHeight = 0
+	if m.copying != nil {
+		box := m.copyBox()
+		body = overlayAt(body, box, 1, max(m.chat.height-lipgloss.Height(box), 0))
+	}
 	if pop := m.completionPopup(); pop != "" {
 		m.popupHeight = min(lipgloss.Height(pop), m.chat.height)
 		body = coverRows(body, pop, m.chat.height-m.popupHeight)
