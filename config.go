@@ -219,6 +219,10 @@ type loader struct {
 	getenv func(string) string
 	errs   []error
 	warns  []string
+	// foreign is set for a file of another app's shape (config_foreign.go).
+	foreign bool
+	ignored []string        // other apps' keys latch has no use for, for the one notice
+	inputs  map[string]bool // the ids of VS Code's "inputs"
 }
 
 func (l *loader) load(data []byte) *Config {
@@ -237,6 +241,11 @@ func (l *loader) load(data []byte) *Config {
 		return nil
 	}
 	l.duplicates(json.NewDecoder(bytes.NewReader(data)), nil)
+	if l.foreign = isForeign(top); l.foreign {
+		l.ignoreForeign("", top, foreignTopKeys)
+		l.inputs = l.serverInputs(top["inputs"])
+		delete(top, "inputs")
+	}
 	l.unknownKeys("", "", top, topKeys)
 
 	cfg := &Config{Path: l.path}
@@ -275,6 +284,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
+	l.ignoredNotice()
 	cfg.Warnings = l.warns
 	return cfg
 }

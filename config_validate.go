@@ -43,14 +43,17 @@ func (l *loader) servers(field string, raw json.RawMessage) []ServerConfig {
 	}
 	var out []ServerConfig
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		out = append(out, l.server(name, obj[name]))
+		if s, ok := l.server(name, obj[name]); ok {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
 // server reads one server's entry: its fields, then the transport it
-// uses, then the checks of a stdio or a url server.
-func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
+// uses, then the checks of a stdio or a url server. ok is false for a
+// server of another app's file that latch cannot load (see expandVars).
+func (l *loader) server(name string, raw json.RawMessage) (_ ServerConfig, ok bool) {
 	s := ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
 	srv := fmt.Sprintf("server %q", name) // the scope of every message below
 	if !validServerName(name) {
@@ -58,10 +61,16 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	}
 	obj, ok := l.object(srv, "", raw)
 	if !ok {
-		return s
+		return s, true
+	}
+	if l.foreign {
+		l.foreignServer(name, srv, obj) // config_foreign.go
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
+	if l.foreign && !l.expandVars(srv, &s, &f) {
+		return s, false
+	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
 	live := !s.Disabled
@@ -71,7 +80,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	} else {
 		l.urlServer(srv, obj, &s, f, live)
 	}
-	return s
+	return s, true
 }
 
 // rawServerFields are the fields server checks further before they go
@@ -463,7 +472,7 @@ func (l *loader) unknownKeys(scope, field string, obj map[string]json.RawMessage
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
-		if s := themes.Suggest(k, valid); s != "" {
+		if s := cmp.Or(themes.Suggest(k, valid), foreignHint(k, valid)); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		l.errorf(scope, field, "%s", msg)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,10 +51,13 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 		dark = lipgloss.HasDarkBackground()
 	}
 	configHome := themes.ConfigHome(s.getenv)
-	pal, notices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
+	pal, themeNotices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
 	if err != nil {
-		notices = append(notices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
+		themeNotices = append(themeNotices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
 	}
+	// The config file's notices went to stderr, which the screen covers:
+	// they are shown on it too.
+	notices := append(slices.Clone(s.cfg.Warnings), themeNotices...)
 	profile := lipgloss.ColorProfile()
 	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
