@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -57,7 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		say(stderr, "warning: "+w)
 	}
 	if f.command == "sessions" {
-		return runSessions(s, stdout, stderr)
+		return runSessions(s, f.sessions, time.Now(), stdout, stderr)
 	}
 	quit := quitRequested()
 	if f.promptSet {

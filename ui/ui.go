@@ -408,6 +408,10 @@ func (m *Model) handleEvent(e session.Event) {
 		m.handleToolEvent(e)
 	case *session.Notice:
 		m.addNotice(e.Text)
+	case *session.Cleared:
+		if m.replaying { // live, /clear empties the chat itself (handleCleared)
+			m.chat.clear()
+		}
 	case *session.Error:
 		m.addError(e.Message)
 	case *session.TurnDone:
