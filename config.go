@@ -33,6 +33,9 @@ type Config struct {
 	Servers     []ServerConfig    // "mcpServers" (or its alias "servers"), sorted by name
 	Roots       []string          // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
 	Warnings    []string          // non-fatal notes, e.g. a literal token in the file
+	// Foreign is set for a file of another app's shape (config_foreign.go):
+	// latch reads it but never writes into it.
+	Foreign bool
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -157,14 +160,10 @@ func FindConfig(flagPath string, getenv func(string) string) (path string, expli
 	if _, err := os.Stat("latch.json"); err == nil {
 		return "latch.json", false
 	}
-	dir := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) { // unset or relative: the XDG spec says ignore it
-		if home == "" {
-			return "", false
-		}
-		dir = filepath.Join(home, ".config")
+	p := DefaultConfigPath(getenv)
+	if p == "" {
+		return "", false
 	}
-	p := filepath.Join(dir, "latch", "config.json")
 	if _, err := os.Stat(p); err == nil {
 		return p, false
 	}
@@ -248,7 +247,7 @@ func (l *loader) load(data []byte) *Config {
 	}
 	l.unknownKeys("", "", top, topKeys)
 
-	cfg := &Config{Path: l.path}
+	cfg := &Config{Path: l.path, Foreign: l.foreign}
 	cfg.Model, _ = l.str("", "model", top["model"])
 	if ol, ok := l.object("", "ollama", top["ollama"]); ok {
 		l.unknownKeys("", "ollama", ol, ollamaKeys)

@@ -74,7 +74,8 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
 		Output: os.Stdout, SyncOutput: syncOutput,
-		OpenURL: func(u string) error { return startBrowser(u, s.getenv) }})
+		OpenURL:   func(u string) error { return startBrowser(u, s.getenv) },
+		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) }})
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.
