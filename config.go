@@ -36,6 +36,9 @@ type Config struct {
 	// Foreign is set for a file of another app's shape (config_foreign.go):
 	// latch reads it but never writes into it.
 	Foreign bool
+	// Inputs are VS Code's "inputs", by id: what to say when asking for
+	// the values servers need (ServerConfig.Inputs).
+	Inputs map[string]Input
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -117,6 +120,11 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	// Inputs are the ids of the VS Code ${input:ID} values its strings
+	// still hold, in order: asked for at start, or the server is left out
+	// (inputs.go). Secrets are the values given, redacted everywhere.
+	Inputs  []string
+	Secrets []string
 	// OAuth (url servers; config_oauth.go).
 	Auth                string   // "oauth", "none" or "" (automatic on a Bearer 401)
 	ClientID            string   // a pre-registered client
@@ -220,8 +228,8 @@ type loader struct {
 	warns  []string
 	// foreign is set for a file of another app's shape (config_foreign.go).
 	foreign bool
-	ignored []string        // other apps' keys latch has no use for, for the one notice
-	inputs  map[string]bool // the ids of VS Code's "inputs"
+	ignored []string         // other apps' keys latch has no use for, for the one notice
+	inputs  map[string]Input // VS Code's "inputs", by id
 }
 
 func (l *loader) load(data []byte) *Config {
@@ -247,7 +255,7 @@ func (l *loader) load(data []byte) *Config {
 	}
 	l.unknownKeys("", "", top, topKeys)
 
-	cfg := &Config{Path: l.path, Foreign: l.foreign}
+	cfg := &Config{Path: l.path, Foreign: l.foreign, Inputs: l.inputs}
 	cfg.Model, _ = l.str("", "model", top["model"])
 	if ol, ok := l.object("", "ollama", top["ollama"]); ok {
 		l.unknownKeys("", "ollama", ol, ollamaKeys)

@@ -159,9 +159,15 @@ func (l *loader) foreignAllow(srv, key string, raw json.RawMessage) []string {
 // ${workspaceFolder} and the like.
 var vscodeVar = regexp.MustCompile(`\$\{([A-Za-z]+)(?::([^}]*))?\}`)
 
-// serverInputs reads VS Code's top-level "inputs" (the values VS Code asks
-// for): their ids.
-func (l *loader) serverInputs(raw json.RawMessage) map[string]bool {
+// Input is one of VS Code's "inputs": a value VS Code asks the person for.
+type Input struct {
+	ID          string
+	Description string
+	Password    bool
+}
+
+// serverInputs reads VS Code's top-level "inputs", by id.
+func (l *loader) serverInputs(raw json.RawMessage) map[string]Input {
 	if raw == nil {
 		return nil
 	}
@@ -169,12 +175,14 @@ func (l *loader) serverInputs(raw json.RawMessage) map[string]bool {
 		return nil
 	}
 	var items []struct {
-		ID string `json:"id"`
+		ID          string `json:"id"`
+		Description string `json:"description"`
+		Password    bool   `json:"password"`
 	}
 	_ = json.Unmarshal(raw, &items)
-	out := map[string]bool{}
+	out := map[string]Input{}
 	for _, it := range items {
-		out[it.ID] = true
+		out[it.ID] = Input{ID: it.ID, Description: it.Description, Password: it.Password}
 	}
 	return out
 }
@@ -182,13 +190,12 @@ func (l *loader) serverInputs(raw json.RawMessage) map[string]bool {
 // expandVars replaces the VS Code variables in a server's strings:
 // ${env:NAME} by latch's variable (empty when unset, as in VS Code),
 // ${workspaceFolder} by the folder the file is for (the one holding
-// .vscode, else the file's own). A value behind ${input:ID} is one VS Code
-// asks the person for; latch cannot ask for it here, so the server is not
-// loaded, and the notice says how to give latch the value. ok is false
-// then. Values are never quoted: they may be credentials.
-func (l *loader) expandVars(srv string, s *ServerConfig, f *rawServerFields) (ok bool) {
-	ok = true
-	expand := func(field, v string) string {
+// .vscode, else the file's own). ${input:ID} stays: it is a value VS Code
+// asks the person for, and so does latch, once, at start (inputs.go); the
+// ids are noted in s.Inputs. Values are never quoted: they may be
+// credentials.
+func (l *loader) expandVars(s *ServerConfig, f *rawServerFields) {
+	expand := func(v string) string {
 		return vscodeVar.ReplaceAllStringFunc(v, func(m string) string {
 			sub := vscodeVar.FindStringSubmatch(m)
 			switch sub[1] {
@@ -197,37 +204,25 @@ func (l *loader) expandVars(srv string, s *ServerConfig, f *rawServerFields) (ok
 			case "workspaceFolder":
 				return l.workspace()
 			case "input":
-				if ok {
-					l.inputRefused(srv, field, sub[2])
+				if !slices.Contains(s.Inputs, sub[2]) {
+					s.Inputs = append(s.Inputs, sub[2])
 				}
-				ok = false
 			}
 			return m
 		})
 	}
-	s.Command = expand("command", s.Command)
+	s.Command = expand(s.Command)
 	for i := range s.Args {
-		s.Args[i] = expand(fmt.Sprintf("args[%d]", i), s.Args[i])
+		s.Args[i] = expand(s.Args[i])
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		s.Env[k] = expand("env."+k, s.Env[k])
+		s.Env[k] = expand(s.Env[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		s.Headers[k] = expand("headers."+k, s.Headers[k])
+		s.Headers[k] = expand(s.Headers[k])
 	}
-	f.url = expand("url", f.url)
-	f.cwd = expand("cwd", f.cwd)
-	return ok
-}
-
-// inputRefused says why a server using ${input:ID} is not loaded.
-func (l *loader) inputRefused(srv, field, id string) {
-	known := ""
-	if !l.inputs[id] {
-		known = " (and the file's inputs have no such id)"
-	}
-	l.warnf(srv, field, "uses ${input:%s}, a value VS Code asks for%s; latch does not ask for it, so this server is not loaded. "+
-		"Give it to latch in latch's own config: env with the value for a stdio server, token_env naming a variable for an http server's token", id, known)
+	f.url = expand(f.url)
+	f.cwd = expand(f.cwd)
 }
 
 // workspace is what ${workspaceFolder} means for this file: the folder

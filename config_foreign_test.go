@@ -55,10 +55,11 @@ func TestLoadConfigClaudeDesktopApp(t *testing.T) {
 	}
 }
 
-// TestLoadConfigVSCodeApp: a VS Code mcp.json with inputs loads. A server
-// that needs an ${input:…} value is left out with a line naming it, the
-// input and what to do; ${env:…} and ${workspaceFolder} are filled in;
-// envFile is named among the ignored keys.
+// TestLoadConfigVSCodeApp: a VS Code mcp.json with inputs loads.
+// ${env:…} and ${workspaceFolder} are filled in; a server that needs an
+// ${input:…} value says so (it is asked for at start, or the server is
+// left out with a line naming it, the input and what to do); envFile is
+// named among the ignored keys.
 func TestLoadConfigVSCodeApp(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "config", "vscode_mcp.json"))
 	if err != nil {
@@ -80,20 +81,38 @@ func TestLoadConfigVSCodeApp(t *testing.T) {
 	for _, s := range cfg.Servers {
 		got = append(got, s.Name+":"+s.Transport)
 	}
-	if want := []string{"fetch:stdio", "files:stdio", "github:http", "legacy:sse"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("servers = %v, want %v (perplexity left out)", got, want)
+	if want := []string{"fetch:stdio", "files:stdio", "github:http", "legacy:sse", "perplexity:stdio"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("servers = %v, want %v", got, want)
 	}
 	files := serverNamed(t, cfg, "files")
 	if files.Args[2] != work || files.Env["NODE_OPTIONS"] != "--max-old-space-size=512" {
 		t.Errorf("files: args %q env %q; want the workspace folder %s and the variable's value", files.Args, files.Env, work)
 	}
-	refused := warningsWith(cfg, "${input:perplexity-key}")
-	if len(refused) != 1 || !strings.Contains(refused[0], `server "perplexity": env.PERPLEXITY_API_KEY`) ||
-		!strings.Contains(refused[0], "not loaded") || !strings.Contains(refused[0], "token_env") {
-		t.Errorf("refusal = %q", cfg.Warnings)
+	if p := serverNamed(t, cfg, "perplexity"); !reflect.DeepEqual(p.Inputs, []string{"perplexity-key"}) ||
+		cfg.Inputs["perplexity-key"].Description != "Perplexity API Key" {
+		t.Errorf("perplexity: inputs %q, the file's %+v", p.Inputs, cfg.Inputs)
 	}
 	if notes := warningsWith(cfg, "ignored"); len(notes) != 1 || !strings.HasSuffix(notes[0], `ignored: server "fetch": envFile`) {
 		t.Errorf("ignored notice = %q", notes)
+	}
+
+	given, err := LoadConfig(path, fakeEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	given.fillInputs(map[string]string{"perplexity-key": "pplx-typed-value"})
+	if p := serverNamed(t, given, "perplexity"); p.Env["PERPLEXITY_API_KEY"] != "pplx-typed-value" || len(p.Inputs) != 0 ||
+		!reflect.DeepEqual(p.Secrets, []string{"pplx-typed-value"}) {
+		t.Errorf("filled: env %q inputs %q secrets %d", p.Env, p.Inputs, len(p.Secrets))
+	}
+
+	cfg.fillInputs(nil)
+	if slices.ContainsFunc(cfg.Servers, func(s ServerConfig) bool { return s.Name == "perplexity" }) {
+		t.Error("perplexity is loaded without its value")
+	}
+	if refused := warningsWith(cfg, `server "perplexity": needs ${input:perplexity-key}`); len(refused) != 1 ||
+		!strings.Contains(refused[0], "not loaded") || !strings.Contains(refused[0], "token_env") {
+		t.Errorf("refusal = %q", cfg.Warnings)
 	}
 }
 
@@ -161,7 +180,7 @@ func TestPromptRefusesVSCodeInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := r.run("", "--model", e2eModel, "-p", "hi")
-	want := `server "search": headers.Authorization: uses ${input:api-key}, a value VS Code asks for; latch does not ask for it, so this server is not loaded`
+	want := `server "search": needs ${input:api-key}, a value VS Code asks for; with -p there is no one to ask for it, so this server is not loaded`
 	if res.code != exitOK || !strings.Contains(res.stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want exit 0 and %q", res.code, res.stderr, want)
 	}

@@ -43,17 +43,14 @@ func (l *loader) servers(field string, raw json.RawMessage) []ServerConfig {
 	}
 	var out []ServerConfig
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		if s, ok := l.server(name, obj[name]); ok {
-			out = append(out, s)
-		}
+		out = append(out, l.server(name, obj[name]))
 	}
 	return out
 }
 
 // server reads one server's entry: its fields, then the transport it
-// uses, then the checks of a stdio or a url server. ok is false for a
-// server of another app's file that latch cannot load (see expandVars).
-func (l *loader) server(name string, raw json.RawMessage) (_ ServerConfig, ok bool) {
+// uses, then the checks of a stdio or a url server.
+func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	s := ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
 	srv := fmt.Sprintf("server %q", name) // the scope of every message below
 	if !validServerName(name) {
@@ -61,15 +58,15 @@ func (l *loader) server(name string, raw json.RawMessage) (_ ServerConfig, ok bo
 	}
 	obj, ok := l.object(srv, "", raw)
 	if !ok {
-		return s, true
+		return s
 	}
 	if l.foreign {
 		l.foreignServer(name, srv, obj) // config_foreign.go
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
-	if l.foreign && !l.expandVars(srv, &s, &f) {
-		return s, false
+	if l.foreign {
+		l.expandVars(&s, &f)
 	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
@@ -80,7 +77,7 @@ func (l *loader) server(name string, raw json.RawMessage) (_ ServerConfig, ok bo
 	} else {
 		l.urlServer(srv, obj, &s, f, live)
 	}
-	return s, true
+	return s
 }
 
 // rawServerFields are the fields server checks further before they go
@@ -219,6 +216,8 @@ func (l *loader) headers(srv string, h map[string]string, plainRemote bool, u *u
 		case !credentialHeader(k):
 		case plainRemote:
 			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
+		case l.foreign && strings.Contains(h[k], "${input:"):
+			// typed by the person at start, not in the file
 		default:
 			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}

@@ -54,6 +54,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		say(stderr, err.Error())
 		return exitUsage
 	}
+	if f.promptSet {
+		s.cfg.leaveOutInputs("with -p there is no one to ask for it")
+	}
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)
 	}

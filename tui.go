@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -28,16 +29,22 @@ func ollamaClient(s *settings) *api.Client {
 }
 
 // serverConfigs hands the config file's servers to the connection manager.
+// A server still waiting for an ${input:…} value (inputs.go) is not one of
+// them: it would be started with the placeholder.
 func serverConfigs(cs []ServerConfig) []session.ServerConfig {
-	out := make([]session.ServerConfig, len(cs))
-	for i, c := range cs {
-		out[i] = session.ServerConfig{
+	var out []session.ServerConfig
+	for _, c := range cs {
+		if len(c.Inputs) > 0 {
+			continue
+		}
+		out = append(out, session.ServerConfig{
 			Name: c.Name, Transport: c.Transport, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd,
 			InheritAll: c.EnvInheritAll, Inherit: c.EnvInherit,
 			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
 			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
-		}
-		applyOAuth(c, &out[i])
+			Secrets: c.Secrets,
+		})
+		applyOAuth(c, &out[len(out)-1])
 	}
 	return out
 }
@@ -45,6 +52,16 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 // runTUI runs the interactive program until the user quits, or quit is
 // done (a quit signal: see quitRequested).
 func runTUI(quit context.Context, s *settings, f flags) error {
+	// The values VS Code's inputs stand for, asked before anything else
+	// reads the terminal.
+	values, err := askInputs(quit, os.Stdin, os.Stderr, s.cfg)
+	if errors.Is(err, errQuitAtPrompt) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.cfg.fillInputs(values)
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if themes.NeedsBackground(s.theme) {
