@@ -44,6 +44,9 @@ func saveModel(cfg *Config, getenv func(string) string, name string) (string, er
 			"to keep a default model, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
 			path, cmpOr(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
 	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // the notice says where, wherever latch was started
+	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // replace the file the link points to, not the link
 	}
