@@ -97,9 +97,17 @@ func askInputs(quit context.Context, in *os.File, out io.Writer, cfg *Config) (m
 		}
 	}
 	values := map[string]string{}
-	if len(ids) == 0 || !term.IsTerminal(int(in.Fd())) {
+	fd := int(in.Fd())
+	if len(ids) == 0 || !term.IsTerminal(fd) {
 		return values, nil
 	}
+	// Raw (no echo) before the first question is shown: a value typed at
+	// once is never echoed by the terminal.
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = term.Restore(fd, old) }() // back to what it was; nothing to do if it fails
 	for _, id := range ids {
 		what := "${input:" + id + "}"
 		if d := cfg.Inputs[id].Description; d != "" {
@@ -117,16 +125,10 @@ func askInputs(quit context.Context, in *os.File, out io.Writer, cfg *Config) (m
 	return values, nil
 }
 
-// readMasked reads one line in raw mode, echoing a * per character. Only
-// the bytes of that line are read: what comes after is left for the
-// screen. Escape sequences (arrow keys) are ignored.
+// readMasked reads one line from a terminal in raw mode, echoing a * per
+// character. Only the bytes of that line are read: what comes after is
+// left for the screen. Escape sequences (arrow keys) are ignored.
 func readMasked(quit context.Context, in *os.File, out io.Writer) (string, error) {
-	fd := int(in.Fd())
-	old, err := term.MakeRaw(fd)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = term.Restore(fd, old) }() // back to what it was; nothing to do if it fails
 	type chunk struct {
 		b   byte
 		err error
