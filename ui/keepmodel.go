@@ -10,6 +10,9 @@ import (
 	"latch/ui/sanitize"
 )
 
+// modelKeeper writes a model as the default and says where (Options.KeepModel).
+type modelKeeper = func(name string) (path string, err error)
+
 // modelKept is what writing the default model into the config did.
 type modelKept struct {
 	path string

@@ -84,24 +84,24 @@ type Model struct {
 	md            *mdRenderer
 	input         inputBox
 	picker        *picker
-	token         *tokenPrompt                 // the masked /token input, when open
-	login         loginState                   // the /login waiting in the browser
-	servers       map[string]serverState       // by name, from server_status events
-	cards         map[string]*entry            // tool-call cards by call id
-	modal         *modal                       // the permission question, when open
-	pr            promptUI                     // the servers' prompts (prompts.go)
-	forms         []*formModal                 // servers' requests for input, first shown (elicit.go)
-	openURL       func(string) error           // see Options.OpenURL
-	keepModel     func(string) (string, error) // see Options.KeepModel
-	clipboard     func(string)                 // see Options.Clipboard
-	sampling      samplingState                // servers' sampling requests: cards, modal (sampling.go)
-	pending       int                          // parked approvals
-	replaying     bool                         // showing a resumed session's history
-	queued        []string                     // messages sent during a reply, sent after it
-	modelNames    []string                     // installed models, once listed (for completion)
-	helpOpen      bool                         // the key and command overview is shown
-	helpScroll    int                          // its first line shown, when it does not fit
-	title         string                       // the window title last set
+	token         *tokenPrompt           // the masked /token input, when open
+	login         loginState             // the /login waiting in the browser
+	servers       map[string]serverState // by name, from server_status events
+	cards         map[string]*entry      // tool-call cards by call id
+	modal         *modal                 // the permission question, when open
+	pr            promptUI               // the servers' prompts (prompts.go)
+	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
+	openURL       func(string) error     // see Options.OpenURL
+	keepModel     modelKeeper            // see Options.KeepModel
+	clipboard     func(string)           // see Options.Clipboard
+	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
+	pending       int                    // parked approvals
+	replaying     bool                   // showing a resumed session's history
+	queued        []string               // messages sent during a reply, sent after it
+	modelNames    []string               // installed models, once listed (for completion)
+	helpOpen      bool                   // the key and command overview is shown
+	helpScroll    int                    // its first line shown, when it does not fit
+	title         string                 // the window title last set
 	themeEnv      themeEnv
 	view          viewOpts
 	resumed       bool
