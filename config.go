@@ -37,6 +37,12 @@ type Config struct {
 	Servers  []ServerConfig // "mcpServers" (or its alias "servers"), sorted by name
 	Roots    []string       // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
 	Warnings []string       // non-fatal notes, e.g. a literal token in the file
+	// Foreign is set for a file of another app's shape (config_foreign.go):
+	// latch reads it but never writes into it.
+	Foreign bool
+	// Inputs are VS Code's "inputs", by id: what to say when asking for
+	// the values servers need (ServerConfig.Inputs).
+	Inputs map[string]Input
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -118,6 +124,11 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	// Inputs are the ids of the VS Code ${input:ID} values its strings
+	// still hold, in order: asked for at start, or the server is left out
+	// (inputs.go). Secrets are the values given, redacted everywhere.
+	Inputs  []string
+	Secrets []string
 	// OAuth (url servers; config_oauth.go).
 	Auth                string   // "oauth", "none" or "" (automatic on a Bearer 401)
 	ClientID            string   // a pre-registered client
@@ -161,14 +172,10 @@ func FindConfig(flagPath string, getenv func(string) string) (path string, expli
 	if _, err := os.Stat("latch.json"); err == nil {
 		return "latch.json", false
 	}
-	dir := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) { // unset or relative: the XDG spec says ignore it
-		if home == "" {
-			return "", false
-		}
-		dir = filepath.Join(home, ".config")
+	p := DefaultConfigPath(getenv)
+	if p == "" {
+		return "", false
 	}
-	p := filepath.Join(dir, "latch", "config.json")
 	if _, err := os.Stat(p); err == nil {
 		return p, false
 	}
@@ -223,6 +230,10 @@ type loader struct {
 	getenv func(string) string
 	errs   []error
 	warns  []string
+	// foreign is set for a file of another app's shape (config_foreign.go).
+	foreign bool
+	ignored []string         // other apps' keys latch has no use for, for the one notice
+	inputs  map[string]Input // VS Code's "inputs", by id
 }
 
 func (l *loader) load(data []byte) *Config {
@@ -241,9 +252,14 @@ func (l *loader) load(data []byte) *Config {
 		return nil
 	}
 	l.duplicates(json.NewDecoder(bytes.NewReader(data)), nil)
+	if l.foreign = isForeign(top); l.foreign {
+		l.ignoreForeign("", top, foreignTopKeys)
+		l.inputs = l.serverInputs(top["inputs"])
+		delete(top, "inputs")
+	}
 	l.unknownKeys("", "", top, topKeys)
 
-	cfg := &Config{Path: l.path}
+	cfg := &Config{Path: l.path, Foreign: l.foreign, Inputs: l.inputs}
 	cfg.Model, _ = l.str("", "model", top["model"])
 	if ol, ok := l.object("", "ollama", top["ollama"]); ok {
 		l.unknownKeys("", "ollama", ol, ollamaKeys)
@@ -282,6 +298,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
+	l.ignoredNotice()
 	cfg.Warnings = l.warns
 	return cfg
 }

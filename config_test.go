@@ -493,7 +493,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"mode", `{"mcpServers": {"fs": {"command": "x", "mode": "yolo"}}}`, "fs", "mode", `"yolo" is not a mode (read_only, ask, approve, auto)`},
 		{"mode type", `{"mcpServers": {"fs": {"command": "x", "mode": true}}}`, "fs", "mode", "expected a string, got boolean"},
 		{"timeout not a duration", `{"mcpServers": {"fs": {"command": "x", "timeout": "abc"}}}`, "fs", "timeout", `"abc" is not a duration`},
-		{"timeout number", `{"mcpServers": {"fs": {"command": "x", "timeout": 60}}}`, "fs", "timeout", `expected a duration string like "60s", got number`},
+		{"timeout number", `{"model": "m", "mcpServers": {"fs": {"command": "x", "timeout": 60}}}`, "fs", "timeout", `expected a duration string like "60s", got number`},
 		{"timeout zero", `{"mcpServers": {"fs": {"command": "x", "timeout": "0s"}}}`, "fs", "timeout", "must be greater than 0"},
 		{"connect_timeout negative", `{"mcpServers": {"fs": {"command": "x", "connect_timeout": "-1s"}}}`, "fs", "connect_timeout", "must be greater than 0"},
 	}

@@ -60,8 +60,14 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	if !ok {
 		return s
 	}
+	if l.foreign {
+		l.foreignServer(name, srv, obj) // config_foreign.go
+	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
+	if l.foreign {
+		l.expandVars(&s, &f)
+	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
 	live := !s.Disabled
@@ -210,6 +216,8 @@ func (l *loader) headers(srv string, h map[string]string, plainRemote bool, u *u
 		case !credentialHeader(k):
 		case plainRemote:
 			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
+		case l.foreign && strings.Contains(h[k], "${input:"):
+			// typed by the person at start, not in the file
 		default:
 			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}
@@ -463,7 +471,7 @@ func (l *loader) unknownKeys(scope, field string, obj map[string]json.RawMessage
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
-		if s := themes.Suggest(k, valid); s != "" {
+		if s := cmp.Or(themes.Suggest(k, valid), foreignHint(k, valid)); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		l.errorf(scope, field, "%s", msg)

@@ -14,7 +14,9 @@ import (
 // TestSessionOptionsCarryTheToolOffer), and of mcp.ServerConfig that no
 // config sets.
 var (
-	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true}
+	// Inputs are asked for before (inputs.go): a server that still has
+	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
+	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true}
 	mcpOnly    = map[string]bool{"InProcess": true}
 	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )
@@ -28,6 +30,7 @@ func TestServerConfigsCarryEveryField(t *testing.T) {
 	for i := range cv.NumField() {
 		fillField(t, cv.Type().Field(i).Name, cv.Field(i), i)
 	}
+	c.Inputs = nil
 	got := reflect.ValueOf(serverConfigs([]ServerConfig{c})[0])
 	seen := map[string]bool{}
 	for i := range cv.NumField() {
@@ -55,6 +58,18 @@ func TestServerConfigsCarryEveryField(t *testing.T) {
 		if f.IsExported() && !seen[f.Name] && !mcpOnly[f.Name] {
 			t.Errorf("mcp.ServerConfig.%s is set from no config field", f.Name)
 		}
+	}
+}
+
+// TestServerWaitingForInputIsNotHandedOn: a server whose strings still
+// hold an ${input:…} placeholder never reaches the connection manager.
+func TestServerWaitingForInputIsNotHandedOn(t *testing.T) {
+	got := serverConfigs([]ServerConfig{
+		{Name: "ready", Transport: "stdio", Command: "x"},
+		{Name: "waiting", Transport: "stdio", Command: "x", Env: map[string]string{"K": "${input:k}"}, Inputs: []string{"k"}},
+	})
+	if len(got) != 1 || got[0].Name != "ready" {
+		t.Errorf("handed on: %+v", got)
 	}
 }
 

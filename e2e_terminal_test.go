@@ -79,11 +79,11 @@ func TestE2EMouseIsLeftToTheTerminal(t *testing.T) {
 	}
 }
 
-// quitNow presses Ctrl+C and waits for latch to exit with status 0.
+// quitNow presses Ctrl+C until latch exits (the first press interrupts,
+// a second one quits) and waits for status 0.
 func quitNow(t *testing.T, tm *ptyTerm) {
 	t.Helper()
-	tm.sendKey(keyCtrlC)
-	st := tm.waitExit(30 * time.Second)
+	st := ctrlCUntilExit(tm, 30*time.Second)
 	if st == nil || st.ExitCode() != 0 {
 		t.Fatalf("latch did not exit cleanly on Ctrl+C (%v); screen:\n%s", st, dumpScreen(tm.screen()))
 	}

@@ -28,12 +28,13 @@ type flags struct {
 
 	prompt    string // -p: run one turn without the screen
 	promptSet bool
-	json      bool   // --json: events as NDJSON on stdout
-	cont      bool   // --continue: resume the latest session
-	resume    string // --resume ID
-	approve   string // --approve APPROVAL_ID (with --resume)
-	reject    string // --reject APPROVAL_ID (with --resume)
-	command   string // a subcommand: "sessions"
+	json      bool         // --json: events as NDJSON on stdout
+	cont      bool         // --continue: resume the latest session
+	resume    string       // --resume ID
+	approve   string       // --approve APPROVAL_ID (with --resume)
+	reject    string       // --reject APPROVAL_ID (with --resume)
+	command   string       // a subcommand: "sessions"
+	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 }
 
 // listFlag collects a repeatable flag.
@@ -49,6 +50,9 @@ Usage:
   latch -p PROMPT [--json]      one turn, no screen (exit 0 done, 1 error, 2 usage, 3 parked)
   latch --resume ID --approve APPROVAL_ID -p ""   finish a parked run
   latch sessions                saved sessions
+  latch sessions rm ID…         delete saved sessions
+  latch sessions prune --older-than 30d [--dry-run]
+                                delete sessions idle that long
 
 Flags:
 `
@@ -99,7 +103,12 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	}
 	rest := fs.Args()
 	if len(rest) > 0 && rest[0] == "sessions" {
-		f.command, rest = "sessions", rest[1:]
+		f.command = "sessions"
+		sa, err := parseSessionsArgs(rest[1:], out)
+		if err != nil {
+			return f, err
+		}
+		f.sessions, rest = sa, nil
 	}
 	if len(rest) > 0 {
 		return f, fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -54,11 +55,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		say(stderr, err.Error())
 		return exitUsage
 	}
+	if f.promptSet {
+		s.cfg.leaveOutInputs("with -p there is no one to ask for it")
+	}
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)
 	}
 	if f.command == "sessions" {
-		return runSessions(s, stdout, stderr)
+		return runSessions(s, f.sessions, time.Now(), stdout, stderr)
 	}
 	if f.resume != "" {
 		// Before the screen: a session that is not there is a usage error.

@@ -1,21 +1,156 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"latch/session"
 	"latch/ui/sanitize"
 )
 
-// runSessions prints the saved sessions, newest first: `latch sessions`.
-func runSessions(s *settings, stdout, stderr io.Writer) int {
-	list, err := session.List(s.stateDir)
+// sessionsArgs is what follows `latch sessions`.
+type sessionsArgs struct {
+	action   string // "" (list), "rm" or "prune"
+	ids      []string
+	olderAge time.Duration // prune: --older-than
+	older    string        // as given
+	dryRun   bool
+}
+
+// parseSessionsArgs reads `latch sessions [rm ID… | prune --older-than AGE
+// [--dry-run]]`.
+func parseSessionsArgs(args []string, out io.Writer) (sessionsArgs, error) {
+	var a sessionsArgs
+	if len(args) == 0 {
+		return a, nil
+	}
+	a.action, args = args[0], args[1:]
+	switch a.action {
+	case "rm":
+		if len(args) == 0 {
+			return a, errors.New("latch sessions rm: give the id of a session (latch sessions lists them)")
+		}
+		for _, id := range args {
+			if !session.ValidID(id) {
+				return a, fmt.Errorf("latch sessions rm %s: not a session id (letters, digits, - and _ only; latch sessions lists them)", sanitize.Line(id))
+			}
+		}
+		a.ids = args
+		return a, nil
+	case "prune":
+		fs := flag.NewFlagSet("latch sessions prune", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.StringVar(&a.older, "older-than", "", "delete sessions whose last activity is older than this `age` (30d, 12h, 2w)")
+		fs.BoolVar(&a.dryRun, "dry-run", false, "say what would be deleted, delete nothing")
+		if err := fs.Parse(args); err != nil {
+			return a, err
+		}
+		if fs.NArg() > 0 {
+			return a, fmt.Errorf("latch sessions prune: unexpected argument %q", sanitize.Line(fs.Arg(0)))
+		}
+		if a.older == "" {
+			return a, errors.New("latch sessions prune: --older-than AGE is needed (e.g. --older-than 30d)")
+		}
+		d, err := parseAge(a.older)
+		if err != nil {
+			return a, fmt.Errorf("latch sessions prune --older-than: %v", err)
+		}
+		a.olderAge = d
+		return a, nil
+	}
+	return a, fmt.Errorf("latch sessions %s: unknown; use latch sessions, latch sessions rm ID or latch sessions prune --older-than AGE", sanitize.Line(a.action))
+}
+
+// parseAge reads an age: a whole number of days (30d) or weeks (2w), or a
+// Go duration (12h, 90m). It must be above 0.
+func parseAge(s string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if n, unit := strings.TrimRight(s, "dw"), strings.TrimLeft(s, "0123456789"); unit == "d" || unit == "w" {
+		days, perr := strconv.Atoi(n)
+		err = perr
+		d = time.Duration(days) * 24 * time.Hour
+		if unit == "w" {
+			d *= 7
+		}
+	} else {
+		d, err = time.ParseDuration(s)
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not an age (e.g. 30d, 2w, 12h)", sanitize.Line(s))
+	}
+	return d, nil
+}
+
+// runSessions runs `latch sessions`: list, rm or prune.
+func runSessions(s *settings, a sessionsArgs, now time.Time, stdout, stderr io.Writer) int {
+	switch a.action {
+	case "rm":
+		return removeSessions(s.stateDir, a.ids, stdout, stderr)
+	case "prune":
+		return pruneSessions(s.stateDir, a, now, stdout, stderr)
+	}
+	return listSessions(s, stdout, stderr)
+}
+
+// removeSessions is `latch sessions rm ID…`.
+func removeSessions(dir string, ids []string, stdout, stderr io.Writer) int {
+	code := exitOK
+	for _, id := range ids {
+		switch err := session.Remove(dir, id); {
+		case errors.Is(err, session.ErrNoSession):
+			say(stderr, fmt.Sprintf("latch sessions rm: no saved session %s (latch sessions lists them)", id))
+			code = exitError
+		case err != nil:
+			say(stderr, "latch sessions rm: "+err.Error())
+			code = exitError
+		default:
+			fmt.Fprintf(stdout, "removed session %s\n", id)
+		}
+	}
+	return code
+}
+
+// pruneSessions is `latch sessions prune --older-than AGE [--dry-run]`.
+func pruneSessions(dir string, a sessionsArgs, now time.Time, stdout, stderr io.Writer) int {
+	r, err := session.Prune(dir, now.Add(-a.olderAge), a.dryRun)
+	if err != nil {
+		say(stderr, "latch sessions prune: "+err.Error())
+		return exitError
+	}
+	verb := "removed"
+	if a.dryRun {
+		verb = "would remove"
+	}
+	for _, id := range r.Removed {
+		fmt.Fprintf(stdout, "%s %s\n", verb, id)
+	}
+	for _, id := range r.Busy {
+		fmt.Fprintf(stdout, "kept %s: it is open in another latch\n", id)
+	}
+	fmt.Fprintf(stdout, "%s %d session(s) idle for more than %s; kept %d\n", verb, len(r.Removed), a.older, r.Kept)
+	return exitOK
+}
+
+// listSessions prints the saved sessions that hold a message, newest
+// first: `latch sessions`.
+func listSessions(s *settings, stdout, stderr io.Writer) int {
+	all, err := session.List(s.stateDir)
 	if err != nil {
 		say(stderr, err.Error())
 		return exitError
+	}
+	var list []session.Summary
+	for _, x := range all {
+		if x.Messages > 0 || len(x.Pending) > 0 {
+			list = append(list, x)
+		}
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stdout, "no saved sessions in %s\n", s.stateDir)
@@ -27,6 +162,9 @@ func runSessions(s *settings, stdout, stderr io.Writer) int {
 		prompt := sanitize.Line(x.FirstPrompt)
 		if len([]rune(prompt)) > 50 {
 			prompt = string([]rune(prompt)[:50]) + "…"
+		}
+		if prompt == "" {
+			prompt = "(cleared)"
 		}
 		pending := "-"
 		if len(x.Pending) > 0 {

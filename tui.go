@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,16 +29,22 @@ func ollamaClient(s *settings) *api.Client {
 }
 
 // serverConfigs hands the config file's servers to the connection manager.
+// A server still waiting for an ${input:…} value (inputs.go) is not one of
+// them: it would be started with the placeholder.
 func serverConfigs(cs []ServerConfig) []session.ServerConfig {
-	out := make([]session.ServerConfig, len(cs))
-	for i, c := range cs {
-		out[i] = session.ServerConfig{
+	var out []session.ServerConfig
+	for _, c := range cs {
+		if len(c.Inputs) > 0 {
+			continue
+		}
+		out = append(out, session.ServerConfig{
 			Name: c.Name, Transport: c.Transport, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd,
 			InheritAll: c.EnvInheritAll, Inherit: c.EnvInherit,
 			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
 			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
-		}
-		applyOAuth(c, &out[i])
+			Secrets: c.Secrets,
+		})
+		applyOAuth(c, &out[len(out)-1])
 	}
 	return out
 }
@@ -44,16 +52,29 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 // runTUI runs the interactive program until the user quits, or quit is
 // done (a quit signal: see quitRequested).
 func runTUI(quit context.Context, s *settings, f flags) error {
+	// The values VS Code's inputs stand for, asked before anything else
+	// reads the terminal.
+	values, err := askInputs(quit, os.Stdin, os.Stderr, s.cfg)
+	if errors.Is(err, errQuitAtPrompt) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.cfg.fillInputs(values)
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if themes.NeedsBackground(s.theme) {
 		dark = lipgloss.HasDarkBackground()
 	}
 	configHome := themes.ConfigHome(s.getenv)
-	pal, notices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
+	pal, themeNotices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
 	if err != nil {
-		notices = append(notices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
+		themeNotices = append(themeNotices, fmt.Sprintf("theme: %v (using %s)", err, pal.Name))
 	}
+	// The config file's notices went to stderr, which the screen covers:
+	// they are shown on it too.
+	notices := append(slices.Clone(s.cfg.Warnings), themeNotices...)
 	profile := lipgloss.ColorProfile()
 	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
@@ -76,7 +97,8 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
 		Output: os.Stdout, SyncOutput: syncOutput, Mouse: s.cfg.Mouse,
-		OpenURL: func(u string) error { return startBrowser(u, s.getenv) }})
+		OpenURL:   func(u string) error { return startBrowser(u, s.getenv) },
+		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) }})
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.

@@ -37,6 +37,10 @@ type ServerConfig struct {
 
 	URL     string            // http, sse
 	Headers map[string]string // http, sse: sent as given; a token's Authorization wins
+	// Secrets are values the person typed for this server at start (VS
+	// Code inputs) that its Env, Args or Headers hold: credentials,
+	// redacted wherever they could show.
+	Secrets []string
 
 	Token        string   // a literal token
 	TokenEnv     string   // a variable holding the token

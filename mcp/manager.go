@@ -154,12 +154,13 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 func (m *Manager) emit(e Event) { m.opts.OnEvent(redactAll(m.red, m.withLogin(e))) }
 
 // knownSecrets are the credentials the config reveals before anything
-// connects: literal tokens, the values of token_env variables and literal
-// Authorization headers. Tokens from files and commands join when read.
+// connects: literal tokens, the values of token_env variables, the values
+// typed for VS Code inputs and literal Authorization headers. Tokens from files and commands join when read.
 func knownSecrets(cfgs []ServerConfig, getenv func(string) string) []string {
 	var out []string
 	for _, c := range cfgs {
 		out = append(out, c.Token)
+		out = append(out, c.Secrets...)
 		if c.TokenEnv != "" {
 			out = append(out, getenv(c.TokenEnv))
 		}

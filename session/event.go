@@ -15,6 +15,7 @@ const (
 	TypeAssistantMessage = "assistant_message"
 	TypeTurnDone         = "turn_done"
 	TypeModelChanged     = "model_changed"
+	TypeCleared          = "cleared"
 	TypeError            = "error"
 )
 
@@ -112,6 +113,12 @@ func (m Metrics) TokensPerSecond() float64 {
 		return 0
 	}
 	return float64(m.EvalTokens) / m.EvalDuration.Seconds()
+}
+
+// Cleared says the conversation was started afresh (/clear): what came
+// before it is no longer sent to the model, after a resume too.
+type Cleared struct {
+	Header
 }
 
 // ModelChanged says which model the session now talks to.
@@ -275,6 +282,7 @@ var eventTypes = map[string]func() Event{
 	TypeAssistantMessage: func() Event { return &AssistantMessage{} },
 	TypeTurnDone:         func() Event { return &TurnDone{} },
 	TypeModelChanged:     func() Event { return &ModelChanged{} },
+	TypeCleared:          func() Event { return &Cleared{} },
 	TypeError:            func() Event { return &Error{} },
 	TypeServerStatus:     func() Event { return &ServerStatusEvent{} },
 	TypeToolsChanged:     func() Event { return &ToolsChangedEvent{} },

@@ -135,7 +135,8 @@ type Summary struct {
 	Started     time.Time
 	Updated     time.Time // the last write
 	Model       string
-	FirstPrompt string
+	FirstPrompt string   // the first prompt after the last /clear
+	Messages    int      // the prompts sent, in all
 	Pending     []string // approval ids still waiting
 }
 
@@ -222,9 +223,12 @@ func (sm *summarizer) line(line []byte) {
 	case TypeModelChanged:
 		sm.Model = e.Model
 	case TypeUserMessage:
+		sm.Messages++
 		if sm.FirstPrompt == "" {
 			sm.FirstPrompt = e.Text
 		}
+	case TypeCleared:
+		sm.FirstPrompt = ""
 	case TypeApprovalParked:
 		sm.pending[e.ApprovalID] = true
 		sm.callOf[e.ApprovalID] = e.CallID

@@ -139,6 +139,8 @@ func (st *logState) apply(e Event) {
 		st.turn = max(st.turn, e.Turn)
 	case *MessageEvent:
 		st.message(e)
+	case *Cleared:
+		st.history = nil
 	case *ToolCallEvent:
 		st.calls[e.CallID] = e
 	case *PermissionEvent:

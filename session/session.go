@@ -383,13 +383,15 @@ func (s *Session) Wait() {
 	}
 }
 
-// Clear forgets the conversation (cancelling a running turn first).
+// Clear forgets the conversation (cancelling a running turn first), and
+// logs that it did: a resumed session starts from there too.
 func (s *Session) Clear() {
 	s.Cancel()
 	s.Wait()
 	s.mu.Lock()
 	s.history = nil
 	s.mu.Unlock()
+	s.publish(&Cleared{Header: s.header(TypeCleared)})
 }
 
 // Close cancels a running turn, closes every MCP server (a stubborn one is

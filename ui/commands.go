@@ -190,6 +190,7 @@ type modelsMsg struct {
 type modelSetMsg struct {
 	info session.ModelInfo
 	err  error
+	keep *modelKept // ctrl+s in the picker: what keeping it as the default did
 }
 
 // probeMsg reports what Ollama said about the configured model at start.
@@ -277,6 +278,7 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		return
 	}
 	m.addNotice("model: " + msg.info.Name + capsNote(msg.info))
+	m.noteKept(msg.info.Name, msg.keep)
 }
 
 func capsNote(info session.ModelInfo) string {

@@ -14,7 +14,8 @@ import (
 )
 
 // picker is the model chooser shown over the chat: ↑/↓ move, type to
-// filter, Enter picks, Esc closes.
+// filter, Enter picks, Ctrl+S picks and keeps it as the default (written
+// to the config file), Esc closes.
 type picker struct {
 	models []session.ModelInfo
 	filter string
@@ -65,6 +66,11 @@ func (m *Model) handlePickerKey(msg tea.KeyMsg) tea.Cmd {
 			m.picker = nil
 			return m.setModel(vis[p.cursor].Name)
 		}
+	case msg.Type == tea.KeyCtrlS:
+		if p.cursor < len(vis) {
+			m.picker = nil
+			return m.setAndKeepModel(vis[p.cursor].Name)
+		}
 	case msg.Type == tea.KeyBackspace:
 		if p.filter != "" {
 			p.filter = p.filter[:len(p.filter)-1]
@@ -87,7 +93,7 @@ func (p *picker) render(st *themes.Styles, width, height int) string {
 		b.WriteString(st.Dialog.Hint.Render("  filter: " + sanitize.Line(p.filter)))
 	}
 	b.WriteByte('\n')
-	rows := max(height-6, 1)
+	rows := max(height-7, 1)
 	start := 0
 	if p.cursor >= rows {
 		start = p.cursor - rows + 1
@@ -106,7 +112,8 @@ func (p *picker) render(st *themes.Styles, width, height int) string {
 	if len(vis) == 0 {
 		b.WriteString(st.Dialog.Hint.Render("  no model matches") + "\n")
 	}
-	b.WriteString(st.Dialog.Hint.Render("↑/↓ move · type to filter · enter choose · esc close"))
+	b.WriteString(st.Dialog.Hint.Render("↑/↓ move · type to filter · enter choose · esc close") + "\n")
+	b.WriteString(st.Dialog.Hint.Render("ctrl+s choose and keep as the default (in the config file)"))
 	return st.Dialog.Box.Render(b.String())
 }
 

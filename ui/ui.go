@@ -68,6 +68,10 @@ type Options struct {
 	// chat; the terminal's own selection needs Shift, or F2 to let go).
 	// Off, a drag selects text as anywhere else in the terminal.
 	Mouse bool
+	// KeepModel writes the model as the default into the config file
+	// (ctrl+s in the model picker) and returns where; main gives it.
+	// Without it, ctrl+s says the model cannot be kept.
+	KeepModel func(name string) (path string, err error)
 }
 
 // Model is the root Bubble Tea model.
@@ -94,6 +98,7 @@ type Model struct {
 	pr            promptUI               // the servers' prompts (prompts.go)
 	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
 	openURL       func(string) error     // see Options.OpenURL
+	keepModel     modelKeeper            // see Options.KeepModel
 	clipboard     func(string)           // see Options.Clipboard
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
@@ -159,6 +164,7 @@ func New(o Options) *Model {
 	m.mouse = o.Mouse
 	m.keys.setMouse(m.mouse)
 	m.openURL = o.OpenURL
+	m.keepModel = o.KeepModel
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
@@ -421,6 +427,10 @@ func (m *Model) handleEvent(e session.Event) {
 		m.handleToolEvent(e)
 	case *session.Notice:
 		m.addNotice(e.Text)
+	case *session.Cleared:
+		if m.replaying { // live, /clear empties the chat itself (handleCleared)
+			m.chat.clear()
+		}
 	case *session.Error:
 		m.addError(e.Message)
 	case *session.TurnDone:

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// DefaultConfigPath is where latch's own config lives when no file was
+// loaded: $XDG_CONFIG_HOME/latch/config.json, XDG_CONFIG_HOME defaulting
+// to ~/.config. "" when neither is known.
+func DefaultConfigPath(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // unset or relative: the XDG spec says ignore it
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "latch", "config.json")
+}
+
+// saveModel writes "model": name into latch's config file: the one that
+// was loaded (cfg.Path), else the default path (a new file). Only the
+// model's value is changed (or the key added first); the rest of the file
+// stays byte for byte. The file is replaced atomically, keeping its
+// permissions. A file of another app's shape is never written: latch's
+// model has no place there. It returns the path written.
+func saveModel(cfg *Config, getenv func(string) string, name string) (string, error) {
+	path := cfg.Path
+	if path == "" {
+		path = DefaultConfigPath(getenv)
+		if path == "" {
+			return "", errors.New("no config file to write to: HOME is not set")
+		}
+	}
+	if cfg.Foreign {
+		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
+			"to keep a default model, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
+			path, cmpOr(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // the notice says where, wherever latch was started
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // replace the file the link points to, not the link
+	}
+	mode := fs.FileMode(0o600)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = nil
+	case err != nil:
+		return "", err
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	out, err := withModel(data, name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	if err := writeAtomic(path, out, mode); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// cmpOr returns a, or b when a is "".
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
+
+// withModel returns the JSON object data with its top-level "model" set to
+// name: the old value replaced where it stands, or the key added first,
+// indented like the key that follows it. Nothing else changes.
+func withModel(data []byte, name string) ([]byte, error) {
+	var val bytes.Buffer
+	enc := json.NewEncoder(&val)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(name); err != nil {
+		return nil, err
+	}
+	value := bytes.TrimSpace(val.Bytes())
+	bom := []byte("\xef\xbb\xbf")
+	hasBOM := bytes.HasPrefix(data, bom)
+	body := bytes.TrimPrefix(data, bom)
+	if len(bytes.TrimSpace(body)) == 0 {
+		return append(append([]byte("{\n  \"model\": "), value...), "\n}\n"...), nil
+	}
+	start, end, open, err := modelSpan(body)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if hasBOM {
+		out = append(out, bom...)
+	}
+	if start >= 0 { // replace the value
+		out = append(out, body[:start]...)
+		out = append(out, value...)
+		return append(out, body[end:]...), nil
+	}
+	// Add the key after "{", with the white space that precedes the first key.
+	rest := body[open:]
+	ws := rest[:len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))]
+	out = append(out, body[:open]...)
+	if bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte("}")) {
+		out = append(out, " \"model\": "...)
+		out = append(out, value...)
+		out = append(out, ' ')
+		return append(out, rest[len(ws):]...), nil
+	}
+	out = append(out, ws...)
+	out = append(out, "\"model\": "...)
+	out = append(out, value...)
+	out = append(out, ',')
+	return append(out, rest...), nil
+}
+
+// modelSpan finds, in a JSON object, the byte span of the top-level
+// "model" value (start -1 when there is none) and the offset just after
+// the opening brace.
+func modelSpan(data []byte) (start, end, open int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return 0, 0, 0, errors.New("not a JSON object")
+	}
+	open = int(dec.InputOffset())
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		afterKey := int(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return 0, 0, 0, err
+		}
+		if k == "model" {
+			end = int(dec.InputOffset())
+			colon := bytes.IndexByte(data[afterKey:end], ':')
+			if colon < 0 {
+				return 0, 0, 0, errors.New("not a JSON object")
+			}
+			start = afterKey + colon + 1
+			start += len(data[start:end]) - len(bytes.TrimLeft(data[start:end], " \t\r\n"))
+			return start, end, open, nil
+		}
+	}
+	return -1, -1, open, nil
+}
+
+// writeAtomic replaces path with data: a temporary file in the same folder
+// (made if need be), synced, then renamed over it.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; else a leftover
+	if err := tmp.Chmod(mode); err != nil {
+		_ = tmp.Close() // the error above is the one to report
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close() // the error above is the one to report
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close() // the error above is the one to report
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

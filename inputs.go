@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"latch/ui/sanitize"
+)
+
+// A VS Code mcp.json may hold ${input:ID} in a server's strings: a value
+// (an API key, most often) that VS Code asks the person for. latch asks
+// for it once, at start, before the screen comes up: masked, kept in
+// memory only, and redacted like a token wherever it could show. Where
+// there is no one to ask (-p, no terminal), the server is left out with a
+// line saying how to give latch the value instead.
+
+// errQuitAtPrompt means the person quit while latch asked for an input.
+var errQuitAtPrompt = errors.New("quit")
+
+// leaveOutInputs takes the servers that still need an ${input:…} value out
+// of cfg, each with a notice saying why and what to do instead.
+func (cfg *Config) leaveOutInputs(why string) {
+	var kept []ServerConfig
+	for _, s := range cfg.Servers {
+		if len(s.Inputs) == 0 {
+			kept = append(kept, s)
+			continue
+		}
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("config %s: server %q: needs %s, a value VS Code asks for; %s, so this server is not loaded. "+
+			"Give it to latch in latch's own config: env with the value for a stdio server, token_env naming a variable for an http server's token",
+			cfg.Path, s.Name, inputRefs(s.Inputs), why))
+	}
+	cfg.Servers = kept
+}
+
+// inputRefs writes ids as ${input:ID}, ${input:ID2}.
+func inputRefs(ids []string) string {
+	refs := make([]string, len(ids))
+	for i, id := range ids {
+		refs[i] = "${input:" + id + "}"
+	}
+	return strings.Join(refs, ", ")
+}
+
+// fillInputs puts the values given into the servers that need them; a
+// server whose value was not given is left out (see leaveOutInputs).
+func (cfg *Config) fillInputs(values map[string]string) {
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		if len(s.Inputs) == 0 || slices.ContainsFunc(s.Inputs, func(id string) bool { return values[id] == "" }) {
+			continue
+		}
+		fill := func(v string) string {
+			for _, id := range s.Inputs {
+				v = strings.ReplaceAll(v, "${input:"+id+"}", values[id])
+			}
+			return v
+		}
+		s.Command, s.URL, s.Cwd = fill(s.Command), fill(s.URL), fill(s.Cwd)
+		for j := range s.Args {
+			s.Args[j] = fill(s.Args[j])
+		}
+		for _, m := range []map[string]string{s.Env, s.Headers} {
+			for k := range m {
+				m[k] = fill(m[k])
+			}
+		}
+		for _, id := range s.Inputs {
+			s.Secrets = append(s.Secrets, values[id])
+		}
+		s.Inputs = nil
+	}
+	cfg.leaveOutInputs("none was given")
+}
+
+// askInputs asks on the terminal, once each, for the ${input:…} values
+// the servers need, masked. Without a terminal it asks nothing. An empty
+// answer (or Ctrl+D) gives no value; Ctrl+C or a quit signal is
+// errQuitAtPrompt.
+func askInputs(quit context.Context, in *os.File, out io.Writer, cfg *Config) (map[string]string, error) {
+	users := map[string][]string{} // input id → the servers that need it
+	var ids []string
+	for _, s := range cfg.Servers {
+		for _, id := range s.Inputs {
+			if users[id] == nil {
+				ids = append(ids, id)
+			}
+			users[id] = append(users[id], s.Name)
+		}
+	}
+	values := map[string]string{}
+	fd := int(in.Fd())
+	if len(ids) == 0 || !term.IsTerminal(fd) {
+		return values, nil
+	}
+	// Raw (no echo) before the first question is shown: a value typed at
+	// once is never echoed by the terminal.
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = term.Restore(fd, old) }() // back to what it was; nothing to do if it fails
+	for _, id := range ids {
+		what := "${input:" + id + "}"
+		if d := cfg.Inputs[id].Description; d != "" {
+			what = fmt.Sprintf("%s (%s)", sanitize.Line(d), what)
+		}
+		fmt.Fprintf(out, "latch: server %s needs %s; it is kept in memory only. Enter to skip the server\r\n> ",
+			strings.Join(slices.Sorted(slices.Values(users[id])), ", "), what)
+		v, err := readMasked(quit, in, out)
+		fmt.Fprint(out, "\r\n")
+		if err != nil {
+			return nil, err
+		}
+		values[id] = v
+	}
+	return values, nil
+}
+
+// readMasked reads one line from a terminal in raw mode, echoing a * per
+// character. Only the bytes of that line are read: what comes after is
+// left for the screen. Escape sequences (arrow keys) are ignored.
+func readMasked(quit context.Context, in *os.File, out io.Writer) (string, error) {
+	type chunk struct {
+		b   byte
+		err error
+	}
+	next := make(chan chunk, 1) // a read left waiting at a quit never blocks
+	read := func() {
+		var b [1]byte
+		_, err := in.Read(b[:])
+		next <- chunk{b[0], err}
+	}
+	var line []byte
+	esc := 0 // 1 after ESC, 2 inside a CSI sequence
+	for {
+		go read()
+		var c chunk
+		select {
+		case <-quit.Done():
+			return "", errQuitAtPrompt
+		case c = <-next:
+		}
+		if c.err != nil {
+			return "", nil
+		}
+		switch b := c.b; {
+		case esc == 1:
+			esc = 0
+			if b == '[' || b == 'O' {
+				esc = 2
+			}
+		case esc == 2:
+			if b >= 0x40 && b <= 0x7e {
+				esc = 0
+			}
+		case b == 0x1b:
+			esc = 1
+		case b == '\r' || b == '\n':
+			return string(line), nil
+		case b == 0x03:
+			return "", errQuitAtPrompt
+		case b == 0x04:
+			if len(line) == 0 {
+				return "", nil
+			}
+		case b == 0x7f || b == 0x08:
+			if len(line) > 0 {
+				_, n := utf8.DecodeLastRune(line)
+				line = line[:len(line)-n]
+				fmt.Fprint(out, "\b \b")
+			}
+		case b == 0x15: // Ctrl+U
+			fmt.Fprint(out, strings.Repeat("\b \b", utf8.RuneCount(line)))
+			line = line[:0]
+		case b < 0x20:
+		default:
+			line = append(line, b)
+			if utf8.RuneStart(b) {
+				fmt.Fprint(out, "*")
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Remove deletes a saved session: its log and its lock file. It takes the
+// session's lock first, so a session another latch holds is refused
+// (ErrSessionBusy) and never deleted under it.
+func Remove(dir, id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("%s: not a session id (letters, digits, - and _ only)", id)
+	}
+	logPath := filepath.Join(dir, id+".jsonl")
+	if _, err := os.Stat(logPath); errors.Is(err, fs.ErrNotExist) {
+		return noSessionError{id}
+	}
+	lock, err := lockSession(dir, id)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	if err := os.Remove(logPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("session %s: %w", id, err)
+	}
+	// The lock file goes while it is held: a latch that opens the id now
+	// finds no log to resume.
+	_ = os.Remove(filepath.Join(dir, id+".lock")) // the log is gone; a stray lock file is harmless
+	return nil
+}
+
+// PruneResult is what Prune did.
+type PruneResult struct {
+	Removed []string // the ids deleted (or, in a dry run, that would be)
+	Busy    []string // old ones another latch holds, kept
+	Kept    int      // every session left, the busy ones included
+}
+
+// Prune deletes the saved sessions whose last activity is before cutoff,
+// skipping those another latch holds. With dryRun it deletes nothing and
+// reports what it would delete.
+func Prune(dir string, cutoff time.Time, dryRun bool) (PruneResult, error) {
+	var r PruneResult
+	list, err := List(dir)
+	if err != nil {
+		return r, err
+	}
+	for _, s := range list {
+		if !s.Updated.Before(cutoff) {
+			r.Kept++
+			continue
+		}
+		remove := Remove
+		if dryRun {
+			remove = canRemove
+		}
+		switch err := remove(dir, s.ID); {
+		case errors.Is(err, ErrSessionBusy):
+			r.Busy = append(r.Busy, s.ID)
+			r.Kept++
+		case err != nil:
+			return r, err
+		default:
+			r.Removed = append(r.Removed, s.ID)
+		}
+	}
+	return r, nil
+}
+
+// canRemove is Remove without deleting: it says whether the session could
+// be deleted now.
+func canRemove(dir, id string) error {
+	lock, err := lockSession(dir, id)
+	if err != nil {
+		return err
+	}
+	lock.release()
+	return nil
+}
