@@ -23,7 +23,7 @@ const DefaultTimeout = 60 * time.Second
 // server's config sets no connect_timeout.
 const DefaultConnectTimeout = 15 * time.Second
 
-// Config is the parsed, validated config file (README: Config file).
+// Config is the parsed, validated config file (docs/CONFIG.md).
 type Config struct {
 	Path        string            // the file loaded, "" when none was found
 	Model       string            // "model"
@@ -60,7 +60,7 @@ type OllamaConfig struct {
 	// nil when unset, which means true. See TextToolCallsOn.
 	TextToolCalls *bool
 	// MaxTools is "max_tools": the most tools one request offers the
-	// model; above it, each turn offers the most relevant ones (README:
+	// model; above it, each turn offers the most relevant ones (docs/MODELS.md:
 	// "Too many tools"). 0 when unset: session.DefaultMaxTools (24, about
 	// where small models start to choose badly).
 	MaxTools int

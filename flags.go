@@ -15,7 +15,7 @@ import (
 // errHelp means --help was asked for and printed.
 var errHelp = errors.New("help")
 
-// flags are the command-line options (README: Flags).
+// flags are the command-line options (docs/USING.md: Flags).
 type flags struct {
 	config  string
 	model   string
@@ -65,7 +65,7 @@ Environment:
   NO_COLOR       monochrome output
 
 Config file: --config, $LATCH_CONFIG, ./latch.json, then
-$XDG_CONFIG_HOME/latch/config.json. See README.md for the format.
+$XDG_CONFIG_HOME/latch/config.json. See docs/CONFIG.md for the format.
 `
 
 func parseFlags(args []string, out io.Writer) (flags, error) {

@@ -21,7 +21,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit statuses (README: Scripting).
+// Exit statuses (docs/SESSIONS.md: Scripting).
 const (
 	exitOK     = 0
 	exitError  = 1

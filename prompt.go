@@ -65,6 +65,18 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 		return exitError // interrupted while the servers connected
 	}
 
+	if code := beginTurn(sess, f, prompt, stdout, stderr); code >= 0 {
+		return code
+	}
+	return printTurn(ctx, sess, sub, f.json, stdout, stderr)
+}
+
+// beginTurn starts what -p runs: the decision on a parked call and the
+// turn it resumes, a resumed turn cut short, or the prompt. It returns an
+// exit status when there is nothing to print (-1 when the turn runs).
+func beginTurn(sess *session.Session, f flags, prompt string, stdout, stderr io.Writer) int {
+	deciding := f.approve != "" || f.reject != ""
+	resuming := f.resume != "" || f.cont
 	switch {
 	case deciding:
 		id, approve := f.approve, true
@@ -91,7 +103,7 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 			if strings.TrimSpace(prompt) != "" {
 				fmt.Fprintln(stderr, "latch: the prompt is ignored: the resumed turn goes on first")
 			}
-			break
+			return -1
 		}
 		if strings.TrimSpace(prompt) == "" {
 			fmt.Fprintf(stderr, "latch: session %s has no unfinished turn: -p needs a prompt\n", sess.ID())
@@ -107,7 +119,7 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 			return exitError
 		}
 	}
-	return printTurn(ctx, sess, sub, f.json, stdout, stderr)
+	return -1
 }
 
 // blocked reports whether a resumed turn waits for a person, and if so says

@@ -10,7 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// Ranking tools by embeddings (README: "Too many tools"). With
+// Ranking tools by embeddings (docs/MODELS.md: "Too many tools"). With
 // ollama.embed_model set, the tool budget ranks the offerable tools by
 // how close each tool's definition is, in the embedding model's space, to
 // the recent user messages, instead of by shared words (rankTools):

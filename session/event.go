@@ -6,7 +6,7 @@ import (
 )
 
 // Event type names, as they appear in the "type" field on the wire (the
-// session log and --json). Scripts depend on them: see the README ("Sessions on disk").
+// session log and --json). Scripts depend on them: see docs/SESSIONS.md ("Sessions on disk").
 const (
 	TypeSessionStarted   = "session_started"
 	TypeUserMessage      = "user_message"

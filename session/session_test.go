@@ -348,7 +348,7 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-// The wire names are read by scripts (README: "Sessions on disk").
+// The wire names are read by scripts (docs/SESSIONS.md: "Sessions on disk").
 func TestEventJSON(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)

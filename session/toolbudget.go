@@ -12,7 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// The tool budget (README: "Too many tools"). Every tool offered costs the
+// The tool budget (docs/MODELS.md: "Too many tools"). Every tool offered costs the
 // model prompt tokens and a choice: small local models choose worse the
 // more tools they are offered. What a request offers is, in order:
 //

@@ -36,7 +36,7 @@ func (m *Model) cmdTheme(args []string) tea.Cmd {
 			b.WriteString("\n  " + mark + n)
 		}
 		if dir := themes.Dir(m.themeEnv.configHome); dir != "" {
-			fmt.Fprintf(&b, "\nuser themes: %s/NAME.json (palette tokens; see README)", dir)
+			fmt.Fprintf(&b, "\nuser themes: %s/NAME.json (palette tokens; see docs/USING.md, Themes)", dir)
 		}
 		m.addNotice(b.String())
 	case 1:
