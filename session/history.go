@@ -183,7 +183,7 @@ func rewriteHistory(path string, entries []string) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // gone after the rename; left by a failure
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; left by a failure
 	_ = tmp.Chmod(0o600)
 	if _, err := tmp.Write(b.Bytes()); err != nil {
 		_ = tmp.Close() // the write failed already

@@ -89,20 +89,13 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	defer m.afterChatKey()
+	if cmd, ok := m.viewKey(msg); ok {
+		m.dirty = true
+		return cmd
+	}
 	switch {
 	case matches(msg, m.keys.Cancel):
 		m.cancelInnermost()
-	case matches(msg, m.keys.Thinking):
-		m.toggleThinking()
-	case matches(msg, m.keys.Expand):
-		m.view.expandCards = !m.view.expandCards
-		m.relayoutAll()
-	case matches(msg, m.keys.Copy):
-		return m.copyLast()
-	case matches(msg, m.keys.CopyMode):
-		m.openCopyMode()
-	case matches(msg, m.keys.Mouse):
-		return m.toggleMouse()
 	case matches(msg, m.keys.Help) && m.input.value() == "":
 		return m.cmdHelp(nil)
 	case matches(msg, m.keys.EOF) && m.input.value() == "":
@@ -124,6 +117,27 @@ func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	m.dirty = true
 	return nil
+}
+
+// viewKey handles the keys that change what the screen shows, or copy
+// from it, and reports whether msg was one of them.
+func (m *Model) viewKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	switch {
+	case matches(msg, m.keys.Thinking):
+		m.toggleThinking()
+	case matches(msg, m.keys.Expand):
+		m.view.expandCards = !m.view.expandCards
+		m.relayoutAll()
+	case matches(msg, m.keys.Copy):
+		return m.copyLast(), true
+	case matches(msg, m.keys.CopyMode):
+		m.openCopyMode()
+	case matches(msg, m.keys.Mouse):
+		return m.toggleMouse(), true
+	default:
+		return nil, false
+	}
+	return nil, true
 }
 
 // cancelInnermost is Esc: it stops the innermost thing: the queue of

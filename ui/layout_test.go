@@ -5,12 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"latch/session"
 	"latch/session/ollamatest"
-	"latch/themes"
 )
 
 // TestThoughtForOneWord: a one-word thought is "1 word", not "1 words".
@@ -26,14 +23,7 @@ func TestThoughtForOneWord(t *testing.T) {
 // TestWrappedErrorHasNoBlankLine: Ollama unreachable, at 120 columns the
 // error wraps before "--host" with no blank line inside it.
 func TestWrappedErrorHasNoBlankLine(t *testing.T) {
-	srv := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
-	client := srv.Client()
-	srv.Close()
-	sess := session.New(session.Options{Client: client, Host: "http://127.0.0.1:11434", Model: "qwen3:8b"})
-	defer sess.Close()
-	m := New(Options{Backend: sess, Events: sess.Subscribe(), Styles: themes.Default(), FrameInterval: -1})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
-	m.Update(m.probe()())
+	m := unreachableModel(t, "http://127.0.0.1:11434", 120)
 	var rows []string
 	for _, l := range strings.Split(m.View(), "\n") {
 		rows = append(rows, strings.TrimRight(ansi.Strip(l), " "))

@@ -255,23 +255,13 @@ func offerText(o session.ToolOffer) string {
 		b.WriteString("\n" + toolLines(o.Offered, true))
 	}
 	if len(o.LeftOut) > 0 {
-		names := make([]string, len(o.LeftOut))
-		for i, t := range o.LeftOut {
-			names[i] = t.Name
-		}
-		fmt.Fprintf(&b, "\nleft out of the last request by ollama.max_tools (%d): %s", len(names),
-			sanitize.Line(strings.Join(names, ", ")))
+		fmt.Fprintf(&b, "\nleft out of the last request by ollama.max_tools (%d): %s", len(o.LeftOut), toolNames(o.LeftOut))
 	}
 	if len(o.Off) > 0 {
 		fmt.Fprintf(&b, "\nturned off (/tools NAME on): %s", sanitize.Line(strings.Join(o.Off, ", ")))
 	}
 	if len(o.NotOffered) > 0 {
-		names := make([]string, len(o.NotOffered))
-		for i, t := range o.NotOffered {
-			names[i] = t.Name
-		}
-		fmt.Fprintf(&b, "\nnot offered (%d, turned off or not in the server's tools list): %s", len(names),
-			sanitize.Line(strings.Join(names, ", ")))
+		fmt.Fprintf(&b, "\nnot offered (%d, turned off or not in the server's tools list): %s", len(o.NotOffered), toolNames(o.NotOffered))
 	}
 	for _, srv := range slices.Sorted(maps.Keys(o.Unknown)) {
 		fmt.Fprintf(&b, "\n⚠ %s: its tools list names tools it does not have: %s", sanitize.Line(srv),
@@ -389,4 +379,13 @@ func (m *Model) handleTokenKey(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	p.in, cmd = p.in.Update(asText(msg))
 	return cmd
+}
+
+// toolNames lists tools by their model-facing names, on one line.
+func toolNames(ts []session.Tool) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return sanitize.Line(strings.Join(names, ", "))
 }

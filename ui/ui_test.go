@@ -327,15 +327,23 @@ func TestTabCompletesCommands(t *testing.T) {
 	}
 }
 
-func TestUnreachableOllamaIsOneClearLine(t *testing.T) {
+// unreachableModel is a UI of width columns whose Ollama (said to be at
+// host) does not answer, after its start-up probe.
+func unreachableModel(t *testing.T, host string, width int) *Model {
+	t.Helper()
 	srv := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
 	client := srv.Client()
 	srv.Close()
-	sess := session.New(session.Options{Client: client, Host: "127.0.0.1:1", Model: "qwen3:8b"})
-	defer sess.Close()
+	sess := session.New(session.Options{Client: client, Host: host, Model: "qwen3:8b"})
+	t.Cleanup(sess.Close)
 	m := New(Options{Backend: sess, Events: sess.Subscribe(), Styles: themes.Default(), FrameInterval: -1})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	m.Update(tea.WindowSizeMsg{Width: width, Height: 24})
 	m.Update(m.probe()())
+	return m
+}
+
+func TestUnreachableOllamaIsOneClearLine(t *testing.T) {
+	m := unreachableModel(t, "127.0.0.1:1", 100)
 	if v := m.View(); !strings.Contains(v, "cannot reach Ollama at 127.0.0.1:1") || !strings.Contains(v, "ollama serve") {
 		t.Fatalf("no clear error:\n%s", v)
 	}
