@@ -31,7 +31,9 @@ func (i inputFile) Fd() uintptr { return i.f.Fd() }
 // Name is the terminal's file name.
 func (i inputFile) Name() string { return i.f.Name() }
 
-// keyReader reads r through a keyDecoder.
+// keyReader reads r through a keyDecoder. Bubble Tea reads from one
+// goroutine at a time; mu keeps the decoder whole should a cancelled
+// read still be under way when the next begins.
 type keyReader struct {
 	mu  sync.Mutex
 	r   io.Reader
