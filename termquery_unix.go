@@ -13,6 +13,9 @@ import (
 	"golang.org/x/term"
 )
 
+// ttyName is the process's terminal.
+const ttyName = "/dev/tty"
+
 // syncReply is a terminal's DECRPM answer about mode 2026; da1Reply ends
 // the answers (every terminal answers DA1).
 var (

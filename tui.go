@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/ollama/ollama/api"
+	"golang.org/x/term"
 
 	"latch/session"
 	"latch/themes"
@@ -102,8 +103,17 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithOutput(ui.TeaOutput(os.Stdout)),
-		tea.WithoutSignalHandler()}
+	// The keys are read through ui.TeaInput, which turns the keys the
+	// terminal tells apart into those Bubble Tea knows.
+	keys, err := keyboard()
+	if err != nil {
+		return err
+	}
+	if keys != os.Stdin {
+		defer keys.Close()
+	}
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(ui.TeaInput(keys)),
+		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}
 	if s.cfg.Mouse {
 		// Off by default: the terminal's own selection works, and the
 		// wheel scrolls only where the terminal turns it into keys.
@@ -113,4 +123,18 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	defer context.AfterFunc(quit, p.Quit)()
 	_, err = p.Run()
 	return err
+}
+
+// keyboard is the terminal the keys are read from: stdin, or when stdin is
+// not a terminal (input piped in) the terminal itself, as Bubble Tea
+// chooses when it is given no input.
+func keyboard() (*os.File, error) {
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		return os.Stdin, nil
+	}
+	f, err := os.OpenFile(ttyName, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("no terminal to read keys from: %w", err)
+	}
+	return f, nil
 }

@@ -16,7 +16,7 @@ import (
 // row at the top, erased to its end.
 //
 // While Bubble Tea holds the alternate screen the terminal is asked for
-// disambiguated keys (keysOn, see decodeKey), and told to stop before it
+// disambiguated keys (keysOn, see TeaInput), and told to stop before it
 // leaves it: on a quit, a signal, a panic Bubble Tea recovers from, and a
 // suspend alike, since each leaves the alternate screen. The kitty
 // protocol keeps a stack of its modes per screen, so the request lives in

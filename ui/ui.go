@@ -280,7 +280,7 @@ func (m *Model) waitEvents(last time.Time) tea.Cmd {
 // Update handles one message, then keeps the window title in step with
 // what latch is doing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := m.update(decodeKey(msg))
+	_, cmd := m.update(msg)
 	if len(m.later) > 0 {
 		cmd = tea.Batch(append([]tea.Cmd{cmd}, m.later...)...)
 		m.later = nil

@@ -1,0 +1,185 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync"
+)
+
+// TeaInput is the input to give Bubble Tea for the terminal f (stdin):
+// what is read from f reaches Bubble Tea with every disambiguated key
+// sequence (see keysOn) turned into the legacy bytes of its key, so
+// Bubble Tea only sees keys it knows, each as a message of its own.
+//
+// It is a terminal file to Bubble Tea (Fd, Name): Bubble Tea still puts f
+// in raw mode, and its reader can still be cancelled (on a suspend, at
+// the end) by waiting on f's descriptor.
+func TeaInput(f *os.File) io.ReadWriteCloser { return inputFile{newKeyReader(f), f} }
+
+type inputFile struct {
+	*keyReader
+	f *os.File
+}
+
+func (i inputFile) Write(p []byte) (int, error) { return i.f.Write(p) }
+func (i inputFile) Close() error                { return i.f.Close() }
+
+// Fd is the terminal's file descriptor.
+func (i inputFile) Fd() uintptr { return i.f.Fd() }
+
+// Name is the terminal's file name.
+func (i inputFile) Name() string { return i.f.Name() }
+
+// keyReader reads r through a keyDecoder. Bubble Tea reads from one
+// goroutine at a time; mu keeps the decoder whole should a cancelled
+// read still be under way when the next begins.
+type keyReader struct {
+	mu  sync.Mutex
+	r   io.Reader
+	dec keyDecoder
+	in  []byte
+	out []byte // decoded bytes p had no room for
+	err error  // r's error, once out is given
+}
+
+func newKeyReader(r io.Reader) *keyReader { return &keyReader{r: r} }
+
+// Read reads once from r and returns what that decodes to: nothing (0,
+// nil) when all of it is the start of a sequence that goes on in the next
+// read. It reads no more than p has room for once decoded (a decoded key
+// is never longer than its sequence), so when p is larger than a held
+// sequence nothing is left for a later Read: a reader that waits for f to
+// be readable before each Read, as Bubble Tea's does, never waits on
+// bytes already read.
+func (k *keyReader) Read(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.out) == 0 {
+		if k.err != nil {
+			return 0, k.err
+		}
+		n := max(len(p)-len(k.dec.held), 1)
+		if cap(k.in) < n {
+			k.in = make([]byte, n)
+		}
+		n, err := k.r.Read(k.in[:n])
+		k.out = k.dec.decode(k.out[:0], k.in[:n])
+		if err != nil {
+			k.out = append(k.out, k.dec.flush()...)
+			k.err = err
+		}
+	}
+	n := copy(p, k.out)
+	k.out = k.out[n:]
+	if len(k.out) == 0 && n == 0 {
+		return 0, k.err
+	}
+	return n, nil
+}
+
+// maxSeq is the longest sequence held for its end: a longer one is not a
+// key, and is passed on as it is.
+const maxSeq = 32
+
+// The markers around a bracketed paste.
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// keyDecoder turns the key sequences in a stream of reads into the
+// legacy bytes of their keys (parseKeySeq), and passes everything else on
+// unchanged: other sequences (the mouse's among them), text, and the
+// whole of a bracketed paste. A sequence cut at the end of a read is held
+// until its end comes. A lone Esc at the end of a read is passed on at
+// once, as Bubble Tea would see it: it is the Esc key.
+type keyDecoder struct {
+	held    []byte // the start of a sequence cut at the end of the last read
+	inPaste bool
+	seenEnd int // in a paste: how much of its end marker was last seen
+}
+
+// decode appends to out what in decodes to.
+func (d *keyDecoder) decode(out, in []byte) []byte {
+	b := in
+	if len(d.held) > 0 {
+		b = append(d.held, in...)
+		d.held = nil
+	}
+	for i := 0; i < len(b); {
+		if d.inPaste {
+			n := d.pasted(b[i:])
+			out = append(out, b[i:i+n]...)
+			i += n
+			continue
+		}
+		if b[i] != 0x1b || i+1 == len(b) || b[i+1] != '[' {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		n, whole := csiLen(b[i:])
+		seq := b[i : i+n]
+		switch {
+		case whole:
+			if key, ok := parseKeySeq(string(seq)); ok {
+				out = append(out, key...)
+			} else {
+				out = append(out, seq...)
+				d.inPaste = string(seq) == pasteStart
+			}
+		case i+n == len(b) && n < maxSeq:
+			d.held = bytes.Clone(seq)
+		default:
+			out = append(out, seq...)
+		}
+		i += n
+	}
+	return out
+}
+
+// flush gives back a held sequence as it is (the input ended).
+func (d *keyDecoder) flush() []byte {
+	b := d.held
+	d.held = nil
+	return b
+}
+
+// pasted is how many bytes at the start of b are in the paste, its end
+// marker included; the paste ends with them when it does.
+func (d *keyDecoder) pasted(b []byte) int {
+	for i, c := range b {
+		switch {
+		case c == pasteEnd[d.seenEnd]:
+			d.seenEnd++
+		case c == 0x1b:
+			d.seenEnd = 1
+		default:
+			d.seenEnd = 0
+		}
+		if d.seenEnd == len(pasteEnd) {
+			d.inPaste, d.seenEnd = false, 0
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// csiLen is the length of the control sequence b starts with ("\x1b[",
+// parameter bytes, intermediate bytes, a final byte) and whether it is
+// whole. When it is not, the length is up to the first byte that cannot
+// be in it, the end of b or maxSeq bytes, whichever comes first.
+func csiLen(b []byte) (int, bool) {
+	i := 2
+	for i < len(b) && i < maxSeq && b[i] >= 0x30 && b[i] <= 0x3f {
+		i++
+	}
+	for i < len(b) && i < maxSeq && b[i] >= 0x20 && b[i] <= 0x2f {
+		i++
+	}
+	if i < len(b) && i < maxSeq && b[i] >= 0x40 && b[i] <= 0x7e {
+		return i + 1, true
+	}
+	return i, false
+}
