@@ -110,7 +110,7 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 		return err
 	}
 	if keys != os.Stdin {
-		defer keys.Close()
+		defer func() { _ = keys.Close() }() // the terminal opened for reading: nothing was written
 	}
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(ui.TeaInput(keys)),
 		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}

@@ -35,13 +35,13 @@ func (o teaOutput) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	switch string(p) {
-	case ansi.SetAltScreenSaveCursorMode:
+	case ansi.SetModeAltScreenSaveCursor:
 		if _, err := o.f.Write(p); err != nil {
 			return 0, err
 		}
 		_, err := o.f.WriteString(keysOn)
 		return len(p), err
-	case ansi.ResetAltScreenSaveCursorMode:
+	case ansi.ResetModeAltScreenSaveCursor:
 		if _, err := o.f.WriteString(keysOff); err != nil {
 			return 0, err
 		}
