@@ -175,8 +175,15 @@ func testClearNeverBlocks(t *testing.T, endFirst bool) {
 		t.Fatal("the clear command did not end")
 	}
 	h.m.Update(cleared)
-	if v := h.m.View(); strings.Contains(v, "first question") || len(sess.History()) > 1 {
-		t.Fatalf("/clear left the conversation (%d messages):\n%s", len(sess.History()), v)
+	// The queued message may already be sent, and even answered: what
+	// must be gone is the first question.
+	for _, msg := range sess.History() {
+		if strings.Contains(msg.Content, "first question") {
+			t.Fatalf("/clear left the conversation in the session: %+v", sess.History())
+		}
+	}
+	if v := h.m.View(); strings.Contains(v, "first question") {
+		t.Fatalf("/clear left the conversation on screen:\n%s", v)
 	}
 	feedUntil(func(e session.Event) bool {
 		u, ok := e.(*session.UserMessage)
