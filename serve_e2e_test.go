@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,9 +36,11 @@ type sdkOut struct {
 		} `json:"result"`
 		Error string `json:"error"`
 	} `json:"calls"`
-	ConnectError string    `json:"connectError"`
-	DurationsMs  []float64 `json:"durationsMs"`
-	RepeatError  any       `json:"repeatError"`
+	ConnectError string           `json:"connectError"`
+	ListChanged  bool             `json:"listChanged"`
+	ToolsAfter   []map[string]any `json:"toolsAfter"`
+	DurationsMs  []float64        `json:"durationsMs"`
+	RepeatError  any              `json:"repeatError"`
 }
 
 // sdkClient runs client.mjs with plan (see its header) in the rig's
@@ -231,9 +235,16 @@ func TestServeUnexposedToolIsUnknown(t *testing.T) {
 	}
 }
 
-// startServeHTTP starts latch serve --listen 127.0.0.1:0 and returns the
-// URL it says it listens on.
-func startServeHTTP(t *testing.T, r *promptRig, token string) string {
+// served is a running latch serve --listen.
+type served struct {
+	url    string        // where it says it listens
+	cmd    *exec.Cmd     // the process
+	exited chan struct{} // closed once it has exited
+}
+
+// startServeHTTP starts latch serve --listen 127.0.0.1:0 with the token in
+// $LATCH_SERVE_TOKEN; it is interrupted when the test ends.
+func startServeHTTP(t *testing.T, r *promptRig, token string) *served {
 	t.Helper()
 	cmd := exec.Command(r.bin, "--config", r.cfg, "serve", "--listen", "127.0.0.1:0")
 	cmd.Env, cmd.Dir = append(r.env, "LATCH_SERVE_TOKEN="+token), r.cwd
@@ -278,7 +289,7 @@ func startServeHTTP(t *testing.T, r *promptRig, token string) string {
 						t.Logf("latch serve: %s", l)
 					}
 				}()
-				return u
+				return &served{url: u, cmd: cmd, exited: exited}
 			}
 		case <-deadline:
 			t.Fatal("latch serve did not say where it listens within 60 s")
@@ -319,7 +330,7 @@ func post(t *testing.T, url string, header map[string]string) int {
 func TestServeHTTPNeedsTokenHostAndOrigin(t *testing.T) {
 	const token = "s3cret-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
-	url := startServeHTTP(t, r, token)
+	url := startServeHTTP(t, r, token).url
 	bearer := "Bearer " + token
 	for _, c := range []struct {
 		name   string
@@ -367,5 +378,65 @@ func TestServeListenRefusesWithoutTokenOrTLS(t *testing.T) {
 	}
 	if strings.Contains(res.stderr, "s3cret") {
 		t.Errorf("the token is echoed: %q", res.stderr)
+	}
+}
+
+func TestServeFollowsUpstreamToolsAndNamesFailedServers(t *testing.T) {
+	fake := mcptestutil.BuildFakeMCP(t)
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"fake":   map[string]any{"command": fake, "args": []string{"-grow"}, "allow": []string{"grow"}},
+		"broken": map[string]any{"command": filepath.Join(t.TempDir(), "no-such-server")},
+	}}, false)
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "list": true,
+		"calls": []any{map[string]any{"name": "fake__grow"}}, "waitListChanged": 30000})
+	if !strings.Contains(res.Instructions, "broken") {
+		t.Errorf("the instructions do not name the server that failed: %q", res.Instructions)
+	}
+	has := func(tools []map[string]any, name string) bool {
+		for _, tool := range tools {
+			if tool["name"] == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(res.Tools, "fake__echo") || has(res.Tools, "fake__late") {
+		t.Fatalf("first list: %v", res.Tools)
+	}
+	if !res.ListChanged {
+		t.Errorf("no notifications/tools/list_changed after the upstream server added a tool")
+	}
+	if !has(res.ToolsAfter, "fake__late") {
+		t.Errorf("the tool the upstream server added is not served: %v", res.ToolsAfter)
+	}
+}
+
+func TestServeSigtermStopsUpstreamServers(t *testing.T) {
+	fake := mcptestutil.BuildFakeMCP(t)
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": fake, "args": []string{"-pidfile", pidfile}}}}, false)
+	srv := startServeHTTP(t, r, "s3cret")
+	b, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatalf("the upstream server did not start: %v", err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("latch serve did not exit within 30 s of SIGTERM")
+	}
+	if code := srv.cmd.ProcessState.ExitCode(); code != exitOK {
+		t.Errorf("exit status %d after SIGTERM, want %d", code, exitOK)
+	}
+	if !mcptestutil.WaitProcessGone(pid, 10*time.Second) {
+		t.Errorf("the upstream server (pid %d) still runs after latch serve exited", pid)
 	}
 }

@@ -2,16 +2,21 @@
 // tests of `latch serve`. It reads a JSON plan from argv[2]:
 //   {"stdio": {"command": "...", "args": [...], "env": {...}}  or
 //    "http": {"url": "...", "token": "..."},
-//    "list": true, "calls": [{"name": "...", "arguments": {...}}], "repeat": N}
+//    "list": true, "calls": [{"name": "...", "arguments": {...}}],
+//    "repeat": {"n": N, "call": {...}}, "waitListChanged": MS}
 // and prints one JSON object: the tools listed, each call's result or
 // error, and the timings of repeated calls (the benchmark).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const plan = JSON.parse(process.argv[2]);
 const out = {};
 const client = new Client({ name: plan.clientName ?? "sdk-e2e", version: "1.0.0" });
+let listChanged;
+const changed = new Promise((resolve) => (listChanged = resolve));
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged(true));
 let transport;
 if (plan.stdio) {
   transport = new StdioClientTransport({
@@ -38,6 +43,11 @@ try {
     } catch (e) {
       out.calls.push({ error: String(e?.message ?? e) });
     }
+  }
+  if (plan.waitListChanged) {
+    const timeout = new Promise((resolve) => setTimeout(() => resolve(false), plan.waitListChanged).unref());
+    out.listChanged = await Promise.race([changed, timeout]);
+    out.toolsAfter = (await client.listTools()).tools;
   }
   if (plan.repeat) {
     const c = plan.repeat.call;
