@@ -41,6 +41,8 @@ type sdkOut struct {
 	ToolsAfter   []map[string]any `json:"toolsAfter"`
 	DurationsMs  []float64        `json:"durationsMs"`
 	RepeatError  any              `json:"repeatError"`
+	// Stderr is the client's stderr: latch serve's, over stdio.
+	Stderr string `json:"-"`
 }
 
 // sdkClient runs client.mjs with plan (see its header) in the rig's
@@ -68,6 +70,7 @@ func sdkClient(t *testing.T, r *promptRig, plan map[string]any) sdkOut {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("client.mjs printed no JSON: %v\n%s", err, out.String())
 	}
+	res.Stderr = errb.String()
 	return res
 }
 
@@ -438,5 +441,30 @@ func TestServeSigtermStopsUpstreamServers(t *testing.T) {
 	}
 	if !mcptestutil.WaitProcessGone(pid, 10*time.Second) {
 		t.Errorf("the upstream server (pid %d) still runs after latch serve exited", pid)
+	}
+}
+
+func TestServeRedactsCredentials(t *testing.T) {
+	const secret = "sekrit-value-8c1f2e"
+	fake := mcptestutil.BuildFakeMCP(t)
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": fake, "args": []string{"-echo-env", "LATCH_TEST_SECRET"},
+			"env_inherit": []string{"LATCH_TEST_SECRET"}, "allow": []string{"env"}},
+		// Its token is what the manager redacts; nothing listens there.
+		"remote": map[string]any{"url": "http://127.0.0.1:1/mcp", "token_env": "LATCH_TEST_SECRET"},
+	}}, false, "LATCH_TEST_SECRET="+secret)
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{map[string]any{"name": "fake__env"}}})
+	if len(res.Calls) != 1 || res.Calls[0].Result == nil || res.Calls[0].Result.IsError {
+		t.Fatalf("call: %+v", res.Calls)
+	}
+	raw, _ := json.Marshal(res)
+	if strings.Contains(string(raw), secret) || strings.Contains(res.Stderr, secret) {
+		t.Errorf("the credential reached the client or the log:\n%s\nstderr: %s", raw, res.Stderr)
+	}
+	if text, _ := res.Calls[0].Result.Content[0]["text"].(string); !strings.Contains(text, "[redacted]") {
+		t.Errorf("the tool's result does not show the credential redacted: %q", text)
+	}
+	if !strings.Contains(res.Instructions, "remote") {
+		t.Errorf("the instructions do not name the server that failed: %q", res.Instructions)
 	}
 }
