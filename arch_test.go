@@ -22,6 +22,8 @@ var importRules = []struct {
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize"},
 		[]string{"github.com/charmbracelet"}},
+	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
+		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	{"mcp", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	{"permissions", nil, []string{"github.com/"}},
 	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},

@@ -43,6 +43,8 @@ type Config struct {
 	// Inputs are VS Code's "inputs", by id: what to say when asking for
 	// the values servers need (ServerConfig.Inputs).
 	Inputs map[string]Input
+	// Serve is "serve": latch serve's token, TLS and what it exposes.
+	Serve ServeConfig
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -217,7 +219,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 }
 
 var (
-	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers"}
+	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -298,6 +300,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
+	cfg.Serve = l.serve(top["serve"], cfg.Servers)
 	l.ignoredNotice()
 	cfg.Warnings = l.warns
 	return cfg

@@ -33,8 +33,9 @@ type flags struct {
 	resume    string       // --resume ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
-	command   string       // a subcommand: "sessions"
+	command   string       // a subcommand: "sessions" or "serve"
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
+	serve     serveArgs    // latch serve --stdio | --listen ADDR
 }
 
 // listFlag collects a repeatable flag.
@@ -53,6 +54,8 @@ Usage:
   latch sessions rm ID…         delete saved sessions
   latch sessions prune --older-than 30d [--dry-run]
                                 delete sessions idle that long
+  latch serve --stdio | --listen 127.0.0.1:PORT [--quiet]
+                                serve the servers' tools to other MCP clients, through the gate
 
 Flags:
 `
@@ -109,6 +112,14 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 			return f, err
 		}
 		f.sessions, rest = sa, nil
+	}
+	if len(rest) > 0 && rest[0] == "serve" {
+		f.command = "serve"
+		sa, err := parseServeArgs(rest[1:], out)
+		if err != nil {
+			return f, err
+		}
+		f.serve, rest = sa, nil
 	}
 	if len(rest) > 0 {
 		return f, fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])

@@ -72,6 +72,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 	}
 	quit := quitRequested()
+	if f.command == "serve" {
+		return runServe(quit, s, f, stdin, stdout, stderr)
+	}
 	if f.promptSet {
 		return runPrompt(quit, s, f, stdin, stdout, stderr)
 	}

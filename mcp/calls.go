@@ -37,6 +37,8 @@ func (m *Manager) rename() {
 			// the names stay as they are, to call it by.
 			tool.Title, tool.Description = m.red.apply(tool.Title), m.red.apply(tool.Description)
 			tool.InputSchema = redactAll(m.red, tool.InputSchema)
+			tool.OutputSchema = redactAll(m.red, tool.OutputSchema)
+			tool.Annotations.Title = m.red.apply(tool.Annotations.Title)
 			names[name] = toolRef{server: s, tool: tool}
 		}
 	}

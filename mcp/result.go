@@ -22,6 +22,10 @@ type Result struct {
 	// Resources are the resources the result links to or embeds, in
 	// order: each can be attached to a message with @SERVER:URI.
 	Resources []ResourceRef
+	// Content is every content part as the server sent it (images and
+	// all, not capped), as JSON objects, redacted: what a gateway passes
+	// on to its client.
+	Content []map[string]any
 }
 
 // ResourceRef is a resource a tool's result links to (resource_link) or
@@ -76,5 +80,22 @@ func convertResult(res *mcpgo.CallToolResult, max int, red *redactor) *Result {
 	}
 	out.Text = text
 	out.Resources = redactAll(red, out.Resources)
+	out.Content = redactAll(red, contentParts(res.Content))
+	return out
+}
+
+// contentParts is each content part as a JSON object, in order.
+func contentParts(cs []mcpgo.Content) []map[string]any {
+	out := make([]map[string]any, 0, len(cs))
+	for _, c := range cs {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			continue
+		}
+		var part map[string]any
+		if json.Unmarshal(raw, &part) == nil {
+			out = append(out, part)
+		}
+	}
 	return out
 }

@@ -19,6 +19,21 @@ type Tool struct {
 	ReadOnly    bool           // the server says it does not modify anything
 	Destructive bool           // the server says it may destroy (mcp-go's default when unsaid)
 	Digest      string         // changes when the definition (schema, description, hints) changes
+	// OutputSchema is the JSON schema of the tool's structured result,
+	// nil when the server gave none.
+	OutputSchema map[string]any
+	// Annotations are the hints as the server gave them (unset ones nil),
+	// for a gateway to serve the tool as it is.
+	Annotations Annotations
+}
+
+// Annotations are a tool's hints as its server gave them; nil when unsaid.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
 // convertTool turns a listed tool into ours.
@@ -31,6 +46,14 @@ func convertTool(server, name string, t mcpgo.Tool) Tool {
 		Name: name, Server: server, Original: t.Name, Title: t.Title,
 		Description: t.Description, InputSchema: schema,
 	}
+	if t.OutputSchema.Type != "" {
+		if raw, err := json.Marshal(t.OutputSchema); err == nil {
+			_ = json.Unmarshal(raw, &out.OutputSchema)
+		}
+	}
+	a := t.Annotations
+	out.Annotations = Annotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+		IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
 	if h := t.Annotations.ReadOnlyHint; h != nil {
 		out.ReadOnly = *h
 	}

@@ -52,3 +52,11 @@ func noOneToAsk(c Call) string {
 func savedChanged(c Call) string {
 	return c.Name + " changed its definition since you allowed it always, so the saved grant does not cover it"
 }
+
+// GatewayReason explains why latch serve refuses a call that is not
+// allow-listed in mode (read_only, or a mode that would put it to a
+// person, whom the gateway cannot ask yet), and how to serve it.
+func GatewayReason(c Call, mode Mode) string {
+	return notListed(c, mode) + "; allow it in the config (" + c.Tool + " in server " + c.Server +
+		"'s allow, or " + c.Name + " in permissions.allow) to serve it"
+}

@@ -203,6 +203,9 @@ type ToolCallEvent struct {
 	// FromText is set when the model wrote the call as text in its reply
 	// rather than as a tool call, and latch recovered it (textcalls.go).
 	FromText bool `json:"from_text,omitempty"`
+	// Client is the clientInfo name of the MCP client that made the call
+	// through latch serve; "" for the model's calls.
+	Client string `json:"client,omitempty"`
 }
 
 // PermissionEvent is the gate's (or the user's) decision on a call:

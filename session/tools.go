@@ -345,11 +345,23 @@ func (s *Session) fail(c *toolCall, msg string) api.Message {
 // execute runs an allowed call. Esc (CancelTools) cancels just this call:
 // the model is told, and the turn goes on.
 func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
+	res, why := s.invoke(ctx, c)
+	if res == nil {
+		return c.reply(errorJSON(why))
+	}
+	return c.reply(res.Text)
+}
+
+// invoke runs an allowed call and publishes its tool_result: the server's
+// result, or nil and why there is none.
+func (s *Session) invoke(ctx context.Context, c *toolCall) (*mcp.Result, string) {
 	// Fail closed: a call runs only once its "allowed" is on disk. While
 	// the log cannot be written, nothing runs that a resume could not
 	// account for.
 	if why := s.LogProblem(); why != "" {
-		return s.fail(c, NotRunLogBroken+" ("+why+"); latch runs no tool call it cannot record")
+		msg := NotRunLogBroken + " (" + why + "); latch runs no tool call it cannot record"
+		s.fail(c, msg)
+		return nil, msg
 	}
 	start := time.Now()
 	if crashPoint == "during-call" {
@@ -368,7 +380,7 @@ func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
 		}
 		ev.Error = msg
 		s.publish(ev)
-		return c.reply(errorJSON(msg))
+		return nil, msg
 	}
 	ev.OK = !res.IsError
 	ev.IsError = res.IsError
@@ -380,7 +392,7 @@ func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
 	}
 	s.publish(ev)
 	crashAt("after-result")
-	return c.reply(res.Text)
+	return res, ""
 }
 
 // NotRunLogBroken starts the error of a call refused because the session

@@ -138,6 +138,21 @@ func NPMBin(t testing.TB, name string) string {
 	return bin
 }
 
+// NPMPackage returns the folder of testdata/npm/node_modules/<name>, e.g.
+// NPMPackage(t, "@modelcontextprotocol/sdk"), skipping or failing the test
+// as NPMBin does when node or the package is missing.
+func NPMPackage(t testing.TB, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		missingNPM(t, "node is not on PATH (the npm test packages need Node.js 20 or later)")
+	}
+	dir := filepath.Join(ModuleRoot(t), "testdata", "npm", "node_modules", filepath.FromSlash(name))
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		missingNPM(t, fmt.Sprintf("npm test package %s not installed (%s is missing)", name, dir))
+	}
+	return dir
+}
+
 func missingNPM(t testing.TB, what string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {

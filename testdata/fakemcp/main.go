@@ -22,7 +22,9 @@
 //	                error whose message holds terminal escapes: an OSC 52
 //	                clipboard write, an OSC 0 window title "pwned", a DSR
 //	t0 … tN-1       (only with -tools N) return their own name
-//	late            (only with -list-changed-after) returns "late"
+//	late            (only with -list-changed-after or -grow) returns "late"
+//	grow            (only with -grow) adds the tool "late", which broadcasts
+//	                notifications/tools/list_changed, and returns "grown"
 //	rpc_fail        (only with -fail-with MSG) fails the request with a
 //	                JSON-RPC error whose message is MSG
 //
@@ -50,6 +52,7 @@
 //	-page-size N           paginate tools/list (and the other lists) N per page
 //	-list-changed-after D  D after start, add the tool "late", which
 //	                       broadcasts notifications/tools/list_changed
+//	-grow                  add the tool "grow" (see above)
 //	-echo-env NAME         add the tool "env", which returns $NAME
 //	-getenv                add the tool "getenv", which returns any variable
 //	-hostile               add the tool "rpc_error"
@@ -98,6 +101,7 @@ type options struct {
 	tools            int
 	pageSize         int
 	listChangedAfter time.Duration
+	grow             bool
 	echoEnv          string
 	getenv           bool
 	hostile          bool
@@ -125,6 +129,7 @@ func main() {
 	flag.IntVar(&o.tools, "tools", 0, "add `N` extra tools t0..tN-1")
 	flag.IntVar(&o.pageSize, "page-size", 0, "paginate lists with `N` items per page (0: no pagination)")
 	flag.DurationVar(&o.listChangedAfter, "list-changed-after", 0, "add the tool \"late\" after this `duration`")
+	flag.BoolVar(&o.grow, "grow", false, "add the tool \"grow\", whose call adds the tool \"late\"")
 	flag.StringVar(&o.echoEnv, "echo-env", "", "add the tool \"env\" returning this environment variable's value")
 	flag.BoolVar(&o.getenv, "getenv", false, "add the tool \"getenv\" returning the value of the variable it is given")
 	flag.BoolVar(&o.hostile, "hostile", false, "add the tool \"rpc_error\", whose error holds terminal escapes")
@@ -244,6 +249,17 @@ func serve(o options, start time.Time) error {
 					return mcp.NewToolResultText("late"), nil
 				})
 		})
+	}
+
+	if o.grow {
+		s.AddTool(mcp.NewTool("grow", mcp.WithDescription("Adds the tool late.")),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				s.AddTool(mcp.NewTool("late", mcp.WithDescription("A tool added after startup.")),
+					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return mcp.NewToolResultText("late"), nil
+					})
+				return mcp.NewToolResultText("grown"), nil
+			})
 	}
 
 	fmt.Fprintln(os.Stderr, "fakemcp: ready")

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestLoadConfigServe(t *testing.T) {
+	path, dir := writeConfig(t, `{"mcpServers": {"mem": {"command": "x"}, "fs": {"command": "y"}},
+		"serve": {"token_file": "tok", "allow_remote": true, "tls_cert": "c.pem", "tls_key": "~/k.pem",
+		"expose": ["mem", "fs__read_text_file"]}}`)
+	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ServeConfig{TokenFile: filepath.Join(dir, "tok"), AllowRemote: true, TLSCert: filepath.Join(dir, "c.pem"),
+		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"}}
+	if !reflect.DeepEqual(cfg.Serve, want) {
+		t.Errorf("serve: %+v\nwant  %+v", cfg.Serve, want)
+	}
+	if cfg.Foreign {
+		t.Error("a file with a serve section is taken for another app's")
+	}
+}
+
+func TestLoadConfigServeErrors(t *testing.T) {
+	tests := []struct{ name, body, field, want string }{
+		{"unknown key", `{"serve": {"token_evn": "T"}}`, "serve", `unknown key "token_evn"; did you mean "token_env"?`},
+		{"not an object", `{"serve": true}`, "serve", "expected an object, got boolean"},
+		{"token_env empty", `{"serve": {"token_env": ""}}`, "serve.token_env", "must not be empty"},
+		{"both tokens", `{"serve": {"token_env": "T", "token_file": "f"}}`, "serve.token_env, serve.token_file", "both given"},
+		{"allow_remote type", `{"serve": {"allow_remote": "yes"}}`, "serve.allow_remote", "expected true or false, got string"},
+		{"cert without key", `{"serve": {"tls_cert": "c.pem"}}`, "serve.tls_cert, serve.tls_key", "give both"},
+		{"expose type", `{"serve": {"expose": "mem"}}`, "serve.expose", "expected an array of strings, got string"},
+		{"expose names no server", `{"mcpServers": {"mem": {"command": "x"}}, "serve": {"expose": ["mem", "fs__read"]}}`,
+			"serve.expose", `entry 1 ("fs__read") names no configured server`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, dir := writeConfig(t, tt.body)
+			cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+			if err == nil {
+				t.Fatalf("no error; config %+v", cfg)
+			}
+			if want := []string{"config " + path + ": ", tt.field + ": ", tt.want}; !anyLineHasAll(err.Error(), want) {
+				t.Errorf("no error line has all of %q; got:\n%v", want, err)
+			}
+		})
+	}
+}
+
+func TestServeTokenNeverInErrors(t *testing.T) {
+	s := &settings{cfg: &Config{Serve: ServeConfig{TokenEnv: "MY_TOKEN"}}, getenv: fakeEnv(map[string]string{})}
+	if _, err := serveToken(s); err == nil || !strings.Contains(err.Error(), "$MY_TOKEN is not set") {
+		t.Errorf("unset token_env: %v", err)
+	}
+	s.getenv = fakeEnv(map[string]string{"MY_TOKEN": " s3cret \n", "LATCH_SERVE_TOKEN": "other"})
+	if tok, err := serveToken(s); err != nil || tok != "s3cret" {
+		t.Errorf("token_env: %q, %v; want the variable's value, trimmed", tok, err)
+	}
+	s.cfg.Serve = ServeConfig{}
+	if tok, _ := serveToken(s); tok != "other" {
+		t.Errorf("without serve.token_*: %q, want $LATCH_SERVE_TOKEN", tok)
+	}
+}

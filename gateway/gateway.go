@@ -1,0 +1,249 @@
+// Package gateway serves the tools of a session's MCP servers to other MCP
+// clients (latch serve), under their model-facing names: every call goes
+// through the session's permission gate, exactly as the model's calls do.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"latch/session"
+	"latch/ui/sanitize"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Session holds the servers and the gate; it must be NonInteractive,
+	// and its servers' first connect over (WaitServers) before New.
+	Session *session.Session
+	// Expose limits what is served: servers' names and server__tool
+	// names. Nil serves every tool.
+	Expose []string
+	// Log gets one line per call (client, tool, decision, duration); nil
+	// logs nothing.
+	Log io.Writer
+	// Version is latch's, for the handshake.
+	Version string
+}
+
+// Gateway is the MCP server side of latch serve.
+type Gateway struct {
+	o   Options
+	srv *server.MCPServer
+
+	mu     sync.Mutex
+	served map[string]string // the tools served: name → definition digest
+	logMu  sync.Mutex
+}
+
+// New builds the gateway's MCP server with the session's exposed tools as
+// they are now. Its instructions name every server that is not connected,
+// so that a client is told why its tools are missing.
+func New(o Options) *Gateway {
+	g := &Gateway{o: o}
+	hooks := &server.Hooks{}
+	hooks.AddOnError(g.unknownCall)
+	g.srv = server.NewMCPServer("latch", o.Version,
+		server.WithToolCapabilities(true),
+		server.WithInstructions(g.instructions()),
+		server.WithHooks(hooks),
+		server.WithRecovery())
+	g.sync()
+	return g
+}
+
+// MCPServer is the server to serve over a transport.
+func (g *Gateway) MCPServer() *server.MCPServer { return g.srv }
+
+// Follow keeps the served tools in step with the session's servers until
+// ctx ends or the session closes: a tool added, removed or redefined
+// upstream is served so, and clients get notifications/tools/list_changed.
+func (g *Gateway) Follow(ctx context.Context, sub *session.Sub) {
+	for {
+		evs, ok := sub.Next(ctx)
+		if !ok {
+			return
+		}
+		for _, e := range evs {
+			switch e.(type) {
+			case *session.ToolsChangedEvent, *session.ServerStatusEvent:
+				g.sync()
+			}
+		}
+	}
+}
+
+// instructions say what the gateway serves, and which servers are not
+// connected and why.
+func (g *Gateway) instructions() string {
+	var b strings.Builder
+	b.WriteString("latch: the tools of latch's MCP servers, each call through latch's permission gate. " +
+		"A call the gate refuses returns an error result saying why.")
+	for _, st := range g.o.Session.Servers() {
+		if st.State == session.StateConnected || !g.exposesServer(st.Name) {
+			continue
+		}
+		fmt.Fprintf(&b, "\nServer %s is not connected (%s): its tools are not served.", st.Name, sanitize.Line(st.Summary()))
+	}
+	return b.String()
+}
+
+// exposesServer says whether anything of server may be served.
+func (g *Gateway) exposesServer(server string) bool {
+	if g.o.Expose == nil {
+		return true
+	}
+	for _, e := range g.o.Expose {
+		if s, _, _ := strings.Cut(e, "__"); s == server {
+			return true
+		}
+	}
+	return false
+}
+
+// exposes says whether the tool may be served.
+func (g *Gateway) exposes(t session.Tool) bool {
+	return g.o.Expose == nil || slices.Contains(g.o.Expose, t.Server) || slices.Contains(g.o.Expose, t.Name)
+}
+
+// sync serves the exposed tools of the session's connected servers, when
+// they differ from those served.
+func (g *Gateway) sync() {
+	tools, _ := g.o.Session.Tools("")
+	want := map[string]string{}
+	var serve []server.ServerTool
+	for _, t := range tools {
+		if !g.exposes(t) {
+			continue
+		}
+		want[t.Name] = t.Digest
+		serve = append(serve, server.ServerTool{Tool: toolOf(t), Handler: g.call})
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.served != nil && mapsEqual(g.served, want) {
+		return
+	}
+	g.served = want
+	g.srv.SetTools(serve...)
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// toolOf is a session tool as the gateway serves it: its model-facing
+// name, and its description, schemas and annotations as its server gave
+// them (redacted).
+func toolOf(t session.Tool) mcpgo.Tool {
+	out := mcpgo.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+		Annotations: mcpgo.ToolAnnotation{Title: t.Annotations.Title, ReadOnlyHint: t.Annotations.ReadOnlyHint,
+			DestructiveHint: t.Annotations.DestructiveHint, IdempotentHint: t.Annotations.IdempotentHint,
+			OpenWorldHint: t.Annotations.OpenWorldHint}}
+	schema := t.InputSchema
+	if len(schema) == 0 {
+		schema = map[string]any{"type": "object"}
+	}
+	out.RawInputSchema, _ = json.Marshal(schema)
+	if t.OutputSchema != nil {
+		out.RawOutputSchema, _ = json.Marshal(t.OutputSchema)
+	}
+	return out
+}
+
+// call takes a client's call through the session's gate.
+func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	start := time.Now()
+	client := clientName(ctx)
+	name := req.Params.Name
+	g.mu.Lock()
+	_, served := g.served[name]
+	g.mu.Unlock()
+	if !served {
+		g.logCall(client, name, session.GatewayUnknown, time.Since(start))
+		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+	}
+	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments()})
+	g.logCall(client, name, out.Decision, time.Since(start))
+	switch {
+	case out.Decision == session.GatewayUnknown:
+		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+	case out.Decision == session.GatewayDenied:
+		return errorResult("denied: " + out.Reason), nil
+	case out.Result == nil:
+		return errorResult(out.Error), nil
+	}
+	return resultOf(out.Result), nil
+}
+
+// unknownCall logs a call of a tool that is not served (mcp-go answers
+// it, before any handler).
+func (g *Gateway) unknownCall(ctx context.Context, _ any, method mcpgo.MCPMethod, message any, err error) {
+	if method != mcpgo.MethodToolsCall || !errors.Is(err, server.ErrToolNotFound) {
+		return
+	}
+	name := ""
+	if req, ok := message.(*mcpgo.CallToolRequest); ok {
+		name = req.Params.Name
+	}
+	g.logCall(clientName(ctx), name, session.GatewayUnknown, 0)
+}
+
+// errorResult is a tool error the client reads.
+func errorResult(msg string) *mcpgo.CallToolResult {
+	return mcpgo.NewToolResultError(msg)
+}
+
+// resultOf is the upstream result as the server sent it (redacted):
+// every content part, the structured content, isError.
+func resultOf(r *session.CallResult) *mcpgo.CallToolResult {
+	out := &mcpgo.CallToolResult{IsError: r.IsError, StructuredContent: r.Structured, Content: []mcpgo.Content{}}
+	for _, part := range r.Content {
+		c, err := mcpgo.ParseContent(part)
+		if err != nil {
+			continue
+		}
+		out.Content = append(out.Content, c)
+	}
+	return out
+}
+
+// clientName is the calling client's clientInfo name, or "?".
+func clientName(ctx context.Context) string {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		if n := s.GetClientInfo().Name; n != "" {
+			return n
+		}
+	}
+	return "?"
+}
+
+// logCall writes the call's line: client, tool, decision, duration. The
+// names come from the client: made inert and kept to one line.
+func (g *Gateway) logCall(client, tool, decision string, d time.Duration) {
+	if g.o.Log == nil {
+		return
+	}
+	g.logMu.Lock()
+	defer g.logMu.Unlock()
+	fmt.Fprintf(g.o.Log, "latch serve: %s %s %s %s\n", sanitize.Line(client), sanitize.Line(tool), decision,
+		d.Round(time.Microsecond))
+}

@@ -1,0 +1,158 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// HTTPOptions configure latch serve --listen.
+type HTTPOptions struct {
+	Addr        string // host:port to listen on
+	Token       string // the bearer token every request must carry; required
+	AllowRemote bool   // a non-loopback Addr is allowed (with TLS)
+	TLSCert     string // PEM certificate file; with TLSKey, serve https
+	TLSKey      string
+	// Ready, when set, is told the address listened on (the port chosen
+	// when Addr's is 0) once requests are taken.
+	Ready func(addr string)
+}
+
+// Path is where the gateway serves MCP over streamable HTTP.
+const Path = "/mcp"
+
+// CheckBind says why latch serve refuses to listen on o.Addr, or nil: a
+// token is needed always, and an address other than loopback needs
+// allow_remote and TLS.
+func CheckBind(o HTTPOptions) error {
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: not HOST:PORT (e.g. 127.0.0.1:8765)", o.Addr)
+	}
+	if o.Token == "" {
+		return errors.New("--listen needs a bearer token: set serve.token_env or serve.token_file in the config, or $LATCH_SERVE_TOKEN; " +
+			"every request must then carry it (Authorization: Bearer TOKEN)")
+	}
+	if loopback(host) {
+		return nil
+	}
+	switch {
+	case !o.AllowRemote:
+		return fmt.Errorf("--listen %s: not a loopback address; serving other machines needs serve.allow_remote: true and TLS (serve.tls_cert, serve.tls_key)", o.Addr)
+	case o.TLSCert == "" || o.TLSKey == "":
+		return fmt.Errorf("--listen %s: not a loopback address; serving other machines needs TLS (serve.tls_cert and serve.tls_key): the token would cross the network in clear", o.Addr)
+	}
+	return nil
+}
+
+// loopback says whether host (no port) is a loopback name or address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
+}
+
+// ServeHTTP serves the gateway over streamable HTTP at Path until ctx
+// ends. Every request is guarded (see guard).
+func (g *Gateway) ServeHTTP(ctx context.Context, o HTTPOptions) error {
+	if err := CheckBind(o); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.Addr, err)
+	}
+	addr := ln.Addr().String()
+	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path))
+	mux := http.NewServeMux()
+	mux.Handle(Path, mcpSrv)
+	// The server's own error log would print what clients sent: off.
+	hs := &http.Server{Handler: guard(mux, addr, o.Addr, o.Token), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: log.New(io.Discard, "", 0)}
+	done := make(chan error, 1)
+	go func() {
+		if o.TLSCert != "" {
+			done <- hs.ServeTLS(ln, o.TLSCert, o.TLSKey)
+		} else {
+			done <- hs.Serve(ln)
+		}
+	}()
+	if o.Ready != nil {
+		o.Ready(addr)
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = mcpSrv.Shutdown(sctx)
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+// guard refuses a request whose Host or Origin is not the address
+// listened on (DNS rebinding: 403), then one without the bearer token
+// (401). The token is compared in constant time and never echoed.
+func guard(next http.Handler, addr, asGiven, token string) http.Handler {
+	hosts := allowedHosts(addr, asGiven)
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "Forbidden: the Host header does not name the address latch serve listens on", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, hosts) {
+			http.Error(w, "Forbidden: the Origin header does not name the address latch serve listens on", http.StatusForbidden)
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="latch serve"`)
+			http.Error(w, "Unauthorized: a valid bearer token is needed (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowedHosts are the Host values naming the listen address: as given,
+// as bound, and for a loopback address its other loopback names.
+func allowedHosts(addr, asGiven string) map[string]bool {
+	out := map[string]bool{strings.ToLower(addr): true, strings.ToLower(asGiven): true}
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil && loopback(host) {
+		for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+			out[h+":"+port] = true
+		}
+	}
+	if gh, gp, err := net.SplitHostPort(asGiven); err == nil && gp != port && port != "" {
+		out[strings.ToLower(net.JoinHostPort(gh, port))] = true // PORT 0: the port chosen
+	}
+	return out
+}
+
+// originAllowed says whether a browser Origin is the listen address.
+func originAllowed(origin string, hosts map[string]bool) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return hosts[strings.ToLower(u.Host)]
+}
