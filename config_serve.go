@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ServeConfig is the "serve" section of the config file: how latch serve
@@ -15,9 +16,15 @@ type ServeConfig struct {
 	TLSCert     string   // "tls_cert": PEM certificate, as TokenFile
 	TLSKey      string   // "tls_key": its PEM key, as TokenFile
 	Expose      []string // "expose": servers or server__tool names served; nil serves every tool
+	// ParkUnlisted ("park_unlisted"): a call of an unlisted tool in
+	// read_only mode parks for a person rather than being refused.
+	ParkUnlisted bool
+	ApprovalTTL  time.Duration // "approval_ttl": how long a parked call waits (0: 24h)
+	AwaitPoll    time.Duration // "await_poll": how long one latch_await_decision waits at most (0: 20s)
 }
 
-var serveKeys = []string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose"}
+var serveKeys = []string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
+	"park_unlisted", "approval_ttl", "await_poll"}
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -49,6 +56,12 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		l.errorf("", "serve.tls_cert, serve.tls_key", "give both (the certificate and its key) or neither")
 	}
+	if on := l.boolean("", "serve.park_unlisted", obj["park_unlisted"]); on != nil {
+		c.ParkUnlisted = *on
+	}
+	// Unset, they stay 0: the gateway's defaults.
+	c.ApprovalTTL = l.duration("", "serve.approval_ttl", obj["approval_ttl"], 0)
+	c.AwaitPoll = l.duration("", "serve.await_poll", obj["await_poll"], 0)
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)
 		l.checkExpose(c.Expose, servers)

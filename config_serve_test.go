@@ -5,18 +5,20 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadConfigServe(t *testing.T) {
 	path, dir := writeConfig(t, `{"mcpServers": {"mem": {"command": "x"}, "fs": {"command": "y"}},
 		"serve": {"token_file": "tok", "allow_remote": true, "tls_cert": "c.pem", "tls_key": "~/k.pem",
-		"expose": ["mem", "fs__read_text_file"]}}`)
+		"expose": ["mem", "fs__read_text_file"], "park_unlisted": true, "approval_ttl": "1h", "await_poll": "5s"}}`)
 	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := ServeConfig{TokenFile: filepath.Join(dir, "tok"), AllowRemote: true, TLSCert: filepath.Join(dir, "c.pem"),
-		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"}}
+		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"},
+		ParkUnlisted: true, ApprovalTTL: time.Hour, AwaitPoll: 5 * time.Second}
 	if !reflect.DeepEqual(cfg.Serve, want) {
 		t.Errorf("serve: %+v\nwant  %+v", cfg.Serve, want)
 	}
@@ -33,6 +35,8 @@ func TestLoadConfigServeErrors(t *testing.T) {
 		{"both tokens", `{"serve": {"token_env": "T", "token_file": "f"}}`, "serve.token_env, serve.token_file", "both given"},
 		{"allow_remote type", `{"serve": {"allow_remote": "yes"}}`, "serve.allow_remote", "expected true or false, got string"},
 		{"cert without key", `{"serve": {"tls_cert": "c.pem"}}`, "serve.tls_cert, serve.tls_key", "give both"},
+		{"park_unlisted type", `{"serve": {"park_unlisted": 1}}`, "serve.park_unlisted", "expected true or false, got number"},
+		{"approval_ttl", `{"serve": {"approval_ttl": "soon"}}`, "serve.approval_ttl", "is not a duration"},
 		{"expose type", `{"serve": {"expose": "mem"}}`, "serve.expose", "expected an array of strings, got string"},
 		{"expose names no server", `{"mcpServers": {"mem": {"command": "x"}}, "serve": {"expose": ["mem", "fs__read"]}}`,
 			"serve.expose", `entry 1 ("fs__read") names no configured server`},

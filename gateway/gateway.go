@@ -34,7 +34,19 @@ type Options struct {
 	Log io.Writer
 	// Version is latch's, for the handshake.
 	Version string
+	// ParkUnlisted parks a call of an unlisted tool in read_only mode
+	// rather than refusing it (serve.park_unlisted).
+	ParkUnlisted bool
+	// TTL is how long a parked call waits for a person
+	// (serve.approval_ttl); session.DefaultApprovalTTL when 0.
+	TTL time.Duration
+	// AwaitPoll bounds one latch_await_decision (serve.await_poll);
+	// DefaultAwaitPoll when 0.
+	AwaitPoll time.Duration
 }
+
+// DefaultAwaitPoll is how long one latch_await_decision waits at most.
+const DefaultAwaitPoll = 20 * time.Second
 
 // Gateway is the MCP server side of latch serve.
 type Gateway struct {
@@ -126,9 +138,11 @@ func (g *Gateway) sync() {
 		if !g.exposes(t) {
 			continue
 		}
-		want[t.Name] = t.Digest
-		serve = append(serve, server.ServerTool{Tool: toolOf(t), Handler: g.call})
+		parks := g.o.Session.GatewayParks(t.Name, g.o.ParkUnlisted)
+		want[t.Name] = t.Digest + fmt.Sprint(parks)
+		serve = append(serve, server.ServerTool{Tool: toolOf(t, parks), Handler: g.call})
 	}
+	serve = append(serve, server.ServerTool{Tool: awaitTool(), Handler: g.await})
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.served != nil && mapsEqual(g.served, want) {
@@ -152,8 +166,10 @@ func mapsEqual(a, b map[string]string) bool {
 
 // toolOf is a session tool as the gateway serves it: its model-facing
 // name, and its description, schemas and annotations as its server gave
-// them (redacted).
-func toolOf(t session.Tool) mcpgo.Tool {
+// them (redacted). A tool whose calls park is served without its output
+// schema, which the awaiting result would not match (clients check it),
+// and its description says so.
+func toolOf(t session.Tool, parks bool) mcpgo.Tool {
 	out := mcpgo.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		Annotations: mcpgo.ToolAnnotation{Title: t.Annotations.Title, ReadOnlyHint: t.Annotations.ReadOnlyHint,
 			DestructiveHint: t.Annotations.DestructiveHint, IdempotentHint: t.Annotations.IdempotentHint,
@@ -163,7 +179,10 @@ func toolOf(t session.Tool) mcpgo.Tool {
 		schema = map[string]any{"type": "object"}
 	}
 	out.RawInputSchema, _ = json.Marshal(schema)
-	if t.OutputSchema != nil {
+	switch {
+	case parks:
+		out.Description = strings.TrimSpace(out.Description + "\n\n" + parkNote)
+	case t.OutputSchema != nil:
 		out.RawOutputSchema, _ = json.Marshal(t.OutputSchema)
 	}
 	return out
@@ -181,13 +200,16 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 		g.logCall(client, name, session.GatewayUnknown, time.Since(start))
 		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
 	}
-	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments()})
+	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
+		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL})
 	g.logCall(client, name, out.Decision, time.Since(start))
 	switch {
 	case out.Decision == session.GatewayUnknown:
 		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
 	case out.Decision == session.GatewayDenied:
 		return errorResult("denied: " + out.Reason), nil
+	case out.Decision == session.GatewayParked:
+		return awaitingResult(out), nil
 	case out.Result == nil:
 		return errorResult(out.Error), nil
 	}

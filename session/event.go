@@ -235,6 +235,11 @@ type ApprovalParkedEvent struct {
 	// is still the same.
 	Digest      string `json:"digest,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Client is the clientInfo name of the MCP client whose call through
+	// latch serve this is, and Expires when it stops waiting; both unset
+	// for the model's calls.
+	Client  string `json:"client,omitempty"`
+	Expires string `json:"expires,omitempty"` // RFC 3339
 }
 
 // ApprovalResolvedEvent says a parked call was approved or rejected.
@@ -242,8 +247,9 @@ type ApprovalResolvedEvent struct {
 	Header
 	ApprovalID string `json:"approval_id"`
 	CallID     string `json:"call_id"`
-	Decision   string `json:"decision"` // "approved" or "rejected"
-	By         string `json:"by"`
+	Decision   string `json:"decision"` // "approved", "rejected" or "expired"
+	By         string `json:"by"`       // "user", or who decided a gateway's call ("alice on /dev/pts/3")
+	Reason     string `json:"reason,omitempty"`
 }
 
 // ToolResultEvent is published after a call: ok or the error, how long it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"time"
 
 	"latch/mcp"
 	"latch/permissions"
@@ -17,6 +18,8 @@ const (
 	GatewayAllowed = "allowed" // it ran: Result, or Error when it gave none
 	GatewayDenied  = "denied"  // the gate refused it: Reason
 	GatewayUnknown = "unknown" // no connected server has the tool
+	GatewayParked  = "parked"  // it waits for a person (until Expires): poll GatewayAwait
+	GatewayExpired = "expired" // no one decided in time: it never ran
 )
 
 // GatewayCall is one tool call an MCP client made through latch serve.
@@ -24,6 +27,11 @@ type GatewayCall struct {
 	Client    string         // the client's clientInfo name
 	Name      string         // the tool's model-facing name (server__tool)
 	Arguments map[string]any // as the client sent them
+	// ParkUnlisted parks an unlisted tool's call in read_only mode
+	// rather than refusing it.
+	ParkUnlisted bool
+	// TTL is how long a parked call waits; DefaultApprovalTTL when 0.
+	TTL time.Duration
 }
 
 // GatewayOutcome is what became of a GatewayCall.
@@ -33,13 +41,16 @@ type GatewayOutcome struct {
 	Reason   string      // why it was denied
 	Result   *CallResult // an allowed call's upstream result, redacted
 	Error    string      // why an allowed call gave no result
+	Expires  time.Time   // when a parked call stops waiting
 }
 
 // GatewayCall takes a client's call through the gate exactly as a model's
 // call goes (the same tool table, gate, events and log; a call runs only
 // once its "allowed" is on disk) and runs it if allowed. A call the gate
-// would put to a person (ask mode, approve mode) is refused: the gateway
-// has no one to ask yet. The session must be NonInteractive.
+// would put to a person (ask mode, approve mode; see parks) is parked, as
+// the chat's approve mode parks one, and GatewayParked returned at once:
+// GatewayAwait tells what became of it, GatewayDecide decides it. The
+// session must be NonInteractive.
 func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcome {
 	c := &toolCall{id: newInvocationID(), name: gc.Name, args: gc.Arguments}
 	if c.args == nil {
@@ -60,6 +71,9 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}
 	v := s.gate.Decide(c.perm)
 	c.mode = v.Mode
+	if parks(v, gc.ParkUnlisted) {
+		return s.gatewayPark(c, gc.Client, v.Reason, gc.TTL)
+	}
 	if v.Decision != permissions.Allow || !v.Allowed() {
 		out.Decision, out.Reason = GatewayDenied, gatewayDenial(c, v)
 		s.deny(c, permissions.ByPolicy, out.Reason, "denied: "+out.Reason)
@@ -71,13 +85,10 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	return out
 }
 
-// gatewayDenial is the reason a gateway's call is refused: a call that
-// would wait for a person (ask or approve mode) needs one, and a read_only
+// gatewayDenial is the reason a gateway's call is refused: a read_only
 // call needs an allow-list entry.
 func gatewayDenial(c *toolCall, v permissions.Verdict) string {
 	switch {
-	case v.Decision == permissions.Park, v.Mode == permissions.Ask:
-		return "needs a person's approval, and latch serve cannot ask one yet: " + permissions.GatewayReason(c.perm, v.Mode)
 	case v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly:
 		return permissions.GatewayReason(c.perm, v.Mode)
 	case v.Reason != "":

@@ -1,8 +1,11 @@
 package session_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"latch/permissions"
 	"latch/session"
@@ -42,16 +45,6 @@ func TestGatewayCallGoesThroughTheGate(t *testing.T) {
 		!strings.Contains(out.Reason, "write_note in server notes's allow") {
 		t.Errorf("read_only call: %+v", out)
 	}
-	h.sess.SetServerMode("notes", permissions.Approve)
-	out = call("notes__write_note")
-	if out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "needs a person's approval") {
-		t.Errorf("approve-mode call: %+v", out)
-	}
-	h.sess.SetServerMode("notes", permissions.Ask)
-	out = call("notes__write_note")
-	if out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "needs a person's approval") {
-		t.Errorf("ask-mode call: %+v", out)
-	}
 	if w := h.notes.written(); len(w) != 0 {
 		t.Errorf("refused calls ran: %q", w)
 	}
@@ -66,4 +59,117 @@ func TestGatewayCallGoesThroughTheGate(t *testing.T) {
 	if out = call("notes__write_note"); out.Decision != session.GatewayAllowed || len(h.notes.written()) != 1 {
 		t.Errorf("auto-mode call: %+v, writes %q", out, h.notes.written())
 	}
+}
+
+// A call that would ask a person parks (ask mode, approve mode, and an
+// unlisted read_only tool with ParkUnlisted) and returns at once; nothing
+// runs until a person approves, then it runs once and every poll gets its
+// result.
+func TestGatewayParkedCallRunsOnceWhenApproved(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		mode         permissions.Mode
+		parkUnlisted bool
+	}{{"ask", permissions.Ask, false}, {"approve", permissions.Approve, false}, {"read_only", permissions.ReadOnly, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newToolHarness(t, session.Options{NonInteractive: true})
+			h.sess.SetServerMode("notes", tc.mode)
+			ctx := bounded(t)
+			if !h.sess.GatewayParks("notes__write_note", tc.parkUnlisted) {
+				t.Errorf("GatewayParks says the call would not park")
+			}
+			out := h.sess.GatewayCall(ctx, session.GatewayCall{Client: "claude-code", Name: "notes__write_note",
+				Arguments: map[string]any{"text": "hi"}, ParkUnlisted: tc.parkUnlisted})
+			if out.Decision != session.GatewayParked || out.Expires.IsZero() {
+				t.Fatalf("call: %+v", out)
+			}
+			parked := h.r.until(func(e session.Event) bool { _, ok := e.(*session.ApprovalParkedEvent); return ok })
+			if ap := one[*session.ApprovalParkedEvent](t, parked); ap.CallID != out.ID || ap.Client != "claude-code" || ap.Expires == "" {
+				t.Errorf("approval_parked: %+v", ap)
+			}
+			if got := h.sess.GatewayAwait(ctx, out.ID, 10*time.Millisecond); got.Decision != session.GatewayParked {
+				t.Errorf("poll before a decision: %+v", got)
+			}
+			if w := h.notes.written(); len(w) != 0 {
+				t.Fatalf("a parked call ran: %q", w)
+			}
+			if err := h.sess.GatewayDecide(out.ID, true, "alice on /dev/pts/3", ""); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.sess.GatewayDecide(out.ID, false, "bob", ""); !errors.Is(err, permissions.ErrAlreadyResolved) {
+				t.Errorf("a second decision: %v", err)
+			}
+			got := awaitSettled(t, h.sess, out.ID)
+			if got.Decision != session.GatewayAllowed || got.Result == nil || got.Result.IsError {
+				t.Fatalf("poll after approval: %+v", got)
+			}
+			again := h.sess.GatewayAwait(ctx, out.ID, time.Millisecond)
+			if again.Decision != session.GatewayAllowed || again.Result != got.Result {
+				t.Errorf("a later poll: %+v", again)
+			}
+			if w := h.notes.written(); len(w) != 1 {
+				t.Errorf("the approved call ran %d times: %q", len(w), w)
+			}
+			evs := h.r.until(func(e session.Event) bool { _, ok := e.(*session.ToolResultEvent); return ok })
+			if r := one[*session.ApprovalResolvedEvent](t, evs); r.Decision != "approved" || r.By != "alice on /dev/pts/3" {
+				t.Errorf("approval_resolved: %+v", r)
+			}
+		})
+	}
+}
+
+// A rejected call never runs and its poller is told who rejected it and
+// why; an expired one never runs either; an unknown id is unknown.
+func TestGatewayParkedCallRejectedOrExpired(t *testing.T) {
+	h := newToolHarness(t, session.Options{NonInteractive: true})
+	h.sess.SetServerMode("notes", permissions.Approve)
+	ctx := bounded(t)
+	call := func(ttl time.Duration) session.GatewayOutcome {
+		out := h.sess.GatewayCall(ctx, session.GatewayCall{Client: "ci", Name: "notes__write_note",
+			Arguments: map[string]any{"text": "hi"}, TTL: ttl})
+		if out.Decision != session.GatewayParked {
+			t.Fatalf("call: %+v", out)
+		}
+		return out
+	}
+
+	rej := call(0)
+	if err := h.sess.GatewayDecide(rej.ID, false, "alice", "not today"); err != nil {
+		t.Fatal(err)
+	}
+	if got := awaitSettled(t, h.sess, rej.ID); got.Decision != session.GatewayDenied ||
+		!strings.Contains(got.Reason, "alice") || !strings.Contains(got.Reason, "not today") {
+		t.Errorf("rejected: %+v", got)
+	}
+
+	exp := call(50 * time.Millisecond)
+	if got := awaitSettled(t, h.sess, exp.ID); got.Decision != session.GatewayExpired {
+		t.Errorf("expired: %+v", got)
+	}
+	if err := h.sess.GatewayDecide(exp.ID, true, "alice", ""); !errors.Is(err, permissions.ErrAlreadyResolved) {
+		t.Errorf("approving an expired call: %v", err)
+	}
+	if w := h.notes.written(); len(w) != 0 {
+		t.Errorf("a rejected or expired call ran: %q", w)
+	}
+	if got := h.sess.GatewayAwait(ctx, "gw_nope", time.Millisecond); got.Decision != session.GatewayUnknown {
+		t.Errorf("unknown id: %+v", got)
+	}
+	if err := h.sess.GatewayDecide("gw_nope", true, "alice", ""); !errors.Is(err, session.ErrUnknownInvocation) {
+		t.Errorf("deciding an unknown id: %v", err)
+	}
+}
+
+// awaitSettled polls a parked call until it is no longer waiting.
+func awaitSettled(t *testing.T, s *session.Session, id string) session.GatewayOutcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if out := s.GatewayAwait(ctx, id, 200*time.Millisecond); out.Decision != session.GatewayParked {
+			return out
+		}
+	}
+	t.Fatalf("call %s still waits", id)
+	return session.GatewayOutcome{}
 }

@@ -320,8 +320,14 @@ func (s *Session) publishResolved(approvalID, callID string, approved bool) {
 	if approved {
 		decision = "approved"
 	}
+	s.publishDecision(approvalID, callID, decision, "user", "")
+}
+
+// publishDecision publishes what became of a parked call, who decided
+// and why.
+func (s *Session) publishDecision(approvalID, callID, decision, by, reason string) {
 	s.publish(&ApprovalResolvedEvent{Header: s.header(TypeApprovalResolved), ApprovalID: approvalID, CallID: callID,
-		Decision: decision, By: "user"})
+		Decision: decision, By: by, Reason: reason})
 }
 
 // permission publishes the gate's (or the user's) decision on a call.

@@ -2,10 +2,11 @@
 // tests of `latch serve`. It reads a JSON plan from argv[2]:
 //   {"stdio": {"command": "...", "args": [...], "env": {...}}  or
 //    "http": {"url": "...", "token": "..."},
-//    "list": true, "calls": [{"name": "...", "arguments": {...}}],
+//    "list": true, "calls": [{"name": "...", "arguments": {...}} | {"awaitCall": I}],
 //    "repeat": {"n": N, "call": {...}}, "waitListChanged": MS}
 // and prints one JSON object: the tools listed, each call's result or
-// error, and the timings of repeated calls (the benchmark).
+// error, and the timings of repeated calls (the benchmark). {"awaitCall": I}
+// calls latch_await_decision with the invocation_id of call I's result.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -37,7 +38,11 @@ try {
     out.tools = res.tools;
   }
   out.calls = [];
-  for (const c of plan.calls ?? []) {
+  for (let c of plan.calls ?? []) {
+    if (c.awaitCall !== undefined) {
+      const handle = out.calls[c.awaitCall]?.result?.structuredContent ?? {};
+      c = { name: "latch_await_decision", arguments: { invocation_id: handle.invocation_id ?? "" } };
+    }
     try {
       out.calls.push({ result: await client.callTool({ name: c.name, arguments: c.arguments ?? {} }) });
     } catch (e) {

@@ -1,0 +1,122 @@
+package main
+
+// End-to-end tests of parked calls through latch serve, with the official
+// TypeScript SDK client: a call that needs a person returns a handle the
+// SDK accepts, latch_await_decision collects what became of it.
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// handle is the awaiting result of a parked call.
+type handle struct {
+	Status       string `json:"status"`
+	InvocationID string `json:"invocation_id"`
+	ExpiresAt    string `json:"expires_at"`
+	AwaitWith    struct {
+		Tool      string         `json:"tool"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"await_with"`
+}
+
+// callHandle reads call i of res as an awaiting result: as structured
+// content, and the same as its JSON text.
+func callHandle(t *testing.T, res sdkOut, i int) handle {
+	t.Helper()
+	if len(res.Calls) <= i || res.Calls[i].Result == nil {
+		t.Fatalf("call %d: %+v", i, res)
+	}
+	got := res.Calls[i].Result
+	var h, fromText handle
+	b, _ := json.Marshal(got.StructuredContent)
+	if err := json.Unmarshal(b, &h); err != nil || got.IsError || len(got.Content) != 1 {
+		t.Fatalf("call %d is not an awaiting result: %+v", i, got)
+	}
+	text, _ := got.Content[0]["text"].(string)
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil || fromText.InvocationID != h.InvocationID {
+		t.Errorf("the text is not the structured content as JSON: %q", text)
+	}
+	if h.Status != "awaiting_approval" || !strings.HasPrefix(h.InvocationID, "gw_") || h.ExpiresAt == "" ||
+		h.AwaitWith.Tool != "latch_await_decision" || h.AwaitWith.Arguments["invocation_id"] != h.InvocationID {
+		t.Errorf("awaiting result: %+v", h)
+	}
+	return h
+}
+
+// callText is the text of call i's result, and whether it is an error.
+func callText(t *testing.T, res sdkOut, i int) (string, bool) {
+	t.Helper()
+	if len(res.Calls) <= i || res.Calls[i].Result == nil || len(res.Calls[i].Result.Content) == 0 {
+		t.Fatalf("call %d: %+v", i, res)
+	}
+	text, _ := res.Calls[i].Result.Content[0]["text"].(string)
+	return text, res.Calls[i].Result.IsError
+}
+
+// In ask mode, with no one at a prompt, a call parks: the SDK client gets
+// the awaiting result (valid for it: the tool's output schema is not
+// served), a poll says it still waits, and nothing ran.
+func TestServeAskModeParks(t *testing.T) {
+	r := newPromptRig(t, map[string]any{"serve": map[string]any{"await_poll": "100ms"}}, true)
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio("--mode", "ask"), "list": true,
+		"calls": []any{createAlice, map[string]any{"awaitCall": 0}}})
+	if res.ConnectError != "" {
+		t.Fatal(res.ConnectError)
+	}
+	h := callHandle(t, res, 0)
+	if again := callHandle(t, res, 1); again.InvocationID != h.InvocationID {
+		t.Errorf("the poll names another call: %+v", again)
+	}
+	var create, await map[string]any
+	for _, tool := range res.Tools {
+		switch tool["name"] {
+		case "mem__create_entities":
+			create = tool
+		case "latch_await_decision":
+			await = tool
+		}
+	}
+	if create == nil || create["outputSchema"] != nil || !strings.Contains(create["description"].(string), "latch_await_decision") {
+		t.Errorf("a tool that parks is served with its output schema, or without saying so: %v", create)
+	}
+	if await == nil {
+		t.Errorf("latch_await_decision is not listed")
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("a call no one approved reached server-memory %d times", n)
+	}
+}
+
+// A parked call no one decides expires after serve.approval_ttl: the poll
+// says so, and it never runs.
+func TestServeParkedCallExpires(t *testing.T) {
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
+		"serve": map[string]any{"approval_ttl": "1s"}}, true)
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),
+		"calls": []any{createAlice, map[string]any{"awaitCall": 0}}})
+	callHandle(t, res, 0)
+	text, isErr := callText(t, res, 1)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(text), &got); err != nil || isErr || got["status"] != "expired" {
+		t.Errorf("the poll after the ttl: %q (error %v)", text, isErr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("an expired call reached server-memory %d times", n)
+	}
+	if b, _ := os.ReadFile(r.memFile); strings.Contains(string(b), "alice") {
+		t.Errorf("the memory file holds alice: %s", b)
+	}
+}
+
+// latch_await_decision with an id no call has is an error result.
+func TestServeAwaitUnknownID(t *testing.T) {
+	r := newPromptRig(t, nil, true)
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),
+		"calls": []any{map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": "gw_nope"}}}})
+	if text, isErr := callText(t, res, 0); !isErr || !strings.Contains(text, "gw_nope") {
+		t.Errorf("unknown id: %q (error %v)", text, isErr)
+	}
+}

@@ -1,0 +1,187 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"latch/permissions"
+)
+
+// DefaultApprovalTTL is how long a gateway's parked call waits for a
+// person when GatewayCall.TTL is not set.
+const DefaultApprovalTTL = 24 * time.Hour
+
+// ErrUnknownInvocation: no call of this gateway has that invocation id.
+var ErrUnknownInvocation = errors.New("no such call")
+
+// gatewayParked is a gateway's call that waits for a person, and then
+// what became of it. out is final once done is closed.
+type gatewayParked struct {
+	approvalID string
+	expires    time.Time
+	done       chan struct{}
+	out        GatewayOutcome
+	by, reason string // who decided, and why; set under s.mu before the wait is woken
+}
+
+// parks says whether the gate's verdict puts the call to a person, whom
+// the gateway parks it for: ask mode (denied now only because no one is
+// at a prompt), approve mode, and with parkUnlisted an unlisted tool in
+// read_only.
+func parks(v permissions.Verdict, parkUnlisted bool) bool {
+	switch {
+	case v.Decision == permissions.Allow:
+		return false
+	case v.Decision == permissions.Park, v.Decision == permissions.AskUser, v.Mode == permissions.Ask:
+		return true
+	}
+	return parkUnlisted && v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly
+}
+
+// GatewayParks says whether a call of the named tool would park rather
+// than run or be refused, as the gate stands now (its result need not
+// match the tool's output schema).
+func (s *Session) GatewayParks(name string, parkUnlisted bool) bool {
+	if s.servers == nil {
+		return false
+	}
+	t, ok := s.servers.Lookup(name)
+	if !ok {
+		return false
+	}
+	v := s.gate.Decide(permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest})
+	return parks(v, parkUnlisted)
+}
+
+// gatewayPark parks a gateway's call as the chat's approve mode parks one
+// (approval_parked, on disk before the client hears of it) and returns at
+// once; a goroutine waits for the decision or the expiry and runs the
+// call at most once.
+func (s *Session) gatewayPark(c *toolCall, client, reason string, ttl time.Duration) GatewayOutcome {
+	if ttl <= 0 {
+		ttl = DefaultApprovalTTL
+	}
+	id, wait := s.parkCall(c)
+	p := &gatewayParked{approvalID: id, expires: time.Now().Add(ttl).UTC(), done: make(chan struct{})}
+	s.mu.Lock()
+	s.gw[c.id] = p
+	s.mu.Unlock()
+	s.permission(c, "parked", "policy", reason)
+	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), ApprovalID: id,
+		CallID: c.id, Server: c.tool.Server, Tool: c.name, Arguments: c.args, Digest: c.tool.Digest,
+		Description: c.tool.Description, Client: client, Expires: p.expires.Format(time.RFC3339Nano)})
+	go s.awaitDecision(c, p, wait)
+	return p.awaiting(c.id)
+}
+
+// awaiting is the outcome of a call still waiting.
+func (p *gatewayParked) awaiting(id string) GatewayOutcome {
+	return GatewayOutcome{ID: id, Decision: GatewayParked, Expires: p.expires}
+}
+
+// awaitDecision waits for a person's decision on a parked gateway call,
+// or its expiry, and settles it: run once, denied, or expired.
+func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
+	out := GatewayOutcome{ID: c.id, Expires: p.expires}
+	defer func() { p.out = out; close(p.done) }()
+	t := time.NewTimer(time.Until(p.expires))
+	defer t.Stop()
+	var approved bool
+	select {
+	case approved = <-wait:
+	case <-t.C:
+		// Expired, unless a decision took the approval first: then it
+		// is on its way.
+		s.mu.Lock()
+		_, waiting := s.parked[p.approvalID]
+		if waiting {
+			delete(s.parked, p.approvalID)
+			_, _ = s.approvals.Resolve(p.approvalID)
+		}
+		s.mu.Unlock()
+		if waiting {
+			s.publishDecision(p.approvalID, c.id, "expired", "policy", "no decision before "+p.expires.Format(time.RFC3339))
+			s.fail(c, "expired: no one decided before "+p.expires.Format(time.RFC3339))
+			out.Decision = GatewayExpired
+			return
+		}
+		approved = <-wait
+	}
+	s.mu.Lock()
+	by, why := p.by, p.reason
+	s.mu.Unlock()
+	if by == "" {
+		by = "user"
+	}
+	s.gate.RecordDecision(c.id, approved)
+	decision := "rejected"
+	if approved {
+		decision = "approved"
+	}
+	s.publishDecision(p.approvalID, c.id, decision, by, why)
+	if !approved {
+		out.Decision, out.Reason = GatewayDenied, "rejected by "+by
+		if why != "" {
+			out.Reason += ": " + why
+		}
+		s.deny(c, by, out.Reason, "denied: "+out.Reason)
+		return
+	}
+	if change, changed := s.changedWhileParked(c); changed {
+		out.Decision = GatewayDenied
+		out.Reason = "not run: " + c.name + " changed while the call waited for approval (" + change + "); call it again"
+		s.deny(c, "policy", out.Reason, out.Reason)
+		return
+	}
+	s.permission(c, "allowed", by, "approved")
+	out.Decision = GatewayAllowed
+	out.Result, out.Error = s.invoke(context.Background(), c)
+}
+
+// GatewayDecide approves or rejects a gateway's parked call by its
+// invocation id, saying who decided (logged with the decision) and why.
+// The first decision wins: a later one, or one after the call expired,
+// fails with permissions.ErrAlreadyResolved.
+func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason string) error {
+	s.mu.Lock()
+	p, ok := s.gw[invocationID]
+	if !ok {
+		s.mu.Unlock()
+		return fmt.Errorf("%s: %w", invocationID, ErrUnknownInvocation)
+	}
+	ch, waiting := s.parked[p.approvalID]
+	if !waiting {
+		s.mu.Unlock()
+		return fmt.Errorf("%s: %w", invocationID, permissions.ErrAlreadyResolved)
+	}
+	_, _ = s.approvals.Resolve(p.approvalID)
+	delete(s.parked, p.approvalID)
+	p.by, p.reason = by, reason
+	s.mu.Unlock()
+	ch <- approve
+	return nil
+}
+
+// GatewayAwait waits up to poll for what became of a parked gateway call:
+// GatewayParked while it still waits, then GatewayAllowed (its result,
+// the same to every later poll: the call runs once), GatewayDenied or
+// GatewayExpired. An id no call of this session has is GatewayUnknown.
+func (s *Session) GatewayAwait(ctx context.Context, invocationID string, poll time.Duration) GatewayOutcome {
+	s.mu.Lock()
+	p, ok := s.gw[invocationID]
+	s.mu.Unlock()
+	if !ok {
+		return GatewayOutcome{ID: invocationID, Decision: GatewayUnknown}
+	}
+	t := time.NewTimer(poll)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return p.out
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return p.awaiting(invocationID)
+}
