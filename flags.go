@@ -33,9 +33,10 @@ type flags struct {
 	resume    string       // --resume ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
-	command   string       // a subcommand: "sessions" or "serve"
+	command   string       // a subcommand: "sessions", "serve", "approvals" or "decide"
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
+	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
 }
 
 // listFlag collects a repeatable flag.
@@ -56,6 +57,9 @@ Usage:
                                 delete sessions idle that long
   latch serve --stdio | --listen 127.0.0.1:PORT [--quiet]
                                 serve the servers' tools to other MCP clients, through the gate
+  latch approvals               calls waiting for a person (of gateways and chats)
+  latch approve ID | latch reject ID [--reason TEXT]
+                                decide a gateway's waiting call, from any terminal
 
 Flags:
 `
@@ -120,6 +124,21 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 			return f, err
 		}
 		f.serve, rest = sa, nil
+	}
+	if len(rest) > 0 && rest[0] == "approvals" {
+		f.command = "approvals"
+		if len(rest) > 1 {
+			return f, fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
+		}
+		rest = nil
+	}
+	if len(rest) > 0 && (rest[0] == "approve" || rest[0] == "reject") {
+		f.command = "decide"
+		da, err := parseDecideArgs(rest[0], rest[1:], out)
+		if err != nil {
+			return f, err
+		}
+		f.decide, rest = da, nil
 	}
 	if len(rest) > 0 {
 		return f, fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])

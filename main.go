@@ -61,8 +61,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)
 	}
-	if f.command == "sessions" {
+	switch f.command {
+	case "sessions":
 		return runSessions(s, f.sessions, time.Now(), stdout, stderr)
+	case "approvals":
+		return listApprovals(s, time.Now(), stdout, stderr)
+	case "decide":
+		return decideApproval(s, f.decide, time.Now(), stdout, stderr)
 	}
 	if f.resume != "" {
 		// Before the screen: a session that is not there is a usage error.

@@ -116,6 +116,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)
+	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
 	var err error
 	if a.stdio {
 		ss := server.NewStdioServer(g.MCPServer())

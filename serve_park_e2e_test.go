@@ -5,8 +5,11 @@ package main
 // SDK accepts, latch_await_decision collects what became of it.
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -118,5 +121,101 @@ func TestServeAwaitUnknownID(t *testing.T) {
 		"calls": []any{map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": "gw_nope"}}}})
 	if text, isErr := callText(t, res, 0); !isErr || !strings.Contains(text, "gw_nope") {
 		t.Errorf("unknown id: %q (error %v)", text, isErr)
+	}
+}
+
+// parkOverHTTP starts latch serve --listen in ask mode and has a client
+// ("claude-e2e") call create_entities: it parks. It returns the rig, the
+// plan's http part for later clients, and the call's handle.
+func parkOverHTTP(t *testing.T) (*promptRig, map[string]any, handle) {
+	t.Helper()
+	const token = "park-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	httpPlan := map[string]any{"url": srv.url, "token": token}
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{createAlice}})
+	if res.ConnectError != "" {
+		t.Fatal(res.ConnectError)
+	}
+	return r, httpPlan, callHandle(t, res, 0)
+}
+
+// awaitPlan polls the call twice, from a new client.
+func awaitPlan(httpPlan map[string]any, id string) map[string]any {
+	poll := map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": id}}
+	return map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{poll, poll}}
+}
+
+// A parked call is listed by latch approvals in another process, approved
+// by latch approve in another: the client's poll gets server-memory's
+// real result, the write happens exactly once, and a later poll gets the
+// same result without running anything again.
+func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
+	r, httpPlan, h := parkOverHTTP(t)
+	list := r.run("", "approvals")
+	if list.code != 0 || !strings.Contains(list.stdout, h.InvocationID) || !strings.Contains(list.stdout, "claude-e2e") ||
+		!strings.Contains(list.stdout, "mem__create_entities") || !strings.Contains(list.stdout, "alice") {
+		t.Fatalf("latch approvals (exit %d):\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Fatalf("the call ran before anyone approved it (%d times)", n)
+	}
+	ok := r.run("", "approve", h.InvocationID)
+	if ok.code != 0 || !strings.Contains(ok.stdout, "approved "+h.InvocationID) {
+		t.Fatalf("latch approve (exit %d): %s%s", ok.code, ok.stdout, ok.stderr)
+	}
+	res := sdkClient(t, r, awaitPlan(httpPlan, h.InvocationID))
+	want := map[string]any{"entities": []any{map[string]any{"name": "alice", "entityType": "person", "observations": []any{"likes tea"}}}}
+	for i := range 2 {
+		text, isErr := callText(t, res, i)
+		if isErr || !strings.Contains(text, `"alice"`) || !reflect.DeepEqual(res.Calls[i].Result.StructuredContent, want) {
+			t.Errorf("poll %d after the approval: %q %v", i, text, res.Calls[i].Result.StructuredContent)
+		}
+	}
+	if n := r.memCalls("create_entities"); n != 1 {
+		t.Errorf("server-memory got %d create_entities calls, want exactly 1", n)
+	}
+	if b, _ := os.ReadFile(r.memFile); strings.Count(string(b), `"alice"`) != 1 {
+		t.Errorf("the memory file does not hold alice exactly once:\n%s", b)
+	}
+	again := r.run("", "reject", h.InvocationID)
+	if again.code == 0 || !strings.Contains(again.stderr, "already approved by") {
+		t.Errorf("a second decision (exit %d): %s%s", again.code, again.stdout, again.stderr)
+	}
+	if list := r.run("", "approvals"); strings.Contains(list.stdout, h.InvocationID) {
+		t.Errorf("latch approvals still lists the decided call:\n%s", list.stdout)
+	}
+	// The gateway logged who decided.
+	logs, _ := filepath.Glob(filepath.Join(r.state, "*.jsonl"))
+	found := false
+	for _, p := range logs {
+		b, _ := os.ReadFile(p)
+		found = found || (bytes.Contains(b, []byte(`"type":"approval_resolved"`)) && bytes.Contains(b, []byte(`"decision":"approved","by":"`)))
+	}
+	if !found {
+		t.Errorf("no session log records the approval and who gave it")
+	}
+}
+
+// A call rejected from another terminal never runs; its poll is an error
+// result {"denied": …} with the reason given.
+func TestServeParkedCallRejectedFromAnotherTerminal(t *testing.T) {
+	r, httpPlan, h := parkOverHTTP(t)
+	no := r.run("", "reject", h.InvocationID, "--reason", "not today")
+	if no.code != 0 || !strings.Contains(no.stdout, "rejected "+h.InvocationID) {
+		t.Fatalf("latch reject (exit %d): %s%s", no.code, no.stdout, no.stderr)
+	}
+	res := sdkClient(t, r, awaitPlan(httpPlan, h.InvocationID))
+	text, isErr := callText(t, res, 0)
+	var got map[string]string
+	if err := json.Unmarshal([]byte(text), &got); err != nil || !isErr || !strings.Contains(got["denied"], "not today") {
+		t.Errorf("poll after the rejection: %q (error %v)", text, isErr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("a rejected call reached server-memory %d times", n)
+	}
+	if unknown := r.run("", "approve", "gw_000000000000"); unknown.code == 0 || !strings.Contains(unknown.stderr, "no gateway's call has this id") {
+		t.Errorf("approving an unknown id (exit %d): %s", unknown.code, unknown.stderr)
 	}
 }

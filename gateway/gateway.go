@@ -269,3 +269,22 @@ func (g *Gateway) logCall(client, tool, decision string, d time.Duration) {
 	fmt.Fprintf(g.o.Log, "latch serve: %s %s %s %s\n", sanitize.Line(client), sanitize.Line(tool), decision,
 		d.Round(time.Microsecond))
 }
+
+// LogDecision writes the line of a decision sent from another terminal
+// (session.WatchInbox): applied, or why not.
+func (g *Gateway) LogDecision(d session.Decision, err error) {
+	if g.o.Log == nil {
+		return
+	}
+	what := "rejected"
+	if d.Approve {
+		what = "approved"
+	}
+	line := fmt.Sprintf("latch serve: %s %s by %s", d.InvocationID, what, d.By)
+	if err != nil {
+		line = fmt.Sprintf("latch serve: decision on %s by %s not applied: %v", d.InvocationID, d.By, err)
+	}
+	g.logMu.Lock()
+	defer g.logMu.Unlock()
+	fmt.Fprintln(g.o.Log, sanitize.Line(line))
+}

@@ -173,3 +173,66 @@ func awaitSettled(t *testing.T, s *session.Session, id string) session.GatewayOu
 	t.Fatalf("call %s still waits", id)
 	return session.GatewayOutcome{}
 }
+
+// Decisions sent from other processes reach the gateway through its
+// inbox: the first applies and is logged with who decided; a second one
+// on the same call waits its turn (ErrDecisionQueued) or, sent after the
+// first applied, is refused and removed; ParkedCalls reads the outcome.
+func TestGatewayInboxFirstDecisionWins(t *testing.T) {
+	dir := t.TempDir()
+	h := newToolHarness(t, session.Options{NonInteractive: true, LogDir: dir})
+	h.sess.SetServerMode("notes", permissions.Approve)
+	ctx := bounded(t)
+	out := h.sess.GatewayCall(ctx, session.GatewayCall{Client: "ci", Name: "notes__write_note",
+		Arguments: map[string]any{"text": "hi"}})
+	if out.Decision != session.GatewayParked {
+		t.Fatalf("call: %+v", out)
+	}
+	if !session.Running(dir, h.sess.ID()) {
+		t.Errorf("Running says the session's process is not running")
+	}
+	waiting, err := session.ParkedCalls(dir)
+	if err != nil || len(waiting) != 1 || !waiting[0].Waiting() || waiting[0].CallID != out.ID || waiting[0].Client != "ci" ||
+		waiting[0].Expires.IsZero() || waiting[0].Session != h.sess.ID() {
+		t.Fatalf("ParkedCalls before a decision: %+v, %v", waiting, err)
+	}
+
+	yes := session.Decision{InvocationID: out.ID, Approve: true, By: "alice on /dev/pts/3"}
+	no := session.Decision{InvocationID: out.ID, By: "bob on /dev/pts/4", Reason: "no"}
+	if err := session.SendDecision(dir, h.sess.ID(), yes); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.SendDecision(dir, h.sess.ID(), no); !errors.Is(err, session.ErrDecisionQueued) {
+		t.Errorf("a second decision while the first waits: %v", err)
+	}
+	type report struct {
+		d   session.Decision
+		err error
+	}
+	reports := make(chan report, 4)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go h.sess.WatchInbox(wctx, 10*time.Millisecond, func(d session.Decision, err error) { reports <- report{d, err} })
+	if r := <-reports; r.err != nil || r.d.By != yes.By {
+		t.Errorf("the first decision: %+v", r)
+	}
+	if session.DecisionQueued(dir, h.sess.ID(), out.ID) {
+		t.Errorf("the applied decision is still in the inbox")
+	}
+	if err := session.SendDecision(dir, h.sess.ID(), no); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-reports; !errors.Is(r.err, permissions.ErrAlreadyResolved) || r.d.By != no.By {
+		t.Errorf("the late decision: %+v", r)
+	}
+	if got := awaitSettled(t, h.sess, out.ID); got.Decision != session.GatewayAllowed {
+		t.Errorf("outcome: %+v", got)
+	}
+	if w := h.notes.written(); len(w) != 1 {
+		t.Errorf("the call ran %d times", len(w))
+	}
+	decided, _ := session.ParkedCalls(dir)
+	if len(decided) != 1 || decided[0].Decision != "approved" || decided[0].By != yes.By {
+		t.Errorf("ParkedCalls after the decision: %+v", decided)
+	}
+}

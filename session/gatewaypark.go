@@ -24,6 +24,7 @@ type gatewayParked struct {
 	done       chan struct{}
 	out        GatewayOutcome
 	by, reason string // who decided, and why; set under s.mu before the wait is woken
+	logged     bool   // GatewayDecide logged the decision
 }
 
 // parks says whether the gate's verdict puts the call to a person, whom
@@ -110,17 +111,15 @@ func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 		approved = <-wait
 	}
 	s.mu.Lock()
-	by, why := p.by, p.reason
+	by, why, logged := p.by, p.reason, p.logged
 	s.mu.Unlock()
 	if by == "" {
 		by = "user"
 	}
 	s.gate.RecordDecision(c.id, approved)
-	decision := "rejected"
-	if approved {
-		decision = "approved"
+	if !logged { // decided through Decide, as the chat's parked calls are
+		s.publishDecision(p.approvalID, c.id, decisionName(approved), by, why)
 	}
-	s.publishDecision(p.approvalID, c.id, decision, by, why)
 	if !approved {
 		out.Decision, out.Reason = GatewayDenied, "rejected by "+by
 		if why != "" {
@@ -143,7 +142,8 @@ func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 // GatewayDecide approves or rejects a gateway's parked call by its
 // invocation id, saying who decided (logged with the decision) and why.
 // The first decision wins: a later one, or one after the call expired,
-// fails with permissions.ErrAlreadyResolved.
+// fails with permissions.ErrAlreadyResolved. The decision is logged
+// before GatewayDecide returns.
 func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason string) error {
 	s.mu.Lock()
 	p, ok := s.gw[invocationID]
@@ -158,10 +158,21 @@ func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason st
 	}
 	_, _ = s.approvals.Resolve(p.approvalID)
 	delete(s.parked, p.approvalID)
-	p.by, p.reason = by, reason
+	p.by, p.reason, p.logged = by, reason, true
 	s.mu.Unlock()
+	// On disk before the call runs, and before the decider is told (it
+	// reads the log to learn whose decision applied).
+	s.publishDecision(p.approvalID, invocationID, decisionName(approve), by, reason)
 	ch <- approve
 	return nil
+}
+
+// decisionName is how the log names a person's decision.
+func decisionName(approved bool) string {
+	if approved {
+		return "approved"
+	}
+	return "rejected"
 }
 
 // GatewayAwait waits up to poll for what became of a parked gateway call:

@@ -1,0 +1,152 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A gateway's parked calls are decided from any terminal (latch approve,
+// latch reject) without a second writer of its log: the deciding process
+// drops a Decision into the session's inbox folder, and the gateway, the
+// single writer of its log, applies it (GatewayDecide logs who decided)
+// and removes it.
+
+// Decision is a person's decision on a gateway's parked call, on its way
+// from the deciding process to the gateway.
+type Decision struct {
+	InvocationID string `json:"invocation_id"`
+	Approve      bool   `json:"approve"`
+	By           string `json:"by"` // who decided: "alice on /dev/pts/3"
+	Reason       string `json:"reason,omitempty"`
+}
+
+// ErrDecisionQueued: a decision on the call already waits in the inbox.
+var ErrDecisionQueued = errors.New("another decision on this call is already on its way to the gateway")
+
+// inboxDir is the folder of decisions for the session's gateway.
+func inboxDir(logDir, sessionID string) string {
+	return filepath.Join(logDir, "inbox", sessionID)
+}
+
+// decisionPath is where the decision on a call waits.
+func decisionPath(logDir, sessionID, invocationID string) string {
+	return filepath.Join(inboxDir(logDir, sessionID), invocationID+".json")
+}
+
+// SendDecision puts d in the inbox of the session's gateway: written
+// whole (0600), then linked into place, so the gateway never reads half
+// of one, and a second decision on the same call fails with
+// ErrDecisionQueued while the first waits.
+func SendDecision(logDir, sessionID string, d Decision) error {
+	if !ValidID(sessionID) || !ValidID(d.InvocationID) {
+		return fmt.Errorf("not a session and call id: %q %q", sessionID, d.InvocationID)
+	}
+	dir := inboxDir(logDir, sessionID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".new-*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // linked or not, the temp name goes
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	err = os.Link(tmp.Name(), decisionPath(logDir, sessionID, d.InvocationID))
+	if errors.Is(err, fs.ErrExist) {
+		return ErrDecisionQueued
+	}
+	return err
+}
+
+// DecisionQueued says whether a decision on the call still waits in the
+// inbox (the gateway has not taken it yet).
+func DecisionQueued(logDir, sessionID, invocationID string) bool {
+	_, err := os.Stat(decisionPath(logDir, sessionID, invocationID))
+	return err == nil
+}
+
+// WatchInbox applies the decisions sent to this session (SendDecision)
+// until ctx ends, looking every interval: each through GatewayDecide,
+// then removed. report hears of each, with GatewayDecide's error when it
+// did not apply (an unknown call, one decided or expired before).
+func (s *Session) WatchInbox(ctx context.Context, every time.Duration, report func(Decision, error)) {
+	if s.logDir == "" {
+		return
+	}
+	dir := inboxDir(s.logDir, s.id)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		s.takeDecisions(dir, report)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// takeDecisions applies the decisions in dir, oldest name first.
+func (s *Session) takeDecisions(dir string, report func(Decision, error)) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		var d Decision
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(b, &d)
+		}
+		if err == nil && d.InvocationID+".json" != name {
+			err = fmt.Errorf("%s names call %q", name, d.InvocationID)
+		}
+		if err == nil {
+			err = s.GatewayDecide(d.InvocationID, d.Approve, d.By, d.Reason)
+		}
+		_ = os.Remove(path) // applied or refused, it is done with
+		if report != nil {
+			report(d, err)
+		}
+	}
+}
+
+// Running says whether a latch process holds the session now (its
+// gateway runs, and takes the decisions sent to it).
+func Running(logDir, sessionID string) bool {
+	f, err := os.OpenFile(filepath.Join(logDir, sessionID+".lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // only tried
+	if tryLock(f) != nil {
+		return true
+	}
+	unlock(f)
+	return false
+}

@@ -1,0 +1,113 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ParkedCall is a call parked in a session's log, and what became of it,
+// as latch approvals lists it and latch approve checks it.
+type ParkedCall struct {
+	Session    string
+	ApprovalID string
+	CallID     string // a gateway's invocation id ("gw_…"), or the model's call id
+	Client     string // the MCP client of a gateway's call; "" for the chat's
+	Tool       string
+	Arguments  map[string]any // as logged: redacted
+	Parked     time.Time
+	Expires    time.Time // a gateway's call stops waiting then; zero for the chat's
+	// Decision is "" while it waits, then "approved", "rejected",
+	// "expired", or "answered" (its turn ended without a decision).
+	Decision string
+	By       string // who decided
+	Reason   string
+}
+
+// Waiting says whether the call still waits for a decision.
+func (p ParkedCall) Waiting() bool { return p.Decision == "" }
+
+// parkedLine is the part of a logged event ParkedCalls reads.
+type parkedLine struct {
+	Type       string         `json:"type"`
+	Time       time.Time      `json:"time"`
+	ApprovalID string         `json:"approval_id"`
+	CallID     string         `json:"call_id"`
+	Client     string         `json:"client"`
+	Tool       string         `json:"tool"`
+	Arguments  map[string]any `json:"arguments"`
+	Expires    string         `json:"expires"`
+	Decision   string         `json:"decision"`
+	By         string         `json:"by"`
+	Reason     string         `json:"reason"`
+}
+
+// ParkedCalls reads every call parked in the session logs in dir, oldest
+// first, with what became of each.
+func ParkedCalls(dir string) ([]ParkedCall, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var out []ParkedCall
+	for _, p := range paths {
+		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		if !ValidID(id) {
+			continue
+		}
+		calls, err := parkedIn(p, id)
+		if err != nil {
+			continue // a log being removed, or unreadable: it has nothing to decide
+		}
+		out = append(out, calls...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Parked.Before(out[j].Parked) })
+	return out, nil
+}
+
+// parkedIn reads the parked calls of one log.
+func parkedIn(path, sessionID string) ([]ParkedCall, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	var calls []ParkedCall
+	byApproval, byCall := map[string]int{}, map[string]int{}
+	br := bufio.NewReader(f)
+	for {
+		line, err := br.ReadBytes('\n')
+		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) {
+			var e parkedLine
+			if json.Unmarshal(line, &e) == nil {
+				switch e.Type {
+				case TypeApprovalParked:
+					exp, _ := time.Parse(time.RFC3339Nano, e.Expires)
+					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
+					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
+						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp})
+				case TypeApprovalResolved:
+					if i, ok := byApproval[e.ApprovalID]; ok {
+						calls[i].Decision, calls[i].By, calls[i].Reason = e.Decision, e.By, e.Reason
+					}
+				case TypeToolResult:
+					if i, ok := byCall[e.CallID]; ok && calls[i].Decision == "" {
+						calls[i].Decision = "answered"
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			return calls, nil
+		}
+		if err != nil {
+			return calls, err
+		}
+	}
+}
