@@ -86,12 +86,23 @@ func (p *gatewayParked) awaiting(id string) GatewayOutcome {
 // or its expiry, and settles it: run once, denied, or expired.
 func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 	out := GatewayOutcome{ID: c.id, Expires: p.expires}
-	defer func() { p.out = out; close(p.done) }()
+	settled := true
+	defer func() {
+		if settled {
+			p.out = out
+			close(p.done)
+		}
+	}()
 	t := time.NewTimer(time.Until(p.expires))
 	defer t.Stop()
 	var approved bool
 	select {
 	case approved = <-wait:
+	case <-s.quit:
+		// latch is stopping: the call stays parked in the log, for the
+		// next run to take up.
+		settled = false
+		return
 	case <-t.C:
 		// Expired, unless a decision took the approval first: then it
 		// is on its way.

@@ -114,6 +114,7 @@ type Session struct {
 	asks    map[string]chan Answer    // asked calls waiting for the user, by call id
 	parked  map[string]chan bool      // parked calls waiting, by approval id
 	gw      map[string]*gatewayParked // a gateway's parked calls, by invocation id
+	quit    chan struct{}             // closed when Close begins
 	noTools map[string]bool           // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
@@ -191,7 +192,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		gw:      map[string]*gatewayParked{},
+		gw: map[string]*gatewayParked{}, quit: make(chan struct{}),
 		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
@@ -400,6 +401,9 @@ func (s *Session) Clear() {
 // killed; this takes at most a few seconds) and ends every subscription.
 func (s *Session) Close() {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.quit)
+	}
 	s.closing = true
 	s.mu.Unlock()
 	s.Cancel()
