@@ -23,6 +23,7 @@ type serveArgs struct {
 	stdio  bool   // --stdio
 	listen string // --listen HOST:PORT
 	quiet  bool   // --quiet: no line per call
+	fresh  bool   // --fresh: a new session, not the parked calls of the last run
 }
 
 // parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet]`.
@@ -33,6 +34,7 @@ func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	fs.BoolVar(&a.stdio, "stdio", false, "serve MCP on stdin and stdout (for a client that starts latch)")
 	fs.StringVar(&a.listen, "listen", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (e.g. 127.0.0.1:8765); needs a bearer token")
 	fs.BoolVar(&a.quiet, "quiet", false, "no line on stderr per call")
+	fs.BoolVar(&a.fresh, "fresh", false, "start a new session rather than take up the calls the last run on this config parked")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, errHelp
@@ -96,8 +98,22 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	}
 	o := sessionOptions(s, f, true)
 	o.Client = ollamaClient(s)
+	if !a.fresh {
+		o.ID = lastGatewayID(s)
+	}
+	if o.ID != "" && session.Running(s.stateDir, o.ID) {
+		say(stderr, "latch serve: the last gateway on this config (session "+o.ID+") still runs: stop it, or give --fresh for a separate one")
+		return exitError
+	}
 	sess := session.New(o)
 	defer sess.Close()
+	if why := sess.LogProblem(); why != "" {
+		say(stderr, "latch serve: "+why+": a gateway runs no call it cannot record")
+		return exitError
+	}
+	if err := saveGatewayID(s, sess.ID()); err != nil {
+		say(stderr, "latch serve: cannot record the session id, so a restart will not take up its parked calls: "+err.Error())
+	}
 	sub := sess.Subscribe()
 	sess.Start()
 	sess.StartServers()
@@ -106,6 +122,16 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	cancel()
 	if quit.Err() != nil {
 		return exitOK
+	}
+	if o.ID != "" {
+		n, err := sess.ResumeGateway()
+		if err != nil {
+			say(stderr, "latch serve: "+err.Error())
+			return exitError
+		}
+		if !a.quiet {
+			fmt.Fprintf(stderr, "latch serve: session %s resumed, %d parked calls taken up\n", o.ID, n)
+		}
 	}
 	var logw io.Writer
 	if !a.quiet {

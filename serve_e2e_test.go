@@ -235,11 +235,12 @@ type served struct {
 	exited chan struct{} // closed once it has exited
 }
 
-// startServeHTTP starts latch serve --listen 127.0.0.1:0 with the token in
-// $LATCH_SERVE_TOKEN; it is interrupted when the test ends.
-func startServeHTTP(t *testing.T, r *promptRig, token string) *served {
+// startServeHTTP starts latch serve --listen 127.0.0.1:0 (and extra
+// flags) with the token in $LATCH_SERVE_TOKEN; it is interrupted when the
+// test ends.
+func startServeHTTP(t *testing.T, r *promptRig, token string, extra ...string) *served {
 	t.Helper()
-	cmd := exec.Command(r.bin, "--config", r.cfg, "serve", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(r.bin, append([]string{"--config", r.cfg, "serve", "--listen", "127.0.0.1:0"}, extra...)...)
 	cmd.Env, cmd.Dir = append(r.env, "LATCH_SERVE_TOKEN="+token), r.cwd
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

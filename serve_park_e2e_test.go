@@ -219,3 +219,97 @@ func TestServeParkedCallRejectedFromAnotherTerminal(t *testing.T) {
 		t.Errorf("approving an unknown id (exit %d): %s", unknown.code, unknown.stderr)
 	}
 }
+
+// createEntity is a server-memory call that writes one entity.
+func createEntity(name string) map[string]any {
+	return map[string]any{"name": "mem__create_entities", "arguments": map[string]any{
+		"entities": []any{map[string]any{"name": name, "entityType": "person", "observations": []any{"x"}}}}}
+}
+
+// pollOnce polls a parked call from a new client and returns the
+// result's text and whether it is an error.
+func pollOnce(t *testing.T, r *promptRig, httpPlan map[string]any, id string) (string, bool) {
+	t.Helper()
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "calls": []any{
+		map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": id}}}})
+	return callText(t, res, 0)
+}
+
+// Killed with calls parked (one approved and run, one approved just
+// before the kill, two undecided), latch serve started again on the same
+// config takes them up: the same invocation ids resolve, a call approved
+// after the restart runs once, one rejected never runs, and nothing runs
+// twice. --fresh starts a session that knows none of them.
+func TestServeRestartTakesUpParkedCalls(t *testing.T) {
+	const token = "restart-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	httpPlan := map[string]any{"url": srv.url, "token": token}
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "calls": []any{
+		createEntity("ann"), createEntity("ben"), createEntity("cat"), createEntity("dan")}})
+	ann, ben, cat, dan := callHandle(t, res, 0), callHandle(t, res, 1), callHandle(t, res, 2), callHandle(t, res, 3)
+	if ok := r.run("", "approve", ann.InvocationID); ok.code != 0 {
+		t.Fatalf("approve: %s", ok.stderr)
+	}
+	if text, isErr := pollOnce(t, r, httpPlan, ann.InvocationID); isErr || !strings.Contains(text, `"ann"`) {
+		t.Fatalf("ann's poll before the kill: %q", text)
+	}
+	if ok := r.run("", "approve", ben.InvocationID); ok.code != 0 {
+		t.Fatalf("approve: %s", ok.stderr)
+	}
+	_ = srv.cmd.Process.Kill()
+	<-srv.exited
+
+	srv = startServeHTTP(t, r, token)
+	httpPlan = map[string]any{"url": srv.url, "token": token}
+	if text, isErr := pollOnce(t, r, httpPlan, ann.InvocationID); isErr || !strings.Contains(text, `"ann"`) {
+		t.Errorf("ann's poll after the restart: %q (error %v), want its result", text, isErr)
+	}
+	// ben was approved just before the kill: it ran, or runs now, or (killed
+	// while it ran) is in doubt; it never runs twice.
+	benText, benErr := pollOnce(t, r, httpPlan, ben.InvocationID)
+	for strings.Contains(benText, "awaiting_approval") {
+		benText, benErr = pollOnce(t, r, httpPlan, ben.InvocationID)
+	}
+	if !(strings.Contains(benText, `"ben"`) && !benErr) && !(strings.Contains(benText, "in_doubt") && benErr) {
+		t.Errorf("ben's poll after the restart: %q (error %v)", benText, benErr)
+	}
+	if text, _ := pollOnce(t, r, httpPlan, cat.InvocationID); !strings.Contains(text, "awaiting_approval") {
+		t.Errorf("cat's poll after the restart: %q, want it still waiting", text)
+	}
+	list := r.run("", "approvals")
+	if !strings.Contains(list.stdout, cat.InvocationID) || !strings.Contains(list.stdout, dan.InvocationID) ||
+		strings.Contains(list.stdout, ann.InvocationID) {
+		t.Errorf("latch approvals after the restart:\n%s", list.stdout)
+	}
+	if ok := r.run("", "approve", cat.InvocationID); ok.code != 0 {
+		t.Fatalf("approve after the restart: %s", ok.stderr)
+	}
+	if ok := r.run("", "reject", dan.InvocationID); ok.code != 0 {
+		t.Fatalf("reject after the restart: %s", ok.stderr)
+	}
+	if text, isErr := pollOnce(t, r, httpPlan, cat.InvocationID); isErr || !strings.Contains(text, `"cat"`) {
+		t.Errorf("cat's poll once approved: %q (error %v)", text, isErr)
+	}
+	if text, isErr := pollOnce(t, r, httpPlan, dan.InvocationID); !isErr || !strings.Contains(text, "denied") {
+		t.Errorf("dan's poll once rejected: %q (error %v)", text, isErr)
+	}
+	b, _ := os.ReadFile(r.memFile)
+	for name, want := range map[string]int{"ann": 1, "cat": 1, "dan": 0} {
+		if n := strings.Count(string(b), `"`+name+`"`); n != want {
+			t.Errorf("the memory file holds %s %d times, want %d:\n%s", name, n, want, b)
+		}
+	}
+	if n := strings.Count(string(b), `"ben"`); n > 1 || (n == 0 && !strings.Contains(benText, "in_doubt")) {
+		t.Errorf("the memory file holds ben %d times, and its poll said %q", n, benText)
+	}
+
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	<-srv.exited
+	srv = startServeHTTP(t, r, token, "--fresh")
+	if text, isErr := pollOnce(t, r, map[string]any{"url": srv.url, "token": token}, ann.InvocationID); !isErr ||
+		!strings.Contains(text, "no parked call") {
+		t.Errorf("ann's poll on a --fresh gateway: %q (error %v)", text, isErr)
+	}
+}

@@ -53,6 +53,8 @@ func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 		return jsonResult(map[string]any{"status": "expired", "invocation_id": out.ID}, false), nil
 	case session.GatewayDenied:
 		return jsonResult(map[string]any{"denied": out.Reason}, true), nil
+	case session.GatewayInDoubt:
+		return jsonResult(map[string]any{"in_doubt": out.Reason}, true), nil
 	}
 	if out.Result == nil {
 		return errorResult(out.Error), nil

@@ -236,3 +236,61 @@ func TestGatewayInboxFirstDecisionWins(t *testing.T) {
 		t.Errorf("ParkedCalls after the decision: %+v", decided)
 	}
 }
+
+// A gateway session opened again with its id takes up what its last run
+// parked: a call that ran gives its logged result, a rejected one its
+// denial, and one still waiting waits again under the same invocation id
+// and runs once when approved.
+func TestGatewayResumeTakesUpParkedCalls(t *testing.T) {
+	dir := t.TempDir()
+	o := session.Options{NonInteractive: true, LogDir: dir, ID: "gw-resume"}
+	h := newToolHarness(t, o)
+	h.sess.SetServerMode("notes", permissions.Approve)
+	ctx := bounded(t)
+	park := func(h *toolHarness, text string) string {
+		out := h.sess.GatewayCall(ctx, session.GatewayCall{Client: "ci", Name: "notes__write_note",
+			Arguments: map[string]any{"text": text}})
+		if out.Decision != session.GatewayParked {
+			t.Fatalf("call: %+v", out)
+		}
+		return out.ID
+	}
+	ran, rejected, waiting := park(h, "ran"), park(h, "rejected"), park(h, "waiting")
+	if err := h.sess.GatewayDecide(ran, true, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sess.GatewayDecide(rejected, false, "bob", "no"); err != nil {
+		t.Fatal(err)
+	}
+	awaitSettled(t, h.sess, ran)
+	awaitSettled(t, h.sess, rejected)
+	h.sess.Close()
+
+	again := newToolHarness(t, o)
+	if n, err := again.sess.ResumeGateway(); err != nil || n != 3 {
+		t.Fatalf("ResumeGateway: %d, %v", n, err)
+	}
+	if got := again.sess.GatewayAwait(ctx, ran, time.Millisecond); got.Decision != session.GatewayAllowed ||
+		got.Result == nil || !strings.Contains(got.Result.Text, "ran") {
+		t.Errorf("the call that ran: %+v", got)
+	}
+	if got := again.sess.GatewayAwait(ctx, rejected, time.Millisecond); got.Decision != session.GatewayDenied ||
+		!strings.Contains(got.Reason, "bob") {
+		t.Errorf("the rejected call: %+v", got)
+	}
+	if got := again.sess.GatewayAwait(ctx, waiting, time.Millisecond); got.Decision != session.GatewayParked {
+		t.Errorf("the waiting call: %+v", got)
+	}
+	if got := again.sess.Approvals(); len(got) != 1 || got[0].CallID != waiting {
+		t.Errorf("pending approvals after the restart: %+v", got)
+	}
+	if err := again.sess.GatewayDecide(waiting, true, "carol", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := awaitSettled(t, again.sess, waiting); got.Decision != session.GatewayAllowed {
+		t.Errorf("the call approved after the restart: %+v", got)
+	}
+	if w := again.notes.written(); len(w) != 1 || !strings.Contains(w[0], "waiting") {
+		t.Errorf("after the restart the notes server got %q, want only the call approved since", w)
+	}
+}

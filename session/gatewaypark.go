@@ -131,23 +131,30 @@ func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 	if !logged { // decided through Decide, as the chat's parked calls are
 		s.publishDecision(p.approvalID, c.id, decisionName(approved), by, why)
 	}
+	out = s.settle(c, out, approved, by, why)
+}
+
+// settle carries out a person's decision on a parked gateway call: the
+// call is refused, or runs (once).
+func (s *Session) settle(c *toolCall, out GatewayOutcome, approved bool, by, why string) GatewayOutcome {
 	if !approved {
 		out.Decision, out.Reason = GatewayDenied, "rejected by "+by
 		if why != "" {
 			out.Reason += ": " + why
 		}
 		s.deny(c, by, out.Reason, "denied: "+out.Reason)
-		return
+		return out
 	}
 	if change, changed := s.changedWhileParked(c); changed {
 		out.Decision = GatewayDenied
 		out.Reason = "not run: " + c.name + " changed while the call waited for approval (" + change + "); call it again"
 		s.deny(c, "policy", out.Reason, out.Reason)
-		return
+		return out
 	}
 	s.permission(c, "allowed", by, "approved")
 	out.Decision = GatewayAllowed
 	out.Result, out.Error = s.invoke(context.Background(), c)
+	return out
 }
 
 // GatewayDecide approves or rejects a gateway's parked call by its

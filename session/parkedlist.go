@@ -28,6 +28,21 @@ type ParkedCall struct {
 	Decision string
 	By       string // who decided
 	Reason   string
+
+	Server      string // the tool's server
+	Digest      string // the tool's definition digest when the call parked
+	Description string // and its description
+	// Started: an approved call was allowed to run ("allowed" is logged
+	// before it starts). Ran: its tool_result is logged: Result.
+	Started, Ran bool
+	Result       LoggedResult
+}
+
+// LoggedResult is a call's result as its tool_result logged it.
+type LoggedResult struct {
+	Content string // the text, as the model would be given it (capped)
+	IsError bool   // the tool reported failure
+	Error   string // why the call gave no result
 }
 
 // Waiting says whether the call still waits for a decision.
@@ -46,6 +61,12 @@ type parkedLine struct {
 	Decision   string         `json:"decision"`
 	By         string         `json:"by"`
 	Reason     string         `json:"reason"`
+	Server     string         `json:"server"`
+	Digest     string         `json:"digest"`
+	Descr      string         `json:"description"`
+	Content    string         `json:"content"`
+	IsError    bool           `json:"is_error"`
+	Error      string         `json:"error"`
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -61,7 +82,7 @@ func ParkedCalls(dir string) ([]ParkedCall, error) {
 		if !ValidID(id) {
 			continue
 		}
-		calls, err := parkedIn(p, id)
+		calls, err := parkedIn(p, id, false)
 		if err != nil {
 			continue // a log being removed, or unreadable: it has nothing to decide
 		}
@@ -71,8 +92,15 @@ func ParkedCalls(dir string) ([]ParkedCall, error) {
 	return out, nil
 }
 
-// parkedIn reads the parked calls of one log.
-func parkedIn(path, sessionID string) ([]ParkedCall, error) {
+// ParkedCallsOf reads the calls parked in one session's log, with what
+// became of each and, with results set, their logged results.
+func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
+	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, true)
+}
+
+// parkedIn reads the parked calls of one log, and with results what
+// became of the approved ones.
+func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -83,7 +111,8 @@ func parkedIn(path, sessionID string) ([]ParkedCall, error) {
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadBytes('\n')
-		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) {
+		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
+			(results && bytes.Contains(line, []byte(`"permission"`))) {
 			var e parkedLine
 			if json.Unmarshal(line, &e) == nil {
 				switch e.Type {
@@ -91,14 +120,25 @@ func parkedIn(path, sessionID string) ([]ParkedCall, error) {
 					exp, _ := time.Parse(time.RFC3339Nano, e.Expires)
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
 					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
-						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp})
+						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
+						Server: e.Server, Digest: e.Digest, Description: e.Descr})
 				case TypeApprovalResolved:
 					if i, ok := byApproval[e.ApprovalID]; ok {
 						calls[i].Decision, calls[i].By, calls[i].Reason = e.Decision, e.By, e.Reason
 					}
+				case TypePermission:
+					if i, ok := byCall[e.CallID]; ok && e.Decision == "allowed" && calls[i].Decision == "approved" {
+						calls[i].Started = true
+					}
 				case TypeToolResult:
-					if i, ok := byCall[e.CallID]; ok && calls[i].Decision == "" {
+					i, ok := byCall[e.CallID]
+					switch {
+					case !ok:
+					case calls[i].Decision == "":
 						calls[i].Decision = "answered"
+					case calls[i].Started:
+						calls[i].Ran = true
+						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error}
 					}
 				}
 			}

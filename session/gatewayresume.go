@@ -1,0 +1,110 @@
+package session
+
+import (
+	"fmt"
+
+	"latch/mcp"
+	"latch/permissions"
+)
+
+// GatewayInDoubt: latch stopped while the approved call ran; whether it
+// took effect is unknown, and it is not run again by itself.
+const GatewayInDoubt = "in_doubt"
+
+// ResumeGateway takes up the calls an earlier run of this gateway parked
+// in the session's log (the session was opened with the same id, its
+// servers connected): those still waiting wait again, with their
+// invocation ids and expiry; one approved but not started runs now
+// (once); the outcome of the others is read back from the log, for their
+// pollers. It returns how many calls it took up.
+func (s *Session) ResumeGateway() (int, error) {
+	if s.logDir == "" {
+		return 0, nil
+	}
+	calls, err := ParkedCallsOf(s.logDir, s.id)
+	if err != nil {
+		return 0, fmt.Errorf("reading the parked calls of session %s: %w", s.id, err)
+	}
+	var resolved []string
+	for _, p := range calls {
+		if !p.Waiting() {
+			resolved = append(resolved, p.ApprovalID)
+		}
+	}
+	s.approvals.RestoreResolved(resolved)
+	n := 0
+	for _, p := range calls {
+		if p.Client == "" {
+			continue
+		}
+		n++
+		c := s.parkedCall(p)
+		gp := &gatewayParked{approvalID: p.ApprovalID, expires: p.Expires, done: make(chan struct{})}
+		if gp.expires.IsZero() {
+			gp.expires = p.Parked.Add(DefaultApprovalTTL)
+		}
+		s.mu.Lock()
+		s.gw[p.CallID] = gp
+		s.mu.Unlock()
+		out := GatewayOutcome{ID: p.CallID, Expires: gp.expires}
+		switch {
+		case p.Waiting():
+			wait := make(chan bool, 1)
+			s.mu.Lock()
+			s.approvals.Restore([]permissions.Approval{{ID: p.ApprovalID, CallID: p.CallID, Server: p.Server,
+				Tool: c.tool.Original, Name: p.Tool, Arguments: p.Arguments, Created: p.Parked}})
+			s.parked[p.ApprovalID] = wait
+			s.mu.Unlock()
+			go s.awaitDecision(c, gp, wait)
+			continue
+		case p.Decision == "approved" && !p.Started:
+			// The decision is on disk, the call never started: it runs
+			// now, as it would have.
+			go func() {
+				gp.out = s.settle(c, out, true, p.By, p.Reason)
+				close(gp.done)
+			}()
+			continue
+		case p.Decision == "approved" && !p.Ran:
+			out.Decision = GatewayInDoubt
+			out.Reason = "latch stopped while this call ran: whether it took effect is unknown, and it is not run again"
+		case p.Decision == "approved":
+			out.Decision = GatewayAllowed
+			if p.Result.Error != "" {
+				out.Error = p.Result.Error
+			} else {
+				out.Result = &CallResult{Text: p.Result.Content, IsError: p.Result.IsError,
+					Content: []map[string]any{{"type": "text", "text": p.Result.Content}}}
+			}
+		case p.Decision == "expired":
+			out.Decision = GatewayExpired
+		default:
+			out.Decision, out.Reason = GatewayDenied, "rejected by "+p.By
+			if p.Reason != "" {
+				out.Reason += ": " + p.Reason
+			}
+		}
+		gp.out = out
+		close(gp.done)
+	}
+	return n, nil
+}
+
+// parkedCall is a call parked before a restart, on its way through the
+// gate again: the tool as it is now, with the digest it had when the call
+// parked, so that an approval does not cover a tool changed since.
+func (s *Session) parkedCall(p ParkedCall) *toolCall {
+	c := &toolCall{id: p.CallID, name: p.Tool, args: p.Arguments}
+	if c.args == nil {
+		c.args = map[string]any{}
+	}
+	if s.servers != nil {
+		c.tool, c.known = s.servers.Lookup(c.name)
+	}
+	if !c.known {
+		c.tool = mcp.Tool{Name: p.Tool, Server: p.Server}
+	}
+	c.tool.Digest, c.tool.Description = p.Digest, p.Description
+	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	return c
+}
