@@ -108,40 +108,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 		}
 		return f, err
 	}
-	rest := fs.Args()
-	if len(rest) > 0 && rest[0] == "sessions" {
-		f.command = "sessions"
-		sa, err := parseSessionsArgs(rest[1:], out)
-		if err != nil {
-			return f, err
-		}
-		f.sessions, rest = sa, nil
-	}
-	if len(rest) > 0 && rest[0] == "serve" {
-		f.command = "serve"
-		sa, err := parseServeArgs(rest[1:], out)
-		if err != nil {
-			return f, err
-		}
-		f.serve, rest = sa, nil
-	}
-	if len(rest) > 0 && rest[0] == "approvals" {
-		f.command = "approvals"
-		if len(rest) > 1 {
-			return f, fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
-		}
-		rest = nil
-	}
-	if len(rest) > 0 && (rest[0] == "approve" || rest[0] == "reject") {
-		f.command = "decide"
-		da, err := parseDecideArgs(rest[0], rest[1:], out)
-		if err != nil {
-			return f, err
-		}
-		f.decide, rest = da, nil
-	}
-	if len(rest) > 0 {
-		return f, fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
+	if err := parseCommand(&f, fs.Args(), out); err != nil {
+		return f, err
 	}
 	switch {
 	case f.cont && f.resume != "":
@@ -156,4 +124,32 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 		return f, errors.New("--json goes with -p")
 	}
 	return f, nil
+}
+
+// parseCommand reads a subcommand and its arguments (what follows the
+// flags) into f.
+func parseCommand(f *flags, rest []string, out io.Writer) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	var err error
+	switch rest[0] {
+	case "sessions":
+		f.command = "sessions"
+		f.sessions, err = parseSessionsArgs(rest[1:], out)
+	case "serve":
+		f.command = "serve"
+		f.serve, err = parseServeArgs(rest[1:], out)
+	case "approvals":
+		f.command = "approvals"
+		if len(rest) > 1 {
+			err = fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
+		}
+	case "approve", "reject":
+		f.command = "decide"
+		f.decide, err = parseDecideArgs(rest[0], rest[1:], out)
+	default:
+		err = fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
+	}
+	return err
 }
