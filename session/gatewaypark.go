@@ -138,10 +138,8 @@ func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 // call is refused, or runs (once).
 func (s *Session) settle(c *toolCall, out GatewayOutcome, approved bool, by, why string) GatewayOutcome {
 	if !approved {
-		out.Decision, out.Reason = GatewayDenied, "rejected by "+by
-		if why != "" {
-			out.Reason += ": " + why
-		}
+		// The client is told why, not who: the log names the person.
+		out.Decision, out.Reason = GatewayDenied, rejection(why)
 		s.deny(c, by, out.Reason, "denied: "+out.Reason)
 		return out
 	}
@@ -183,6 +181,14 @@ func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason st
 	s.publishDecision(p.approvalID, invocationID, decisionName(approve), by, reason)
 	ch <- approve
 	return nil
+}
+
+// rejection is what a client is told of a rejection.
+func rejection(why string) string {
+	if why == "" {
+		return "rejected by a person"
+	}
+	return "rejected by a person: " + why
 }
 
 // decisionName is how the log names a person's decision.

@@ -79,10 +79,7 @@ func (s *Session) ResumeGateway() (int, error) {
 		case p.Decision == "expired":
 			out.Decision = GatewayExpired
 		default:
-			out.Decision, out.Reason = GatewayDenied, "rejected by "+p.By
-			if p.Reason != "" {
-				out.Reason += ": " + p.Reason
-			}
+			out.Decision, out.Reason = GatewayDenied, rejection(p.Reason)
 		}
 		gp.out = out
 		close(gp.done)
