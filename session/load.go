@@ -140,17 +140,29 @@ type Summary struct {
 	Pending     []string // approval ids still waiting
 }
 
+// sessionLogs lists the session logs in dir: their paths and ids, leaving
+// out files whose name is not a session id (not a log latch wrote).
+func sessionLogs(dir string) (paths, ids []string, err error) {
+	all, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range all {
+		if id := strings.TrimSuffix(filepath.Base(p), ".jsonl"); ValidID(id) {
+			paths, ids = append(paths, p), append(ids, id)
+		}
+	}
+	return paths, ids, nil
+}
+
 // List reads the summaries of every session in dir, newest first.
 func List(dir string) ([]Summary, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	paths, _, err := sessionLogs(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []Summary
 	for _, p := range paths {
-		if !ValidID(strings.TrimSuffix(filepath.Base(p), ".jsonl")) {
-			continue // not a log latch wrote
-		}
 		sum, err := summarize(p)
 		if err != nil {
 			continue

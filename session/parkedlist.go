@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -72,17 +71,13 @@ type parkedLine struct {
 // ParkedCalls reads every call parked in the session logs in dir, oldest
 // first, with what became of each.
 func ParkedCalls(dir string) ([]ParkedCall, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	paths, ids, err := sessionLogs(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []ParkedCall
-	for _, p := range paths {
-		id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		if !ValidID(id) {
-			continue
-		}
-		calls, err := parkedIn(p, id, false)
+	for i, p := range paths {
+		calls, err := parkedIn(p, ids[i], false)
 		if err != nil {
 			continue // a log being removed, or unreadable: it has nothing to decide
 		}
