@@ -85,6 +85,13 @@ func TestSessionsRemove(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "20261101-100000-gone00.lock"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	inbox := filepath.Join(dir, "inbox", "20261101-100000-gone00")
+	if err := os.MkdirAll(inbox, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inbox, "gw_1.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if code, out, _ := latchSessions(t, getenv, "rm", "20261101-100000-gone00"); code != exitOK || !strings.Contains(out, "removed session 20261101-100000-gone00") {
 		t.Fatalf("rm: exit %d, %q", code, out)
 	}
@@ -92,6 +99,9 @@ func TestSessionsRemove(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "20261101-100000-gone00"+ext)); !os.IsNotExist(err) {
 			t.Errorf("%s still there: %v", ext, err)
 		}
+	}
+	if _, err := os.Stat(inbox); !os.IsNotExist(err) {
+		t.Errorf("its decisions folder is still there: %v", err)
 	}
 	if code, _, errs := latchSessions(t, getenv, "rm", "20261101-100000-nosuch"); code != exitError ||
 		!strings.Contains(errs, "no saved session 20261101-100000-nosuch (latch sessions lists them)") {

@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Remove deletes a saved session: its log and its lock file. It takes the
+// Remove deletes a saved session: its log, its lock file and the
+// decisions waiting for it in its inbox (a gateway's, see inbox.go). It takes the
 // session's lock first, so a session another latch holds is refused
 // (ErrSessionBusy) and never deleted under it.
 func Remove(dir, id string) error {
@@ -27,6 +28,11 @@ func Remove(dir, id string) error {
 	defer lock.release()
 	if err := os.Remove(logPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s: %w", id, err)
+	}
+	// Decisions sent to a gateway run of it that it never took go with
+	// it: nothing is left to apply them to.
+	if err := os.RemoveAll(inboxDir(dir, id)); err != nil {
+		return fmt.Errorf("session %s: its decisions folder: %w", id, err)
 	}
 	// The lock file goes while it is held: a latch that opens the id now
 	// finds no log to resume.
