@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"latch/session"
 )
 
 // DefaultConfigPath is where latch's own config lives when no file was
@@ -66,7 +68,7 @@ func saveModel(cfg *Config, getenv func(string) string, name string) (string, er
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
-	if err := writeAtomic(path, out, mode); err != nil {
+	if err := session.WriteFileAtomic(path, out, mode); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -159,34 +161,4 @@ func modelSpan(data []byte) (start, end, open int, err error) {
 		}
 	}
 	return -1, -1, open, nil
-}
-
-// writeAtomic replaces path with data: a temporary file in the same folder
-// (made if need be), synced, then renamed over it.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; else a leftover
-	if err := tmp.Chmod(mode); err != nil {
-		_ = tmp.Close() // the error above is the one to report
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close() // the error above is the one to report
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close() // the error above is the one to report
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -41,21 +41,5 @@ func lastGatewayID(s *settings) string {
 // saveGatewayID records the session id of this run on this config,
 // written whole (a temp file renamed into place).
 func saveGatewayID(s *settings, id string) error {
-	path := gatewayIDFile(s)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".new-*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone once renamed
-	_, err = tmp.WriteString(id + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return session.WriteFileAtomic(gatewayIDFile(s), []byte(id+"\n"), 0o600)
 }

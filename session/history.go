@@ -179,20 +179,7 @@ func rewriteHistory(path string, entries []string) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".history-*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // gone after the rename; left by a failure
-	_ = tmp.Chmod(0o600)
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		_ = tmp.Close() // the write failed already
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return WriteFileAtomic(path, b.Bytes(), 0o600)
 }
 
 // InputHistory is the input history, oldest first: the messages and

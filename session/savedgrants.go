@@ -218,11 +218,7 @@ func (st *grantStore) update(change func([]savedEntry) []savedEntry) error {
 
 // writeGrants writes entries to path atomically: a temporary file in the same
 // folder (0600), synced, then renamed over path. The folder is made 0700.
-func writeGrants(path string, entries []savedEntry) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
+func writeGrants(path string, entries []savedEntry) error {
 	doc := struct {
 		Grants []savedEntry `json:"grants"`
 	}{Grants: entries}
@@ -233,31 +229,7 @@ func writeGrants(path string, entries []savedEntry) (err error) {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".grants-*.json")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		_ = tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return WriteFileAtomic(path, append(raw, '\n'), 0o600)
 }
 
 // SavedGrantsFile is where saved grants are kept, "" when they are off.
