@@ -81,12 +81,7 @@ func (m *Model) interrupt() bool {
 func (m *Model) closeBoxes() bool {
 	open := m.overModal()
 	if md := m.modal; md != nil {
-		m.modal = nil
-		if md.approval != "" {
-			m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
-		} else {
-			m.asks.AnswerAsk(md.card.callID, session.AnswerNo)
-		}
+		m.dismissModal(md)
 	}
 	for _, fm := range append([]*formModal(nil), m.forms...) {
 		m.answerForm(fm, session.ElicitCancel, nil)

@@ -75,16 +75,24 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 			return m.answer(md, session.AnswerSave)
 		}
 	case msg.Type == tea.KeyEsc:
-		m.modal = nil
-		if md.approval != "" {
-			m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
-			return nil
+		if m.dismissModal(md) {
+			m.sess.Cancel() // Esc on an asked call denies it and cancels the turn
 		}
-		// Esc on an asked call denies it and cancels the turn.
-		m.asks.AnswerAsk(md.card.callID, session.AnswerNo)
-		m.sess.Cancel()
 	}
 	return nil
+}
+
+// dismissModal closes the permission box as Esc does: a parked call stays
+// parked (and the chat says how to decide it later), an asked call is
+// denied. It reports whether the call was an asked one.
+func (m *Model) dismissModal(md *modal) bool {
+	m.modal = nil
+	if md.approval != "" {
+		m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
+		return false
+	}
+	m.asks.AnswerAsk(md.card.callID, session.AnswerNo)
+	return true
 }
 
 // modalScroll scrolls a box's text on ↑/↓ (k/j) and PgUp/PgDn, and
