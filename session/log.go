@@ -19,19 +19,19 @@ const TypeMessage = "message"
 // MessageEvent is one entry of the conversation history.
 type MessageEvent struct {
 	Header
-	Turn       int            `json:"turn"`
-	Role       string         `json:"role"`
-	Content    string         `json:"content"`
-	Thinking   string         `json:"thinking,omitempty"`
-	ToolCalls  []api.ToolCall `json:"tool_calls,omitempty"`
-	ToolName   string         `json:"tool_name,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Turn       int              `json:"turn"`
+	Role       string           `json:"role"`
+	Content    string           `json:"content"`
+	Thinking   string           `json:"thinking,omitempty"`
+	ToolCalls  []ToolCallRecord `json:"tool_calls,omitempty"`
+	ToolName   string           `json:"tool_name,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
 	// Images are a message's attached images (attach.go), as sent.
 	Images []api.ImageData `json:"images,omitempty"`
 }
 
 func (e *MessageEvent) message() api.Message {
-	return api.Message{Role: e.Role, Content: e.Content, Thinking: e.Thinking, ToolCalls: e.ToolCalls,
+	return api.Message{Role: e.Role, Content: e.Content, Thinking: e.Thinking, ToolCalls: apiCalls(e.ToolCalls),
 		ToolName: e.ToolName, ToolCallID: e.ToolCallID, Images: e.Images}
 }
 

@@ -106,11 +106,11 @@ func writeBenchLog(b *testing.B, n int) string {
 		callID := fmt.Sprintf("call_%08d", turn)
 		args := api.NewToolCallFunctionArguments()
 		args.Set("path", "/home/me/notes/todo.md")
-		call := api.ToolCall{ID: callID, Function: api.ToolCallFunction{Name: "fs__read_text_file", Arguments: args}}
+		call := ToolCallRecord{ID: callID, Function: ToolCallRecordFunc{Name: "fs__read_text_file", Arguments: args.ToMap()}}
 		prompt := fmt.Sprintf("What is on my list today (%d)?", turn)
 		add(&UserMessage{Turn: turn, Text: prompt}, TypeUserMessage)
 		add(&MessageEvent{Turn: turn, Role: "user", Content: prompt}, TypeMessage)
-		add(&MessageEvent{Turn: turn, Role: "assistant", Thinking: "The user wants the list; read the file.", ToolCalls: []api.ToolCall{call}}, TypeMessage)
+		add(&MessageEvent{Turn: turn, Role: "assistant", Thinking: "The user wants the list; read the file.", ToolCalls: []ToolCallRecord{call}}, TypeMessage)
 		add(&ToolCallEvent{Turn: turn, CallID: callID, Server: "fs", Tool: "fs__read_text_file", Arguments: args.ToMap(), ReadOnly: true}, TypeToolCall)
 		add(&PermissionEvent{Turn: turn, CallID: callID, Tool: "fs__read_text_file", Decision: "allowed", By: "policy",
 			Reason: "fs__read_text_file is allow-listed", Mode: "approve"}, TypePermission)

@@ -41,9 +41,15 @@ func TestServerChosenValueNeverHidden(t *testing.T) {
 	if g := got(); len(g) != 1 || g[0]["path"] != mcptestutil.PasswordDefault || g[0]["note"] != note {
 		t.Errorf("the server received %v", g)
 	}
-	// The tool_call record is what the log says was asked and run. (The
-	// model's own message keeps its calls as sent, to run them again on a
-	// resume; that record is the model's words, not latch's display.)
+	// The tool_call record is what the log says was asked and run; the
+	// model's own message, which echoed the password into its call, keeps
+	// it nowhere either.
+	log := h.log()
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, typed) {
+			t.Errorf("the log keeps the password the person typed: %s", line)
+		}
+	}
 	for _, line := range strings.Split(h.log(), "\n") {
 		if !strings.Contains(line, `"type":"tool_call"`) || !strings.Contains(line, "danger") {
 			continue

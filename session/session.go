@@ -509,6 +509,6 @@ func (s *Session) appendHistory(turn int, m api.Message) {
 	s.history = append(s.history, m)
 	s.mu.Unlock()
 	s.publish(&MessageEvent{Header: s.header(TypeMessage), Turn: turn, Role: m.Role, Content: m.Content,
-		Thinking: m.Thinking, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
+		Thinking: m.Thinking, ToolCalls: recordCalls(m.ToolCalls), ToolName: m.ToolName, ToolCallID: m.ToolCallID,
 		Images: m.Images})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/ollama/ollama/api"
 
 	"latch/session"
 	"latch/session/eventtest"
@@ -20,15 +19,14 @@ import (
 func inDoubtLog(t *testing.T) (dir, id string) {
 	t.Helper()
 	hd := session.Header{Time: fixedNow}
-	args := api.NewToolCallFunctionArguments()
-	args.Set("text", "hello")
-	call := api.ToolCall{ID: "call_d1", Function: api.ToolCallFunction{Name: "notes__write_note", Arguments: args}}
+	call := session.ToolCallRecord{ID: "call_d1", Function: session.ToolCallRecordFunc{Name: "notes__write_note",
+		Arguments: map[string]any{"text": "hello"}}}
 	evs := []session.Event{
 		&session.SessionStarted{Header: hd, Model: "qwen3:8b", Host: "127.0.0.1:11434"},
 		&session.UserMessage{Header: hd, Turn: 1, Text: "write a note"},
 		&session.MessageEvent{Header: hd, Turn: 1, Role: "user", Content: "write a note"},
 		&session.AssistantMessage{Header: hd, Turn: 1, Content: ""},
-		&session.MessageEvent{Header: hd, Turn: 1, Role: "assistant", ToolCalls: []api.ToolCall{call}},
+		&session.MessageEvent{Header: hd, Turn: 1, Role: "assistant", ToolCalls: []session.ToolCallRecord{call}},
 		&session.ToolCallEvent{Header: hd, Turn: 1, CallID: "call_d1", Server: "notes", Tool: "notes__write_note",
 			Arguments: map[string]any{"text": "hello"}, Destructive: true},
 		&session.PermissionEvent{Header: hd, Turn: 1, CallID: "call_d1", Tool: "notes__write_note", Decision: "allowed", By: "user"},
