@@ -32,9 +32,9 @@ var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", 
 var foreignTopKeys = []string{"globalShortcut", "preferences"}
 
 // foreignServerKeys are other apps' server keys latch has no use for:
-// VS Code's envFile, dev, gallery and version; Roo's watchPaths and
-// disabledTools.
-var foreignServerKeys = []string{"envFile", "dev", "gallery", "version", "watchPaths", "disabledTools"}
+// VS Code's dev, gallery and version; Roo's watchPaths and disabledTools.
+// (VS Code's envFile is read: config_envfile.go.)
+var foreignServerKeys = []string{"dev", "gallery", "version", "watchPaths", "disabledTools"}
 
 // foreignAllowKeys are the Cline and Roo keys that list a server's tools
 // run without asking: they become the server's allow.
@@ -87,6 +87,7 @@ func (l *loader) ignoredNotice() {
 // are taken out and noted.
 func (l *loader) foreignServer(name, srv string, obj map[string]json.RawMessage) {
 	l.ignoreForeign(fmt.Sprintf("server %q: ", name), obj, foreignServerKeys)
+	l.envFile(srv, obj)
 	var allowed, from []string
 	for _, key := range foreignAllowKeys {
 		if raw, ok := obj[key]; ok {

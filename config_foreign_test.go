@@ -73,9 +73,17 @@ func TestLoadConfigVSCodeApp(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	dotenv := "# fetch's settings\nexport FETCH_UA='latch test'\nFETCH_PROXY=http://127.0.0.1:3128 # the proxy\n\nFETCH_NOTE=\"two\\nlines\"\n"
+	if err := os.WriteFile(filepath.Join(work, ".env"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"NODE_OPTIONS": "--max-old-space-size=512"}))
 	if err != nil {
 		t.Fatalf("refused: %v", err)
+	}
+	if env := serverNamed(t, cfg, "fetch").Env; !reflect.DeepEqual(env, map[string]string{
+		"FETCH_UA": "latch test", "FETCH_PROXY": "http://127.0.0.1:3128", "FETCH_NOTE": "two\nlines"}) {
+		t.Errorf("fetch's env from its envFile = %q", env)
 	}
 	var got []string
 	for _, s := range cfg.Servers {
@@ -92,8 +100,8 @@ func TestLoadConfigVSCodeApp(t *testing.T) {
 		cfg.Inputs["perplexity-key"].Description != "Perplexity API Key" {
 		t.Errorf("perplexity: inputs %q, the file's %+v", p.Inputs, cfg.Inputs)
 	}
-	if notes := warningsWith(cfg, "ignored"); len(notes) != 1 || !strings.HasSuffix(notes[0], `ignored: server "fetch": envFile`) {
-		t.Errorf("ignored notice = %q", notes)
+	if notes := warningsWith(cfg, "ignored"); len(notes) != 0 {
+		t.Errorf("ignored notice = %q (envFile is read)", notes)
 	}
 
 	given, err := LoadConfig(path, fakeEnv(nil))
@@ -186,5 +194,42 @@ func TestPromptRefusesVSCodeInput(t *testing.T) {
 	}
 	if slices.ContainsFunc(strings.Split(res.stderr, "\n"), func(l string) bool { return strings.Contains(l, "Bearer") }) {
 		t.Errorf("the header's value is quoted: %q", res.stderr)
+	}
+}
+
+// TestLoadConfigVSCodeEnvFile: a VS Code server's envFile is read (env
+// wins over the file); a file that is missing or not NAME=VALUE lines is
+// an error naming the server, the file and the line, never the line's
+// text.
+func TestLoadConfigVSCodeEnvFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mcp.json", `{"servers": {"s": {"type": "stdio", "command": "srv", "envFile": "${workspaceFolder}/s.env", "env": {"A": "from env"}}}}`)
+	write("s.env", "A=from file\nB=b\n")
+	cfg, err := LoadConfig(path, fakeEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := serverNamed(t, cfg, "s").Env; !reflect.DeepEqual(env, map[string]string{"A": "from env", "B": "b"}) {
+		t.Errorf("env = %q", env)
+	}
+	write("s.env", "B=b\nsecret-value-without-a-name\n")
+	_, err = LoadConfig(path, fakeEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), "s.env line 2: expected NAME=VALUE") || !strings.Contains(err.Error(), `"s"`) ||
+		strings.Contains(err.Error(), "secret-value") {
+		t.Errorf("a bad line: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "s.env")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadConfig(path, fakeEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), "cannot read "+filepath.Join(dir, "s.env")) || !strings.Contains(err.Error(), "envFile") {
+		t.Errorf("a missing file: %v", err)
 	}
 }
