@@ -272,13 +272,20 @@ func (m *Model) handleProbe(msg probeMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) handleModelSet(msg modelSetMsg) {
+// handleModelSet reports a model switch. A model Ollama does not have (a
+// typo in /model NAME) opens the picker after the error, as at start: the
+// name typed is not lost to a message the person must retype.
+func (m *Model) handleModelSet(msg modelSetMsg) tea.Cmd {
 	if msg.err != nil {
 		m.addError(userMessage(msg.err))
-		return
+		if errors.Is(msg.err, session.ErrModelNotFound) && msg.keep == nil {
+			return m.listModels(true)
+		}
+		return nil
 	}
 	m.addNotice("model: " + msg.info.Name + capsNote(msg.info))
 	m.noteKept(msg.info.Name, msg.keep)
+	return nil
 }
 
 func capsNote(info session.ModelInfo) string {

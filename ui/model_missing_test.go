@@ -58,3 +58,23 @@ func TestUnreachableOllamaOpensNoPicker(t *testing.T) {
 		t.Errorf("a command after an unreachable Ollama: %T", cmd())
 	}
 }
+
+// TestModelCommandMissingModelOpensThePicker: /model with a name Ollama
+// does not have says so and opens the picker, as a missing --model does.
+func TestModelCommandMissingModelOpensThePicker(t *testing.T) {
+	h := newHarness(t, 100, 24)
+	h.typeText("/model qwen3:8bb")
+	cmd := h.key(tea.KeyEnter)
+	for i := 0; cmd != nil && h.m.picker == nil && i < 5; i++ {
+		_, cmd = h.m.Update(cmd())
+	}
+	if v := h.m.View(); !strings.Contains(v, `model "qwen3:8bb" not found`) {
+		t.Fatalf("no error for the missing model:\n%s", v)
+	}
+	if h.m.picker == nil {
+		t.Fatalf("no picker opened:\n%s", h.m.View())
+	}
+	if got := h.sess.Model(); got != "qwen3:8b" {
+		t.Errorf("model = %q, want the one in use kept", got)
+	}
+}

@@ -340,7 +340,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modelsMsg:
 		m.handleModels(msg)
 	case modelSetMsg:
-		m.handleModelSet(msg)
+		return m, m.handleModelSet(msg)
 	case probeMsg:
 		return m, m.handleProbe(msg)
 	case contextSetMsg:
