@@ -99,13 +99,15 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	o := sessionOptions(s, f, true)
 	o.Client = ollamaClient(s)
 	if !a.fresh {
-		o.ID = lastGatewayID(s)
-	}
-	if o.ID != "" && session.Running(s.stateDir, o.ID) {
-		say(stderr, "latch serve: the last gateway on this config (session "+o.ID+") still runs: stop it, or give --fresh for a separate one")
-		return exitError
+		o.ID = pickGatewayRun(s)
 	}
 	sess := session.New(o)
+	if o.ID != "" && sess.LogProblem() != "" && session.Running(s.stateDir, o.ID) {
+		// Another gateway took that run between the pick and the lock.
+		sess.Close()
+		o.ID = ""
+		sess = session.New(o)
+	}
 	defer sess.Close()
 	if why := sess.LogProblem(); why != "" {
 		say(stderr, "latch serve: "+why+": a gateway runs no call it cannot record")

@@ -5,13 +5,18 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"latch/session"
 )
 
-// gatewayIDFile holds the session id of the last latch serve run on a
-// config file: the next run takes up its parked calls (unless --fresh).
+// maxGatewayRuns is how many runs on one config gatewayIDFile remembers.
+const maxGatewayRuns = 16
+
+// gatewayIDFile lists the session ids of the latch serve runs on a config
+// file, oldest first: the next run takes up the parked calls of one of
+// them (unless --fresh).
 func gatewayIDFile(s *settings) string {
 	key := "no-config"
 	if p := s.cfg.Path; p != "" {
@@ -24,22 +29,54 @@ func gatewayIDFile(s *settings) string {
 	return filepath.Join(s.stateDir, "gateways", key)
 }
 
-// lastGatewayID is the session id of the last run on this config, if its
-// log is still there; "" otherwise.
-func lastGatewayID(s *settings) string {
+// gatewayRuns are the runs on this config whose logs are still there,
+// oldest first.
+func gatewayRuns(s *settings) []string {
 	b, err := os.ReadFile(gatewayIDFile(s))
 	if err != nil {
-		return ""
+		return nil
 	}
-	id := strings.TrimSpace(string(b))
-	if session.Exists(s.stateDir, id) != nil {
-		return ""
+	var ids []string
+	for _, id := range strings.Fields(string(b)) {
+		if session.Exists(s.stateDir, id) == nil && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
 	}
-	return id
+	return ids
 }
 
-// saveGatewayID records the session id of this run on this config,
+// pickGatewayRun is the session a new run on this config takes up: the
+// newest earlier run that no gateway runs now and that has calls still
+// waiting, else the newest that no gateway runs; "" (a new session) when
+// every one runs — each client that starts its own gateway (two editors
+// on one config) gets one, and no parked call is left to a run nobody
+// will start again.
+func pickGatewayRun(s *settings) string {
+	var idle string
+	runs := gatewayRuns(s)
+	for i := len(runs) - 1; i >= 0; i-- {
+		id := runs[i]
+		if session.Running(s.stateDir, id) {
+			continue
+		}
+		if idle == "" {
+			idle = id
+		}
+		calls, _ := session.ParkedCallsOf(s.stateDir, id)
+		if slices.ContainsFunc(calls, session.ParkedCall.Waiting) {
+			return id
+		}
+	}
+	return idle
+}
+
+// saveGatewayID records this run's session as the newest on this config,
 // written whole (a temp file renamed into place).
 func saveGatewayID(s *settings, id string) error {
-	return session.WriteFileAtomic(gatewayIDFile(s), []byte(id+"\n"), 0o600)
+	runs := slices.DeleteFunc(gatewayRuns(s), func(r string) bool { return r == id })
+	runs = append(runs, id)
+	if len(runs) > maxGatewayRuns {
+		runs = runs[len(runs)-maxGatewayRuns:]
+	}
+	return session.WriteFileAtomic(gatewayIDFile(s), []byte(strings.Join(runs, "\n")+"\n"), 0o600)
 }
