@@ -72,8 +72,9 @@ func TestServeParkedAtScale(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), ids[0]) || !strings.Contains(string(out), ids[n-1]) {
 			t.Fatalf("latch approvals does not list the parked calls: %v", err)
 		}
-		t.Logf("latch approvals with %d waiting calls, run %d: %v (%d lines)", n, i+1, took.Round(time.Millisecond),
-			strings.Count(string(out), "\n"))
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		t.Logf("latch approvals with %d waiting calls, run %d: %v wall, %v CPU (%d lines)", n, i+1,
+			took.Round(time.Millisecond), cpu.Round(time.Millisecond), strings.Count(string(out), "\n"))
 	}
 	gw.stop(t)
 
