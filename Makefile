@@ -64,7 +64,7 @@ $(GOLANGCI_LINT):
 	mv bin/golangci-lint $(GOLANGCI_LINT)
 
 ## bench: Go benchmarks (each with a run count that keeps it quick), then the
-## built binary on a real streaming workload
+## built binary on a real streaming workload and with 10,000 parked gateway calls
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
 	$(GO) test -run '^$$' -bench 'Turn|LogAppend|Load' -benchmem ./session/
@@ -77,6 +77,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeParkedAtScale' -v .
 
 clean:
 	rm -f latch

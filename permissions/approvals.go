@@ -44,12 +44,20 @@ var (
 const approvalPrefix = "a"
 
 // Approvals holds the parked calls of a session. It is safe for concurrent
-// use; the zero value is empty and ready to use.
+// use; the zero value is empty and ready to use. Finding an approval by id
+// costs the same however many are parked.
 type Approvals struct {
 	mu       sync.Mutex
-	pending  []Approval          // in the order they were parked or restored
+	pending  map[string]parked   // by id
+	seq      int                 // how many were parked or restored: the next one's order
 	resolved map[string]struct{} // ids resolved here or restored as resolved
 	last     int                 // highest N of an "aN" id seen; the next is last+1
+}
+
+// parked is a pending approval and the order it was parked or restored in.
+type parked struct {
+	Approval
+	seq int
 }
 
 // NewApprovals returns an empty set of parked approvals.
@@ -66,8 +74,7 @@ func (a *Approvals) Park(ap Approval) Approval {
 	if ap.ID == "" || a.inUse(ap.ID) {
 		ap.ID = a.nextID()
 	}
-	a.see(ap.ID)
-	a.pending = append(a.pending, ap)
+	a.add(ap)
 	return ap
 }
 
@@ -84,8 +91,7 @@ func (a *Approvals) Restore(aps []Approval) {
 		if ap.ID == "" {
 			ap.ID = a.nextID()
 		}
-		a.see(ap.ID)
-		a.pending = append(a.pending, ap)
+		a.add(ap)
 	}
 }
 
@@ -99,7 +105,7 @@ func (a *Approvals) RestoreResolved(ids []string) {
 		if id == "" {
 			continue
 		}
-		a.pending = slices.DeleteFunc(a.pending, func(ap Approval) bool { return ap.ID == id })
+		delete(a.pending, id)
 		a.markResolved(id)
 	}
 }
@@ -109,20 +115,29 @@ func (a *Approvals) RestoreResolved(ids []string) {
 func (a *Approvals) Pending() []Approval {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	list := slices.Clone(a.pending)
-	slices.SortStableFunc(list, func(x, y Approval) int { return x.Created.Compare(y.Created) })
-	return list
+	list := make([]parked, 0, len(a.pending))
+	for _, p := range a.pending {
+		list = append(list, p)
+	}
+	slices.SortFunc(list, func(x, y parked) int {
+		if c := x.Created.Compare(y.Created); c != 0 {
+			return c
+		}
+		return x.seq - y.seq
+	})
+	out := make([]Approval, len(list))
+	for i, p := range list {
+		out[i] = p.Approval
+	}
+	return out
 }
 
 // Get returns the pending approval with the given id.
 func (a *Approvals) Get(id string) (Approval, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	i := a.index(id)
-	if i < 0 {
-		return Approval{}, false
-	}
-	return a.pending[i], true
+	p, ok := a.pending[id]
+	return p.Approval, ok
 }
 
 // Resolve removes the pending approval with the given id and returns it. It
@@ -131,28 +146,34 @@ func (a *Approvals) Get(id string) (Approval, bool) {
 func (a *Approvals) Resolve(id string) (Approval, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	i := a.index(id)
-	if i < 0 {
+	p, ok := a.pending[id]
+	if !ok {
 		if _, done := a.resolved[id]; done {
 			return Approval{}, fmt.Errorf("approval %s: %w", id, ErrAlreadyResolved)
 		}
 		return Approval{}, fmt.Errorf("approval %q: %w", id, ErrUnknownApproval)
 	}
-	ap := a.pending[i]
-	a.pending = slices.Delete(a.pending, i, i+1)
+	delete(a.pending, id)
 	a.markResolved(id)
-	return ap, nil
+	return p.Approval, nil
 }
 
-// index returns the position of id in a.pending, or -1. The caller holds a.mu.
-func (a *Approvals) index(id string) int {
-	return slices.IndexFunc(a.pending, func(ap Approval) bool { return ap.ID == id })
+// add makes ap pending, after every approval parked before it. The caller
+// holds a.mu.
+func (a *Approvals) add(ap Approval) {
+	if a.pending == nil {
+		a.pending = make(map[string]parked)
+	}
+	a.see(ap.ID)
+	a.pending[ap.ID] = parked{Approval: ap, seq: a.seq}
+	a.seq++
 }
 
 // inUse reports whether id is pending or resolved. The caller holds a.mu.
 func (a *Approvals) inUse(id string) bool {
 	_, done := a.resolved[id]
-	return done || a.index(id) >= 0
+	_, waiting := a.pending[id]
+	return done || waiting
 }
 
 // markResolved remembers id as resolved. The caller holds a.mu.

@@ -17,14 +17,15 @@ const DefaultApprovalTTL = 24 * time.Hour
 var ErrUnknownInvocation = errors.New("no such call")
 
 // gatewayParked is a gateway's call that waits for a person, and then
-// what became of it. out is final once done is closed.
+// what became of it. While it waits it is only data: no goroutine and no
+// timer of its own (see gatewayCalls); a decision sets it going, the
+// expiry sweep ends it. out is final once done is closed.
 type gatewayParked struct {
+	call       *toolCall // what runs once approved; nil once settled
 	approvalID string
 	expires    time.Time
 	done       chan struct{}
 	out        GatewayOutcome
-	by, reason string // who decided, and why; set under s.mu before the wait is woken
-	logged     bool   // GatewayDecide logged the decision
 }
 
 // parks says whether the gate's verdict puts the call to a person, whom
@@ -58,22 +59,21 @@ func (s *Session) GatewayParks(name string, parkUnlisted bool) bool {
 
 // gatewayPark parks a gateway's call as the chat's approve mode parks one
 // (approval_parked, on disk before the client hears of it) and returns at
-// once; a goroutine waits for the decision or the expiry and runs the
-// call at most once.
+// once. Nothing waits for it: a decision settles it (gatewayDecision),
+// the session's one expiry timer expires it.
 func (s *Session) gatewayPark(c *toolCall, client, reason string, ttl time.Duration) GatewayOutcome {
 	if ttl <= 0 {
 		ttl = DefaultApprovalTTL
 	}
-	id, wait := s.parkCall(c)
-	p := &gatewayParked{approvalID: id, expires: time.Now().Add(ttl).UTC(), done: make(chan struct{})}
+	p := &gatewayParked{call: c, expires: time.Now().Add(ttl).UTC(), done: make(chan struct{})}
 	s.mu.Lock()
-	s.gw[c.id] = p
+	p.approvalID = s.parkLocked(c, s.gatewayDecision(p))
+	s.addGatewayCall(c.id, p)
 	s.mu.Unlock()
 	s.permission(c, "parked", "policy", reason)
-	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), ApprovalID: id,
+	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), ApprovalID: p.approvalID,
 		CallID: c.id, Server: c.tool.Server, Tool: c.name, Arguments: c.args, Digest: c.tool.Digest,
 		Description: c.tool.Description, Client: client, Expires: p.expires.Format(time.RFC3339Nano)})
-	go s.awaitDecision(c, p, wait)
 	return p.awaiting(c.id)
 }
 
@@ -82,56 +82,34 @@ func (p *gatewayParked) awaiting(id string) GatewayOutcome {
 	return GatewayOutcome{ID: id, Decision: GatewayParked, Expires: p.expires}
 }
 
-// awaitDecision waits for a person's decision on a parked gateway call,
-// or its expiry, and settles it: run once, denied, or expired.
-func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
-	out := GatewayOutcome{ID: c.id, Expires: p.expires}
-	settled := true
-	defer func() {
-		if settled {
-			p.out = out
-			close(p.done)
-		}
-	}()
-	t := time.NewTimer(time.Until(p.expires))
-	defer t.Stop()
-	var approved bool
-	select {
-	case approved = <-wait:
-	case <-s.quit:
-		// latch is stopping: the call stays parked in the log, for the
-		// next run to take up.
-		settled = false
-		return
-	case <-t.C:
-		// Expired, unless a decision took the approval first: then it
-		// is on its way.
+// finish makes out the call's final outcome, for every poller.
+func (p *gatewayParked) finish(out GatewayOutcome) {
+	p.out, p.call = out, nil
+	close(p.done)
+}
+
+// gatewayDecision is what a person's decision on the parked gateway call
+// p does, whoever took it out of the waiting calls (GatewayDecide, the
+// inbox, the chat's Decide): the decision is logged (before the call
+// runs, and before the decider is told: it reads the log to learn whose
+// decision applied), then the call is refused or runs once, on a
+// goroutine of its own while it runs.
+func (s *Session) gatewayDecision(p *gatewayParked) onDecision {
+	return func(approve bool, by, why string) {
+		c := p.call
+		s.publishDecision(p.approvalID, c.id, decisionName(approve), by, why)
+		s.gate.RecordDecision(c.id, approve)
 		s.mu.Lock()
-		_, waiting := s.parked[p.approvalID]
-		if waiting {
-			delete(s.parked, p.approvalID)
-			_, _ = s.approvals.Resolve(p.approvalID)
-		}
+		closing := s.closing
 		s.mu.Unlock()
-		if waiting {
-			s.publishDecision(p.approvalID, c.id, "expired", "policy", "no decision before "+p.expires.Format(time.RFC3339))
-			s.fail(c, "expired: no one decided before "+p.expires.Format(time.RFC3339))
-			out.Decision = GatewayExpired
+		if closing {
+			// latch is stopping: the decision is on disk, and the next
+			// run carries it out (an approved call that never started
+			// runs then).
 			return
 		}
-		approved = <-wait
+		go func() { p.finish(s.settle(c, GatewayOutcome{ID: c.id, Expires: p.expires}, approve, by, why)) }()
 	}
-	s.mu.Lock()
-	by, why, logged := p.by, p.reason, p.logged
-	s.mu.Unlock()
-	if by == "" {
-		by = "user"
-	}
-	s.gate.RecordDecision(c.id, approved)
-	if !logged { // decided through Decide, as the chat's parked calls are
-		s.publishDecision(p.approvalID, c.id, decisionName(approved), by, why)
-	}
-	out = s.settle(c, out, approved, by, why)
 }
 
 // settle carries out a person's decision on a parked gateway call: the
@@ -162,24 +140,17 @@ func (s *Session) settle(c *toolCall, out GatewayOutcome, approved bool, by, why
 // before GatewayDecide returns.
 func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason string) error {
 	s.mu.Lock()
-	p, ok := s.gw[invocationID]
+	p, ok := s.gw.calls[invocationID]
 	if !ok {
 		s.mu.Unlock()
 		return fmt.Errorf("%s: %w", invocationID, ErrUnknownInvocation)
 	}
-	ch, waiting := s.parked[p.approvalID]
+	decided, waiting := s.takeParked(p.approvalID)
+	s.mu.Unlock()
 	if !waiting {
-		s.mu.Unlock()
 		return fmt.Errorf("%s: %w", invocationID, permissions.ErrAlreadyResolved)
 	}
-	_, _ = s.approvals.Resolve(p.approvalID)
-	delete(s.parked, p.approvalID)
-	p.by, p.reason, p.logged = by, reason, true
-	s.mu.Unlock()
-	// On disk before the call runs, and before the decider is told (it
-	// reads the log to learn whose decision applied).
-	s.publishDecision(p.approvalID, invocationID, decisionName(approve), by, reason)
-	ch <- approve
+	decided(approve, by, reason)
 	return nil
 }
 
@@ -205,7 +176,7 @@ func decisionName(approved bool) string {
 // GatewayExpired. An id no call of this session has is GatewayUnknown.
 func (s *Session) GatewayAwait(ctx context.Context, invocationID string, poll time.Duration) GatewayOutcome {
 	s.mu.Lock()
-	p, ok := s.gw[invocationID]
+	p, ok := s.gw.calls[invocationID]
 	s.mu.Unlock()
 	if !ok {
 		return GatewayOutcome{ID: invocationID, Decision: GatewayUnknown}

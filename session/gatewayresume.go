@@ -43,27 +43,26 @@ func (s *Session) ResumeGateway() (int, error) {
 		if gp.expires.IsZero() {
 			gp.expires = p.Parked.Add(DefaultApprovalTTL)
 		}
-		s.mu.Lock()
-		s.gw[p.CallID] = gp
-		s.mu.Unlock()
 		out := GatewayOutcome{ID: p.CallID, Expires: gp.expires}
 		switch {
 		case p.Waiting():
-			wait := make(chan bool, 1)
+			// It waits again as it waited before: data, with the
+			// session's one expiry timer.
+			gp.call = c
 			s.mu.Lock()
 			s.approvals.Restore([]permissions.Approval{{ID: p.ApprovalID, CallID: p.CallID, Server: p.Server,
 				Tool: c.tool.Original, Name: p.Tool, Arguments: p.Arguments, Created: p.Parked}})
-			s.parked[p.ApprovalID] = wait
+			s.parked[p.ApprovalID] = s.gatewayDecision(gp)
+			s.addGatewayCall(p.CallID, gp)
 			s.mu.Unlock()
-			go s.awaitDecision(c, gp, wait)
 			continue
 		case p.Decision == "approved" && !p.Started:
 			// The decision is on disk, the call never started: it runs
 			// now, as it would have.
-			go func() {
-				gp.out = s.settle(c, out, true, p.By, p.Reason)
-				close(gp.done)
-			}()
+			s.mu.Lock()
+			s.addGatewayCall(p.CallID, gp)
+			s.mu.Unlock()
+			go func() { gp.finish(s.settle(c, out, true, p.By, p.Reason)) }()
 			continue
 		case p.Decision == "approved" && !p.Ran:
 			out.Decision = GatewayInDoubt
@@ -81,8 +80,10 @@ func (s *Session) ResumeGateway() (int, error) {
 		default:
 			out.Decision, out.Reason = GatewayDenied, rejection(p.Reason)
 		}
-		gp.out = out
-		close(gp.done)
+		gp.finish(out)
+		s.mu.Lock()
+		s.addGatewayCall(p.CallID, gp)
+		s.mu.Unlock()
 	}
 	return n, nil
 }

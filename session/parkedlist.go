@@ -107,7 +107,7 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
-			(results && bytes.Contains(line, []byte(`"permission"`))) {
+			(results && bytes.Contains(line, []byte(`"permission"`)) && bytes.Contains(line, []byte(`"allowed"`))) {
 			var e parkedLine
 			if json.Unmarshal(line, &e) == nil {
 				switch e.Type {

@@ -109,13 +109,12 @@ type Session struct {
 	caps    map[string][]string // capabilities by model name, from /api/show
 	history []api.Message
 	turn    int
-	cancel  context.CancelFunc        // of the running turn, nil when idle
-	done    chan struct{}             // closed when the running turn ends
-	asks    map[string]chan Answer    // asked calls waiting for the user, by call id
-	parked  map[string]chan bool      // parked calls waiting, by approval id
-	gw      map[string]*gatewayParked // a gateway's parked calls, by invocation id
-	quit    chan struct{}             // closed when Close begins
-	noTools map[string]bool           // models that refused tools
+	cancel  context.CancelFunc     // of the running turn, nil when idle
+	done    chan struct{}          // closed when the running turn ends
+	asks    map[string]chan Answer // asked calls waiting for the user, by call id
+	parked  map[string]onDecision  // parked calls waiting, by approval id: what a decision does
+	gw      gatewayCalls           // a gateway's parked calls, and their expiry
+	noTools map[string]bool        // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
 	// readOnlySaid: read_only mode was explained (explainReadOnly).
@@ -191,8 +190,7 @@ func New(o Options) *Session {
 		client: o.Client, host: o.Host, id: id, think: o.Think,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
-		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]chan bool{},
-		gw: map[string]*gatewayParked{}, quit: make(chan struct{}),
+		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
 		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
@@ -401,10 +399,8 @@ func (s *Session) Clear() {
 // killed; this takes at most a few seconds) and ends every subscription.
 func (s *Session) Close() {
 	s.mu.Lock()
-	if !s.closing {
-		close(s.quit)
-	}
 	s.closing = true
+	s.stopExpiry()
 	s.mu.Unlock()
 	s.Cancel()
 	s.Wait()

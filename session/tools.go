@@ -241,7 +241,10 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 // park parks the call until /approve or /reject, and waits for the
 // decision.
 func (s *Session) park(ctx context.Context, c *toolCall, reason string) ruling {
-	id, wait := s.parkCall(c)
+	wait := make(chan bool, 1)
+	s.mu.Lock()
+	id := s.parkLocked(c, func(approve bool, _, _ string) { wait <- approve })
+	s.mu.Unlock()
 	s.permission(c, "parked", "policy", reason)
 	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), Turn: c.turn, ApprovalID: id,
 		CallID: c.id, Server: c.tool.Server, Tool: c.name, Arguments: c.args, Digest: c.tool.Digest,
@@ -268,16 +271,33 @@ func (s *Session) park(ctx context.Context, c *toolCall, reason string) ruling {
 	return runCall
 }
 
-// parkCall parks the call and registers its wait at once, under mu as
-// Decide is: a Decide as soon as the approval is listed finds the call.
-func (s *Session) parkCall(c *toolCall) (id string, wait chan bool) {
-	wait = make(chan bool, 1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// onDecision is what a person's decision on a parked call sets going:
+// the chat's turn, waiting for it, or a gateway's call, settled then. It
+// is called once, by whoever took the call out of the waiting ones
+// (takeParked), with who decided and why.
+type onDecision func(approve bool, by, reason string)
+
+// parkLocked parks the call and registers what its decision does, at
+// once: a Decide as soon as the approval is listed finds the call. The
+// caller holds s.mu.
+func (s *Session) parkLocked(c *toolCall, decided onDecision) string {
 	ap := s.approvals.Park(permissions.Approval{CallID: c.id, Server: c.tool.Server, Tool: c.tool.Original,
 		Name: c.tool.Name, Arguments: c.args, Turn: c.turn, Created: time.Now().UTC()})
-	s.parked[ap.ID] = wait
-	return ap.ID, wait
+	s.parked[ap.ID] = decided
+	return ap.ID
+}
+
+// takeParked takes the call parked as id out of the waiting ones, its
+// approval resolved, and returns what its decision does: the one decision
+// (or expiry) that applies to it. waiting is false when it was not
+// waiting. The caller holds s.mu.
+func (s *Session) takeParked(id string) (decided onDecision, waiting bool) {
+	decided, waiting = s.parked[id]
+	if waiting {
+		delete(s.parked, id)
+		_, _ = s.approvals.Resolve(id)
+	}
+	return decided, waiting
 }
 
 // abandonParked ends the wait of a parked call whose turn ended before a
@@ -474,8 +494,8 @@ func (s *Session) AnswerAsk(callID string, a Answer) bool {
 	return ok
 }
 
-// waitApproval blocks until the parked call, registered in s.parked with
-// ch, is approved or rejected.
+// waitApproval blocks until the parked call, registered in s.parked to
+// send to ch, is approved or rejected.
 func (s *Session) waitApproval(ctx context.Context, id string, ch chan bool) (bool, error) {
 	defer func() {
 		s.mu.Lock()
@@ -494,14 +514,7 @@ func (s *Session) waitApproval(ctx context.Context, id string, ch chan bool) (bo
 // applies exactly once.
 func (s *Session) Decide(id string, approve bool) error {
 	s.mu.Lock()
-	ch, ok := s.parked[id]
-	if ok {
-		if _, err := s.approvals.Resolve(id); err != nil {
-			s.mu.Unlock()
-			return err
-		}
-		delete(s.parked, id)
-	}
+	decided, ok := s.takeParked(id)
 	s.mu.Unlock()
 	if !ok {
 		// A call parked before a restart: record the decision, and let
@@ -519,7 +532,7 @@ func (s *Session) Decide(id string, approve bool) error {
 		s.Continue()
 		return nil
 	}
-	ch <- approve
+	decided(approve, "user", "")
 	return nil
 }
 
