@@ -25,6 +25,7 @@ type gatewayParked struct {
 	out        GatewayOutcome
 	by, reason string // who decided, and why; set under s.mu before the wait is woken
 	logged     bool   // GatewayDecide logged the decision
+	withdrawn  bool   // its client withdrew it (GatewayWithdraw)
 }
 
 // parks says whether the gate's verdict puts the call to a person, whom
@@ -122,8 +123,12 @@ func (s *Session) awaitDecision(c *toolCall, p *gatewayParked, wait chan bool) {
 		approved = <-wait
 	}
 	s.mu.Lock()
-	by, why, logged := p.by, p.reason, p.logged
+	by, why, logged, withdrawn := p.by, p.reason, p.logged, p.withdrawn
 	s.mu.Unlock()
+	if withdrawn {
+		out = s.withdraw(c, out, by, why)
+		return
+	}
 	if by == "" {
 		by = "user"
 	}
@@ -161,6 +166,12 @@ func (s *Session) settle(c *toolCall, out GatewayOutcome, approved bool, by, why
 // fails with permissions.ErrAlreadyResolved. The decision is logged
 // before GatewayDecide returns.
 func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason string) error {
+	return s.gatewayDecide(invocationID, decisionName(approve), by, reason)
+}
+
+// gatewayDecide applies a decision ("approved", "rejected" or
+// withdrawnDecision) on a parked gateway call: the first wins.
+func (s *Session) gatewayDecide(invocationID, decision, by, reason string) error {
 	s.mu.Lock()
 	p, ok := s.gw[invocationID]
 	if !ok {
@@ -174,12 +185,12 @@ func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason st
 	}
 	_, _ = s.approvals.Resolve(p.approvalID)
 	delete(s.parked, p.approvalID)
-	p.by, p.reason, p.logged = by, reason, true
+	p.by, p.reason, p.logged, p.withdrawn = by, reason, true, decision == withdrawnDecision
 	s.mu.Unlock()
 	// On disk before the call runs, and before the decider is told (it
 	// reads the log to learn whose decision applied).
-	s.publishDecision(p.approvalID, invocationID, decisionName(approve), by, reason)
-	ch <- approve
+	s.publishDecision(p.approvalID, invocationID, decision, by, reason)
+	ch <- decision == "approved"
 	return nil
 }
 
