@@ -44,22 +44,30 @@ func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	}
 	out := g.o.Session.GatewayAwait(ctx, id, poll)
 	g.logCall(clientName(ctx), AwaitTool, out.Decision, time.Since(start))
+	return outcomeResult(out), nil
+}
+
+// outcomeResult is what a client is told of a gateway's call, as
+// latch_await_decision and tasks/result tell it: the same for both.
+func outcomeResult(out session.GatewayOutcome) *mcpgo.CallToolResult {
 	switch out.Decision {
 	case session.GatewayUnknown:
-		return errorResult("no parked call has the invocation_id " + quote(id)), nil
+		return errorResult("no parked call has the invocation_id " + quote(out.ID))
 	case session.GatewayParked:
-		return awaitingResult(out), nil
+		return awaitingResult(out)
 	case session.GatewayExpired:
-		return jsonResult(map[string]any{"status": "expired", "invocation_id": out.ID}, false), nil
+		return jsonResult(map[string]any{"status": "expired", "invocation_id": out.ID}, false)
 	case session.GatewayDenied:
-		return jsonResult(map[string]any{"denied": out.Reason}, true), nil
+		return jsonResult(map[string]any{"denied": out.Reason}, true)
+	case session.GatewayWithdrawn:
+		return jsonResult(map[string]any{"withdrawn": out.Reason}, true)
 	case session.GatewayInDoubt:
-		return jsonResult(map[string]any{"in_doubt": out.Reason}, true), nil
+		return jsonResult(map[string]any{"in_doubt": out.Reason}, true)
 	}
 	if out.Result == nil {
-		return errorResult(out.Error), nil
+		return errorResult(out.Error)
 	}
-	return resultOf(out.Result), nil
+	return resultOf(out.Result)
 }
 
 // awaitingResult is the handle of a parked call, as structured content
