@@ -313,3 +313,26 @@ func TestServeParkedTaskAnswersAfterRestart(t *testing.T) {
 		t.Errorf("server-memory got %d create_entities calls, want exactly 1", n)
 	}
 }
+
+// A call made as a task that the gate allows at once (read_graph is
+// allow-listed) is a task already completed with the tool's result, which
+// tasks/result returns again.
+func TestServeTaskOfACallThatRunsAtOnce(t *testing.T) {
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"}}, true)
+	readGraph := map[string]any{"name": "mem__read_graph", "arguments": map[string]any{}}
+	res := taskClient(t, r, map[string]any{"stdio": r.serveStdio(), "steps": []any{
+		map[string]any{"stream": readGraph, "task": map[string]any{}}, map[string]any{"result": "@0"}}})
+	first := res.Steps[0].Messages[0]
+	if first.Type != "taskCreated" || first.Task == nil || first.Task.Status != "completed" || !strings.HasPrefix(first.Task.TaskID, "gw_") {
+		t.Errorf("the call's first answer: %+v, want a completed task", first)
+	}
+	if typ, result, _ := lastMessage(t, res, 0); typ != "result" || result.IsError || result.StructuredContent["entities"] == nil {
+		t.Errorf("the task loop ended with %s %+v, want read_graph's result", typ, result)
+	}
+	if got := res.Steps[1].Result; got == nil || got.IsError || got.StructuredContent["entities"] == nil {
+		t.Errorf("tasks/result: %+v (%s)", got, res.Steps[1].Error)
+	}
+	if n := r.memCalls("read_graph"); n != 1 {
+		t.Errorf("server-memory got %d read_graph calls, want 1", n)
+	}
+}

@@ -2,14 +2,15 @@
 // MCP tasks (protocol 2025-11-25), for latch's end-to-end tests of parked
 // calls served as tasks. It reads a JSON plan from argv[2]:
 //   {"stdio": {...} or "http": {"url": "...", "token": "..."}, "clientName": "...",
-//    "steps": [{"stream": {"name": "...", "arguments": {...}}, "cancel": true, "stop": true}
+//    "steps": [{"stream": {"name": "...", "arguments": {...}}, "cancel": true, "stop": true, "task": {}}
 //              | {"get": ID} | {"result": ID} | {"cancelTask": ID} | {"await": ID}]}
 // and prints one JSON object: the tools listed, and for each step what it
 // got. A "stream" step lists the tools first (the SDK then knows which
 // tools take tasks), calls the tool with callToolStream, as an agent
 // would, and records every message until the result or the error; with
 // "stop" it stops at the task's creation, with "cancel" it cancels the
-// task then. An ID "@N" is the task id step N's stream created.
+// task then; "task": {...} makes it a task even when the tool is not
+// listed as taking tasks. An ID "@N" is the task id step N's stream created.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -43,7 +44,8 @@ try {
         out.tools = (await client.listTools()).tools;
         step.messages = [];
         const stream = client.experimental.tasks.callToolStream(
-          { name: s.stream.name, arguments: s.stream.arguments ?? {} }, CallToolResultSchema);
+          { name: s.stream.name, arguments: s.stream.arguments ?? {} }, CallToolResultSchema,
+          s.task ? { task: s.task } : undefined);
         for await (const m of stream) {
           step.messages.push(m.type === "error" ? { type: "error", ...failure(m.error) } : m);
           if (m.type === "taskCreated") {
