@@ -25,7 +25,8 @@ func awaitTool() mcpgo.Tool {
 		mcpgo.WithDescription("Wait a bounded time (20 s unless latch's serve.await_poll says otherwise) for a person's decision on a call that latch parked, "+
 			"and return what became of it: the tool's real result once approved (it runs exactly once; every later "+
 			`call returns the same result), an error {"denied": reason} when rejected, {"status":"expired"} when `+
-			`no one decided in time, or the same {"status":"awaiting_approval",…} while it still waits: call again.`),
+			`no one decided in time, an error {"withdrawn": …} when its client cancelled it as an MCP task, `+
+			`or the same {"status":"awaiting_approval",…} while it still waits: call again.`),
 		mcpgo.WithString("invocation_id", mcpgo.Required(),
 			mcpgo.Description("the invocation_id of the awaiting result")),
 		mcpgo.WithReadOnlyHintAnnotation(true),
