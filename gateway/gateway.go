@@ -80,7 +80,10 @@ func New(o Options) *Gateway {
 	return g
 }
 
-// MCPServer is the server to serve over a transport.
+// MCPServer is the gateway's mcp-go server. Serve it with ServeStdio or
+// ServeHTTP, which answer the MCP task methods before it: served as it is,
+// a task-capable client's task requests would meet mcp-go's own task store,
+// which knows no parked call.
 func (g *Gateway) MCPServer() *server.MCPServer { return g.srv }
 
 // Follow keeps the served tools in step with the session's servers until
