@@ -6,12 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/server"
 
 	"latch/gateway"
 	"latch/session"
@@ -147,9 +144,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
 	var err error
 	if a.stdio {
-		ss := server.NewStdioServer(g.MCPServer())
-		ss.SetErrorLogger(log.New(io.Discard, "", 0)) // it would print what the client sent
-		err = ss.Listen(ctx, stdin, stdout)
+		err = g.ServeStdio(ctx, stdin, stdout)
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil
 		}

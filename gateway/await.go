@@ -25,7 +25,8 @@ func awaitTool() mcpgo.Tool {
 		mcpgo.WithDescription("Wait a bounded time (20 s unless latch's serve.await_poll says otherwise) for a person's decision on a call that latch parked, "+
 			"and return what became of it: the tool's real result once approved (it runs exactly once; every later "+
 			`call returns the same result), an error {"denied": reason} when rejected, {"status":"expired"} when `+
-			`no one decided in time, or the same {"status":"awaiting_approval",…} while it still waits: call again.`),
+			`no one decided in time, an error {"withdrawn": …} when its client cancelled it as an MCP task, `+
+			`or the same {"status":"awaiting_approval",…} while it still waits: call again.`),
 		mcpgo.WithString("invocation_id", mcpgo.Required(),
 			mcpgo.Description("the invocation_id of the awaiting result")),
 		mcpgo.WithReadOnlyHintAnnotation(true),
@@ -44,22 +45,30 @@ func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	}
 	out := g.o.Session.GatewayAwait(ctx, id, poll)
 	g.logCall(clientName(ctx), AwaitTool, out.Decision, time.Since(start))
+	return outcomeResult(out), nil
+}
+
+// outcomeResult is what a client is told of a gateway's call, as
+// latch_await_decision and tasks/result tell it: the same for both.
+func outcomeResult(out session.GatewayOutcome) *mcpgo.CallToolResult {
 	switch out.Decision {
 	case session.GatewayUnknown:
-		return errorResult("no parked call has the invocation_id " + quote(id)), nil
+		return errorResult("no parked call has the invocation_id " + quote(out.ID))
 	case session.GatewayParked:
-		return awaitingResult(out), nil
+		return awaitingResult(out)
 	case session.GatewayExpired:
-		return jsonResult(map[string]any{"status": "expired", "invocation_id": out.ID}, false), nil
+		return jsonResult(map[string]any{"status": "expired", "invocation_id": out.ID}, false)
 	case session.GatewayDenied:
-		return jsonResult(map[string]any{"denied": out.Reason}, true), nil
+		return jsonResult(map[string]any{"denied": out.Reason}, true)
+	case session.GatewayWithdrawn:
+		return jsonResult(map[string]any{"withdrawn": out.Reason}, true)
 	case session.GatewayInDoubt:
-		return jsonResult(map[string]any{"in_doubt": out.Reason}, true), nil
+		return jsonResult(map[string]any{"in_doubt": out.Reason}, true)
 	}
 	if out.Result == nil {
-		return errorResult(out.Error), nil
+		return errorResult(out.Error)
 	}
-	return resultOf(out.Result), nil
+	return resultOf(out.Result)
 }
 
 // awaitingResult is the handle of a parked call, as structured content

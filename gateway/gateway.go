@@ -55,7 +55,9 @@ type Gateway struct {
 
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
+	parks  map[string]bool   // the served tools whose calls park
 	logMu  sync.Mutex
+	tasks  taskTable // the tasks of calls that did not park (tasks.go)
 }
 
 // New builds the gateway's MCP server with the session's exposed tools as
@@ -65,8 +67,12 @@ func New(o Options) *Gateway {
 	g := &Gateway{o: o}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
+	hooks.AddAfterListTools(g.markTaskTools)
 	g.srv = server.NewMCPServer("latch", o.Version,
 		server.WithToolCapabilities(true),
+		// Tasks are answered by the gateway (taskroute.go), not by
+		// mcp-go's store; tasks/list is not served.
+		server.WithTaskCapabilities(false, true, true),
 		server.WithInstructions(g.instructions()),
 		server.WithHooks(hooks),
 		server.WithRecovery())
@@ -74,7 +80,10 @@ func New(o Options) *Gateway {
 	return g
 }
 
-// MCPServer is the server to serve over a transport.
+// MCPServer is the gateway's mcp-go server. Serve it with ServeStdio or
+// ServeHTTP, which answer the MCP task methods before it: served as it is,
+// a task-capable client's task requests would meet mcp-go's own task store,
+// which knows no parked call.
 func (g *Gateway) MCPServer() *server.MCPServer { return g.srv }
 
 // Follow keeps the served tools in step with the session's servers until
@@ -132,7 +141,7 @@ func (g *Gateway) exposes(t session.Tool) bool {
 // they differ from those served.
 func (g *Gateway) sync() {
 	tools, _ := g.o.Session.Tools("")
-	want := map[string]string{}
+	want, parking := map[string]string{}, map[string]bool{}
 	var serve []server.ServerTool
 	for _, t := range tools {
 		if !g.exposes(t) {
@@ -140,6 +149,7 @@ func (g *Gateway) sync() {
 		}
 		parks := g.o.Session.GatewayParks(t.Name, g.o.ParkUnlisted)
 		want[t.Name] = t.Digest + fmt.Sprint(parks)
+		parking[t.Name] = parks
 		serve = append(serve, server.ServerTool{Tool: toolOf(t, parks), Handler: g.call})
 	}
 	serve = append(serve, server.ServerTool{Tool: awaitTool(), Handler: g.await})
@@ -148,7 +158,7 @@ func (g *Gateway) sync() {
 	if g.served != nil && mapsEqual(g.served, want) {
 		return
 	}
-	g.served = want
+	g.served, g.parks = want, parking
 	g.srv.SetTools(serve...)
 }
 
@@ -203,6 +213,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL})
 	g.logCall(client, name, out.Decision, time.Since(start))
+	noteTaskOutcome(ctx, out)
 	switch {
 	case out.Decision == session.GatewayUnknown:
 		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
@@ -214,6 +225,23 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 		return errorResult(out.Error), nil
 	}
 	return resultOf(out.Result), nil
+}
+
+// markTaskTools lists the tools whose calls park as taskSupport
+// "optional", for clients of the 2025-11-25 protocol: such a call may be
+// made as a task. They are registered with mcp-go without it, so that
+// mcp-go never runs one as a task of its own (taskroute.go).
+func (g *Gateway) markTaskTools(ctx context.Context, _ any, _ *mcpgo.ListToolsRequest, res *mcpgo.ListToolsResult) {
+	if res == nil || server.IsModernRequest(ctx) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range res.Tools {
+		if g.parks[res.Tools[i].Name] {
+			res.Tools[i].Execution = &mcpgo.ToolExecution{TaskSupport: mcpgo.TaskSupportOptional}
+		}
+	}
 }
 
 // unknownCall logs a call of a tool that is not served (mcp-go answers

@@ -79,7 +79,7 @@ func (g *Gateway) ServeHTTP(ctx context.Context, o HTTPOptions) error {
 	addr := ln.Addr().String()
 	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path))
 	mux := http.NewServeMux()
-	mux.Handle(Path, mcpSrv)
+	mux.Handle(Path, g.taskHTTP(mcpSrv))
 	// The server's own error log would print what clients sent: off.
 	hs := &http.Server{Handler: guard(mux, addr, o.Addr, o.Token), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}

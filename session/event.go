@@ -247,7 +247,7 @@ type ApprovalResolvedEvent struct {
 	Header
 	ApprovalID string `json:"approval_id"`
 	CallID     string `json:"call_id"`
-	Decision   string `json:"decision"` // "approved", "rejected" or "expired"
+	Decision   string `json:"decision"` // "approved", "rejected", "expired" or "withdrawn"
 	By         string `json:"by"`       // "user", or who decided a gateway's call ("alice on /dev/pts/3")
 	Reason     string `json:"reason,omitempty"`
 }

@@ -139,6 +139,12 @@ func (s *Session) settle(c *toolCall, out GatewayOutcome, approved bool, by, why
 // fails with permissions.ErrAlreadyResolved. The decision is logged
 // before GatewayDecide returns.
 func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason string) error {
+	return s.gatewayDecide(invocationID, decisionName(approve), by, reason)
+}
+
+// gatewayDecide applies a decision ("approved", "rejected" or
+// withdrawnDecision) on a parked gateway call: the first wins.
+func (s *Session) gatewayDecide(invocationID, decision, by, reason string) error {
 	s.mu.Lock()
 	p, ok := s.gw.calls[invocationID]
 	if !ok {
@@ -150,7 +156,14 @@ func (s *Session) GatewayDecide(invocationID string, approve bool, by, reason st
 	if !waiting {
 		return fmt.Errorf("%s: %w", invocationID, permissions.ErrAlreadyResolved)
 	}
-	decided(approve, by, reason)
+	if decision == withdrawnDecision {
+		c := p.call
+		s.publishDecision(p.approvalID, c.id, withdrawnDecision, by, reason)
+		s.gate.RecordDecision(c.id, false)
+		p.finish(s.withdraw(c, GatewayOutcome{ID: c.id, Expires: p.expires}, by, reason))
+		return nil
+	}
+	decided(decision == "approved", by, reason)
 	return nil
 }
 

@@ -77,6 +77,8 @@ func (s *Session) ResumeGateway() (int, error) {
 			}
 		case p.Decision == "expired":
 			out.Decision = GatewayExpired
+		case p.Decision == withdrawnDecision:
+			out.Decision, out.Reason = GatewayWithdrawn, withdrawal(p.Reason)
 		default:
 			out.Decision, out.Reason = GatewayDenied, rejection(p.Reason)
 		}

@@ -23,7 +23,8 @@ type ParkedCall struct {
 	Parked     time.Time
 	Expires    time.Time // a gateway's call stops waiting then; zero for the chat's
 	// Decision is "" while it waits, then "approved", "rejected",
-	// "expired", or "answered" (its turn ended without a decision).
+	// "expired", "withdrawn" (by its client: a gateway's task cancelled), or
+	// "answered" (its turn ended without a decision).
 	Decision string
 	By       string // who decided
 	Reason   string

@@ -1,0 +1,198 @@
+package gateway
+
+// The task methods reach the gateway before mcp-go: mcp-go would answer
+// them from its own in-memory task store, whose ids it makes up and which
+// a restart empties. Both transports pass every other message to mcp-go
+// untouched; a task-augmented tools/call still goes through mcp-go's
+// tools/call (the same handler, hooks and limits as any call), and the
+// gateway turns its outcome into a task.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"sync"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// taskMessage is the part of a client's JSON-RPC request the task routes
+// read.
+type taskMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		TaskID string          `json:"taskId"`
+		Task   json.RawMessage `json:"task"`
+		Meta   *mcpgo.Meta     `json:"_meta"`
+	} `json:"params"`
+}
+
+// taskMessageOf reads raw as a request the gateway answers itself: a task
+// method, or a task-augmented tools/call, of the 2025-11-25 protocol
+// (headerVersion: the HTTP MCP-Protocol-Version header, if any). A request
+// of the 2026-07-28 protocol is left to mcp-go, which does not serve its
+// tasks extension: such a client gets the awaiting result.
+func taskMessageOf(raw []byte, headerVersion string) (taskMessage, bool) {
+	var m taskMessage
+	if !bytes.Contains(raw, []byte(`"tasks/`)) && !bytes.Contains(raw, []byte(`"task"`)) {
+		return m, false // the common case, without parsing
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" ||
+		mcpgo.IsModernProtocol(headerVersion) || mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
+		return m, false
+	}
+	switch mcpgo.MCPMethod(m.Method) {
+	case mcpgo.MethodToolsCall:
+		return m, len(m.Params.Task) > 0 && string(m.Params.Task) != "null"
+	case mcpgo.MethodTasksGet, mcpgo.MethodTasksResult, mcpgo.MethodTasksCancel, mcpgo.MethodTasksList:
+		return m, true
+	}
+	return m, false
+}
+
+// ServeStdio serves the gateway on stdin and stdout (latch serve --stdio)
+// until stdin ends or ctx does.
+func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &lineWriter{w: stdout}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	ss := server.NewStdioServer(g.srv)
+	ss.SetErrorLogger(log.New(io.Discard, "", 0)) // it would print what the client sent
+	// mcp-go gives every request of the stdio client this context, which
+	// holds its session: a task-augmented call is run with it.
+	ready := make(chan struct{})
+	var session context.Context
+	ss.SetContextFunc(func(c context.Context) context.Context {
+		session = c
+		close(ready)
+		return c
+	})
+	go func() {
+		defer pw.Close()
+		br := bufio.NewReaderSize(stdin, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if m, ok := taskMessageOf(line, ""); ok {
+				go func() {
+					select {
+					case <-ready:
+					case <-ctx.Done():
+						return
+					}
+					_, _ = out.Write(append(g.answerStdio(ctx, session, m, line), '\n'))
+				}()
+			} else if len(line) > 0 {
+				if _, werr := pw.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ss.Listen(ctx, pr, out)
+}
+
+// answerStdio answers a task message of the stdio client: a task method
+// here, a task-augmented call through mcp-go in the client's session.
+func (g *Gateway) answerStdio(ctx, session context.Context, m taskMessage, raw []byte) []byte {
+	if mcpgo.MCPMethod(m.Method) != mcpgo.MethodToolsCall {
+		res, err := g.taskRequest(ctx, m)
+		return rpcResponse(m.ID, res, err)
+	}
+	slot := &taskSlot{}
+	resp := g.srv.HandleMessage(withTaskSlot(session, slot), raw)
+	if cr := g.taskCreated(slot); cr != nil {
+		return rpcResponse(m.ID, cr, nil)
+	}
+	b, _ := json.Marshal(resp)
+	return b
+}
+
+// lineWriter writes each message whole, for mcp-go's writes and the
+// gateway's to share stdout.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// taskHTTP answers the task messages posted over HTTP, in front of
+// mcp-go's streamable HTTP handler next.
+func (g *Gateway) taskHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "Bad Request: the body could not be read", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		m, ok := taskMessageOf(body, r.Header.Get(mcpgo.HeaderProtocolVersion))
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var resp []byte
+		if mcpgo.MCPMethod(m.Method) == mcpgo.MethodToolsCall {
+			slot := &taskSlot{}
+			rec := &recorder{header: http.Header{}}
+			next.ServeHTTP(rec, r.WithContext(withTaskSlot(r.Context(), slot)))
+			cr := g.taskCreated(slot)
+			if cr == nil {
+				rec.replay(w)
+				return
+			}
+			resp = rpcResponse(m.ID, cr, nil)
+			if sid := rec.header.Get(server.HeaderKeySessionID); sid != "" {
+				w.Header().Set(server.HeaderKeySessionID, sid)
+			}
+		} else {
+			res, rerr := g.taskRequest(r.Context(), m)
+			resp = rpcResponse(m.ID, res, rerr)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(resp)
+	})
+}
+
+// recorder keeps mcp-go's answer to a task-augmented call, which the
+// task replaces unless the call never reached the gate. It cannot flush,
+// so mcp-go answers with one JSON body rather than a stream.
+type recorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (rc *recorder) Header() http.Header         { return rc.header }
+func (rc *recorder) Write(p []byte) (int, error) { return rc.body.Write(p) }
+func (rc *recorder) WriteHeader(code int)        { rc.code = code }
+
+// replay sends the kept answer as mcp-go gave it.
+func (rc *recorder) replay(w http.ResponseWriter) {
+	for k, v := range rc.header {
+		w.Header()[k] = v
+	}
+	if rc.code != 0 {
+		w.WriteHeader(rc.code)
+	}
+	_, _ = w.Write(rc.body.Bytes())
+}
