@@ -67,7 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case "approvals":
 		return listApprovals(s, time.Now(), stdout, stderr)
 	case "decide":
-		return decideApproval(s, f.decide, time.Now(), stdout, stderr)
+		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
 	}
 	if f.resume != "" {
 		// Before the screen: a session that is not there is a usage error.
