@@ -5,6 +5,7 @@ package main
 // refuses it, --continue passes over it).
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,8 @@ func TestServeRunIsAGatewaySession(t *testing.T) {
 
 // latch sessions counts a gateway run's calls and those still waiting
 // (one past its expiry waits no more); --continue passes over gateway runs
-// and sessions where nothing was said, newer as they are.
+// and sessions where nothing was said, newer as they are; no chat resumes
+// a gateway run.
 func TestSessionsGatewayRunAndContinue(t *testing.T) {
 	getenv, dir := sessionsDir(t)
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
@@ -116,5 +118,10 @@ func TestSessionsGatewayRunAndContinue(t *testing.T) {
 	}
 	if err := session.Resumable(dir, "20261101-100000-gatewy"); err == nil || !strings.Contains(err.Error(), "is a gateway run") {
 		t.Errorf("the gateway run is resumable: %v", err)
+	}
+	// Whatever path opens it (--resume ID --approve A1 included), a
+	// gateway run does not become a chat whose approvals can be decided.
+	if _, _, err := session.Resume(session.Options{}, dir, "20261101-100000-gatewy"); !errors.Is(err, session.ErrGatewayRun) {
+		t.Errorf("session.Resume of the gateway run: %v, want ErrGatewayRun", err)
 	}
 }
