@@ -22,8 +22,8 @@ import (
 // running `latch approve ID` cannot decide its own call. What this cannot
 // stop: a process of the same user can give itself a terminal (script(1),
 // a pty library) and type into it, or write the decision file itself; an
-// agent is bound by the gate only when it cannot reach latch's state
-// folder (docs/SECURITY.md).
+// agent is bound by the gate only when it cannot reach latch's state and
+// config folders (docs/SECURITY.md).
 
 // confirmChars is how many of the id's last characters confirm a decision.
 const confirmChars = 4
