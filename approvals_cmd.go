@@ -94,7 +94,7 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 			sess += " (gateway stopped)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sanitize.Line(id), sanitize.Line(client), sanitize.Line(p.Tool),
-			argsLine(p.Arguments), shortDuration(now.Sub(p.Parked)), expires, sess)
+			argsText(p.Arguments, 60), shortDuration(now.Sub(p.Parked)), expires, sess)
 	}
 	if n == 0 {
 		fmt.Fprintln(stdout, "no call waits for approval")
@@ -107,13 +107,13 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// argsLine is a call's arguments (as logged: redacted) on one inert
-// line, cut short.
-func argsLine(args map[string]any) string {
+// argsText is a call's arguments (as logged: redacted) on one inert
+// line, cut after limit characters.
+func argsText(args map[string]any, limit int) string {
 	b, _ := json.Marshal(args)
 	line := sanitize.Line(string(b))
-	if r := []rune(line); len(r) > 60 {
-		line = string(r[:60]) + "…"
+	if r := []rune(line); len(r) > limit {
+		line = string(r[:limit]) + "…"
 	}
 	return line
 }
@@ -129,26 +129,37 @@ func shortDuration(d time.Duration) string {
 	return d.Truncate(time.Second).String()
 }
 
-// decideApproval is latch approve/reject: the decision goes into the
-// inbox of the gateway that parked the call, and is reported once the
-// gateway has applied it, or refused with why.
-func decideApproval(s *settings, a decideArgs, now time.Time, stdout, stderr io.Writer) int {
+// decideApproval is latch approve/reject: refused unless a person at the
+// terminal on stdin confirms it (see confirm.go); then the decision goes
+// into the inbox of the gateway that parked the call, and is reported
+// once the gateway has applied it, or refused with why.
+func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.Reader, stdout, stderr io.Writer) int {
 	verb := "reject"
 	if a.approve {
 		verb = "approve"
 	}
 	fail := func(msg string) int { say(stderr, verb+" "+sanitize.Line(a.id)+": "+msg); return exitError }
-	p, err := findParked(s.stateDir, a.id)
+	tty, err := openDecisionTerminal(stdin)
+	if err != nil {
+		say(stderr, verb+" "+sanitize.Line(a.id)+": "+err.Error())
+		return exitUsage
+	}
+	defer tty.close()
+	p, err := decidable(s.stateDir, a.id, clock())
 	if err != nil {
 		return fail(err.Error())
 	}
+	ok, err := tty.confirm(verb, a.reason, p, clock())
 	switch {
-	case !p.Waiting():
-		return fail("already " + outcome(p))
-	case !p.Expires.After(now):
-		return fail("it expired at " + p.Expires.Local().Format(time.DateTime) + ", undecided")
-	case !session.Running(s.stateDir, p.Session):
-		return fail("the gateway that parked it (session " + p.Session + ") is not running, so it cannot be decided now")
+	case err != nil:
+		return fail(err.Error())
+	case !ok:
+		return fail("not " + decisionWord(a.approve) + ": what was typed is not the end of its id; nothing was decided")
+	}
+	// It may have been decided elsewhere, or have expired, while the
+	// question waited.
+	if p, err = decidable(s.stateDir, a.id, clock()); err != nil {
+		return fail(err.Error())
 	}
 	d := session.Decision{InvocationID: p.CallID, Approve: a.approve, By: decider(), Reason: a.reason}
 	if err := session.SendDecision(s.stateDir, p.Session, d); err != nil {
@@ -175,6 +186,23 @@ func decideApproval(s *settings, a decideArgs, now time.Time, stdout, stderr io.
 	fmt.Fprintf(stdout, "%s %s: %s of %s, by %s\n", decisionWord(a.approve), sanitize.Line(p.CallID),
 		sanitize.Line(p.Tool), sanitize.Line(p.Client), sanitize.Line(d.By))
 	return exitOK
+}
+
+// decidable finds the gateway's call id, and says why if it cannot be
+// decided now.
+func decidable(dir, id string, now time.Time) (session.ParkedCall, error) {
+	p, err := findParked(dir, id)
+	switch {
+	case err != nil:
+		return p, err
+	case !p.Waiting():
+		return p, errors.New("already " + outcome(p))
+	case !p.Expires.After(now):
+		return p, errors.New("it expired at " + p.Expires.Local().Format(time.DateTime) + ", undecided")
+	case !session.Running(dir, p.Session):
+		return p, errors.New("the gateway that parked it (session " + p.Session + ") is not running, so it cannot be decided now")
+	}
+	return p, nil
 }
 
 // findParked finds a gateway's parked call by its invocation id.

@@ -59,7 +59,7 @@ Usage:
                                 serve the servers' tools to other MCP clients, through the gate
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]
-                                decide a gateway's waiting call, from any terminal
+                                decide a gateway's waiting call: a person, at a terminal
 
 Flags:
 `

@@ -67,11 +67,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case "approvals":
 		return listApprovals(s, time.Now(), stdout, stderr)
 	case "decide":
-		return decideApproval(s, f.decide, time.Now(), stdout, stderr)
+		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
 	}
 	if f.resume != "" {
-		// Before the screen: a session that is not there is a usage error.
-		if err := session.Exists(s.stateDir, f.resume); err != nil {
+		// Before the screen: a session that is not there, or a gateway's
+		// run, is a usage error.
+		if err := session.Resumable(s.stateDir, f.resume); err != nil {
 			say(stderr, err.Error())
 			return exitUsage
 		}

@@ -108,6 +108,9 @@ type ptyOptions struct {
 	Host       string   // OLLAMA_HOST
 	Args       []string // command-line arguments
 	Env        []string // extra KEY=VALUE entries
+	// Typeahead is typed into the terminal before latch starts: keys a
+	// person (or a program) typed ahead of any question.
+	Typeahead string
 }
 
 // ptyTerm is latch running in a pseudo-terminal, with the screen it drew.
@@ -202,6 +205,11 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 	// Start reading before the child runs: its first write is a query that
 	// it waits on.
 	go tm.readLoop()
+	if o.Typeahead != "" {
+		if _, err := master.Write([]byte(o.Typeahead)); err != nil {
+			t.Fatalf("typing ahead: %v", err)
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		tm.closeTTY()
 		master.Close()

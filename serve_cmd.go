@@ -94,7 +94,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		}
 	}
 	o := sessionOptions(s, f, true)
-	o.Client = ollamaClient(s)
+	o.Client, o.Gateway = ollamaClient(s), true
 	if !a.fresh {
 		o.ID = pickGatewayRun(s)
 	}

@@ -148,7 +148,7 @@ func awaitPlan(httpPlan map[string]any, id string) map[string]any {
 }
 
 // A parked call is listed by latch approvals in another process, approved
-// by latch approve in another: the client's poll gets server-memory's
+// by a person with latch approve in another terminal: the client's poll gets server-memory's
 // real result, the write happens exactly once, and a later poll gets the
 // same result without running anything again.
 func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
@@ -161,9 +161,9 @@ func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Fatalf("the call ran before anyone approved it (%d times)", n)
 	}
-	ok := r.run("", "approve", h.InvocationID)
-	if ok.code != 0 || !strings.Contains(ok.stdout, "approved "+h.InvocationID) {
-		t.Fatalf("latch approve (exit %d): %s%s", ok.code, ok.stdout, ok.stderr)
+	ok := decideAsPerson(t, r, "approve", h.InvocationID)
+	if ok.code != 0 || !ok.asked || !strings.Contains(ok.screen, "approved "+h.InvocationID) {
+		t.Fatalf("latch approve (exit %d): %s", ok.code, ok.screen)
 	}
 	res := sdkClient(t, r, awaitPlan(httpPlan, h.InvocationID))
 	want := map[string]any{"entities": []any{map[string]any{"name": "alice", "entityType": "person", "observations": []any{"likes tea"}}}}
@@ -179,9 +179,9 @@ func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
 	if b, _ := os.ReadFile(r.memFile); strings.Count(string(b), `"alice"`) != 1 {
 		t.Errorf("the memory file does not hold alice exactly once:\n%s", b)
 	}
-	again := r.run("", "reject", h.InvocationID)
-	if again.code == 0 || !strings.Contains(again.stderr, "already approved by") {
-		t.Errorf("a second decision (exit %d): %s%s", again.code, again.stdout, again.stderr)
+	again := decideAsPerson(t, r, "reject", h.InvocationID)
+	if again.code == 0 || again.asked || !strings.Contains(again.screen, "already approved by") {
+		t.Errorf("a second decision (exit %d): %s", again.code, again.screen)
 	}
 	if list := r.run("", "approvals"); strings.Contains(list.stdout, h.InvocationID) {
 		t.Errorf("latch approvals still lists the decided call:\n%s", list.stdout)
@@ -202,9 +202,9 @@ func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
 // result {"denied": …} with the reason given.
 func TestServeParkedCallRejectedFromAnotherTerminal(t *testing.T) {
 	r, httpPlan, h := parkOverHTTP(t)
-	no := r.run("", "reject", h.InvocationID, "--reason", "not today")
-	if no.code != 0 || !strings.Contains(no.stdout, "rejected "+h.InvocationID) {
-		t.Fatalf("latch reject (exit %d): %s%s", no.code, no.stdout, no.stderr)
+	no := decideAsPerson(t, r, "reject", h.InvocationID, "--reason", "not today")
+	if no.code != 0 || !strings.Contains(no.screen, "reason not today") || !strings.Contains(no.screen, "rejected "+h.InvocationID) {
+		t.Fatalf("latch reject (exit %d): %s", no.code, no.screen)
 	}
 	res := sdkClient(t, r, awaitPlan(httpPlan, h.InvocationID))
 	text, isErr := callText(t, res, 0)
@@ -215,8 +215,8 @@ func TestServeParkedCallRejectedFromAnotherTerminal(t *testing.T) {
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Errorf("a rejected call reached server-memory %d times", n)
 	}
-	if unknown := r.run("", "approve", "gw_000000000000"); unknown.code == 0 || !strings.Contains(unknown.stderr, "no gateway's call has this id") {
-		t.Errorf("approving an unknown id (exit %d): %s", unknown.code, unknown.stderr)
+	if unknown := decideAsPerson(t, r, "approve", "gw_000000000000"); unknown.code == 0 || !strings.Contains(unknown.screen, "no gateway's call has this id") {
+		t.Errorf("approving an unknown id (exit %d): %s", unknown.code, unknown.screen)
 	}
 }
 
@@ -249,14 +249,14 @@ func TestServeRestartTakesUpParkedCalls(t *testing.T) {
 	res := sdkClient(t, r, map[string]any{"http": httpPlan, "calls": []any{
 		createEntity("ann"), createEntity("ben"), createEntity("cat"), createEntity("dan")}})
 	ann, ben, cat, dan := callHandle(t, res, 0), callHandle(t, res, 1), callHandle(t, res, 2), callHandle(t, res, 3)
-	if ok := r.run("", "approve", ann.InvocationID); ok.code != 0 {
-		t.Fatalf("approve: %s", ok.stderr)
+	if ok := decideAsPerson(t, r, "approve", ann.InvocationID); ok.code != 0 {
+		t.Fatalf("approve: %s", ok.screen)
 	}
 	if text, isErr := pollOnce(t, r, httpPlan, ann.InvocationID); isErr || !strings.Contains(text, `"ann"`) {
 		t.Fatalf("ann's poll before the kill: %q", text)
 	}
-	if ok := r.run("", "approve", ben.InvocationID); ok.code != 0 {
-		t.Fatalf("approve: %s", ok.stderr)
+	if ok := decideAsPerson(t, r, "approve", ben.InvocationID); ok.code != 0 {
+		t.Fatalf("approve: %s", ok.screen)
 	}
 	_ = srv.cmd.Process.Kill()
 	<-srv.exited
@@ -283,11 +283,11 @@ func TestServeRestartTakesUpParkedCalls(t *testing.T) {
 		strings.Contains(list.stdout, ann.InvocationID) {
 		t.Errorf("latch approvals after the restart:\n%s", list.stdout)
 	}
-	if ok := r.run("", "approve", cat.InvocationID); ok.code != 0 {
-		t.Fatalf("approve after the restart: %s", ok.stderr)
+	if ok := decideAsPerson(t, r, "approve", cat.InvocationID); ok.code != 0 {
+		t.Fatalf("approve after the restart: %s", ok.screen)
 	}
-	if ok := r.run("", "reject", dan.InvocationID); ok.code != 0 {
-		t.Fatalf("reject after the restart: %s", ok.stderr)
+	if ok := decideAsPerson(t, r, "reject", dan.InvocationID); ok.code != 0 {
+		t.Fatalf("reject after the restart: %s", ok.screen)
 	}
 	if text, isErr := pollOnce(t, r, httpPlan, cat.InvocationID); isErr || !strings.Contains(text, `"cat"`) {
 		t.Errorf("cat's poll once approved: %q (error %v)", text, isErr)

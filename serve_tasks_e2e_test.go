@@ -161,8 +161,8 @@ func TestServeParkedTaskApprovedFromAnotherTerminal(t *testing.T) {
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Fatalf("the call ran before anyone approved it (%d times)", n)
 	}
-	if ok := r.run("", "approve", id); ok.code != 0 {
-		t.Fatalf("latch approve (exit %d): %s%s", ok.code, ok.stdout, ok.stderr)
+	if ok := decideAsPerson(t, r, "approve", id); ok.code != 0 {
+		t.Fatalf("latch approve (exit %d): %s", ok.code, ok.screen)
 	}
 	res := wait()
 	want := map[string]any{"entities": []any{map[string]any{"name": "alice", "entityType": "person", "observations": []any{"likes tea"}}}}
@@ -205,8 +205,8 @@ func TestServeParkedTaskApprovedFromAnotherTerminal(t *testing.T) {
 // the same {"denied": …} error latch_await_decision gives; it never ran.
 func TestServeParkedTaskRejectedFromAnotherTerminal(t *testing.T) {
 	r, httpPlan, wait, id := parkTaskOverHTTP(t)
-	if no := r.run("", "reject", id, "--reason", "not today"); no.code != 0 {
-		t.Fatalf("latch reject (exit %d): %s%s", no.code, no.stdout, no.stderr)
+	if no := decideAsPerson(t, r, "reject", id, "--reason", "not today"); no.code != 0 {
+		t.Fatalf("latch reject (exit %d): %s", no.code, no.screen)
 	}
 	res := wait()
 	if typ, _, msg := lastMessage(t, res, 0); typ != "error" || !strings.Contains(msg, "failed") {
@@ -268,8 +268,8 @@ func TestServeParkedTaskCancelledByItsClient(t *testing.T) {
 	if got := res.Steps[2].Result; got == nil || !got.IsError || got.StructuredContent["withdrawn"] == nil {
 		t.Errorf("latch_await_decision once cancelled: %+v (%s)", got, res.Steps[2].Error)
 	}
-	if no := r.run("", "approve", id); no.code == 0 || !strings.Contains(no.stderr, "withdrawn by its client") {
-		t.Errorf("approving a withdrawn call (exit %d): %s%s", no.code, no.stdout, no.stderr)
+	if no := decideAsPerson(t, r, "approve", id); no.code == 0 || no.asked || !strings.Contains(no.screen, "withdrawn by its client") {
+		t.Errorf("approving a withdrawn call (exit %d, asked %v): %s", no.code, no.asked, no.screen)
 	}
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Errorf("a withdrawn call reached server-memory %d times", n)
@@ -298,8 +298,8 @@ func TestServeParkedTaskAnswersAfterRestart(t *testing.T) {
 	if got := before.Steps[0].Task; got == nil || got.Status != "working" || !strings.Contains(got.StatusMessage, "latch approve "+id) {
 		t.Errorf("tasks/get after the restart: %+v (%s)", got, before.Steps[0].Error)
 	}
-	if ok := r.run("", "approve", id); ok.code != 0 {
-		t.Fatalf("latch approve after the restart (exit %d): %s%s", ok.code, ok.stdout, ok.stderr)
+	if ok := decideAsPerson(t, r, "approve", id); ok.code != 0 {
+		t.Fatalf("latch approve after the restart (exit %d): %s", ok.code, ok.screen)
 	}
 	after := taskClient(t, r, map[string]any{"http": httpPlan, "steps": []any{
 		map[string]any{"result": id}, map[string]any{"get": id}}})

@@ -96,7 +96,7 @@ func runSessions(s *settings, a sessionsArgs, now time.Time, stdout, stderr io.W
 	case "prune":
 		return pruneSessions(s.stateDir, a, now, stdout, stderr)
 	}
-	return listSessions(s, stdout, stderr)
+	return listSessions(s, now, stdout, stderr)
 }
 
 // removeSessions is `latch sessions rm ID…`.
@@ -138,9 +138,9 @@ func pruneSessions(dir string, a sessionsArgs, now time.Time, stdout, stderr io.
 	return exitOK
 }
 
-// listSessions prints the saved sessions that hold a message, newest
-// first: `latch sessions`.
-func listSessions(s *settings, stdout, stderr io.Writer) int {
+// listSessions prints the saved sessions that hold a message, and the
+// runs of latch serve, newest first: `latch sessions`.
+func listSessions(s *settings, now time.Time, stdout, stderr io.Writer) int {
 	all, err := session.List(s.stateDir)
 	if err != nil {
 		say(stderr, err.Error())
@@ -148,7 +148,7 @@ func listSessions(s *settings, stdout, stderr io.Writer) int {
 	}
 	var list []session.Summary
 	for _, x := range all {
-		if x.Messages > 0 || len(x.Pending) > 0 {
+		if x.Messages > 0 || len(x.Pending) > 0 || x.Gateway {
 			list = append(list, x)
 		}
 	}
@@ -159,23 +159,46 @@ func listSessions(s *settings, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tPENDING\tFIRST PROMPT")
 	for _, x := range list {
-		prompt := sanitize.Line(x.FirstPrompt)
-		if len([]rune(prompt)) > 50 {
-			prompt = string([]rune(prompt)[:50]) + "…"
-		}
-		if prompt == "" {
-			prompt = "(cleared)"
-		}
-		pending := "-"
+		model, pending, prompt := sanitize.Line(x.Model), "-", sessionPrompt(x)
 		if len(x.Pending) > 0 {
 			pending = sanitize.Line(strings.Join(x.Pending, ",")) // ids from a log a person may have edited
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", x.ID, x.Started.Local().Format("2006-01-02 15:04"),
-			sanitize.Line(x.Model), pending, prompt)
+		if x.Gateway {
+			model, pending, prompt = "gateway", "-", gatewayLine(x, now)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", x.ID, x.Started.Local().Format("2006-01-02 15:04"), model, pending, prompt)
 	}
 	if err := tw.Flush(); err != nil {
 		say(stderr, "latch sessions: "+err.Error())
 		return exitError
 	}
 	return exitOK
+}
+
+// sessionPrompt is a chat's first prompt, on one line, cut short.
+func sessionPrompt(x session.Summary) string {
+	prompt := sanitize.Line(x.FirstPrompt)
+	if len([]rune(prompt)) > 50 {
+		prompt = string([]rune(prompt)[:50]) + "…"
+	}
+	if prompt == "" {
+		prompt = "(cleared)"
+	}
+	return prompt
+}
+
+// gatewayLine describes a run of latch serve: its clients' calls, and
+// how many still wait for a person (past their expiry they wait no more).
+func gatewayLine(x session.Summary, now time.Time) string {
+	waiting := 0
+	for _, exp := range x.Waiting {
+		if exp.After(now) {
+			waiting++
+		}
+	}
+	line := fmt.Sprintf("latch serve: %d call(s), %d waiting", x.Calls, waiting)
+	if waiting > 0 {
+		line += " (latch approvals)"
+	}
+	return line
 }

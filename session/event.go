@@ -40,6 +40,8 @@ type SessionStarted struct {
 	Header
 	Model string `json:"model"`
 	Host  string `json:"host"`
+	// Gateway: the session is a run of latch serve, not a chat.
+	Gateway bool `json:"gateway,omitempty"`
 }
 
 // UserMessage is a prompt the user sent, starting turn Turn.

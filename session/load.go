@@ -138,6 +138,12 @@ type Summary struct {
 	FirstPrompt string   // the first prompt after the last /clear
 	Messages    int      // the prompts sent, in all
 	Pending     []string // approval ids still waiting
+	// Gateway: a run of latch serve (Options.Gateway), not a chat. Calls
+	// counts the calls its clients made; Waiting holds, for each of them
+	// still waiting for a person, when it stops waiting.
+	Gateway bool
+	Calls   int
+	Waiting []time.Time
 }
 
 // sessionLogs lists the session logs in dir: their paths and ids, leaving
@@ -180,7 +186,8 @@ func summarize(path string) (Summary, error) {
 	}
 	defer func() { _ = f.Close() }() // read only
 	sm := summarizer{Summary: Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path},
-		pending: map[string]bool{}, callOf: map[string]string{}, answered: map[string]bool{}, first: true}
+		pending: map[string]bool{}, callOf: map[string]string{}, answered: map[string]bool{},
+		clientCalls: map[string]bool{}, expires: map[string]time.Time{}, first: true}
 	if fi, err := f.Stat(); err == nil {
 		sm.Started, sm.Updated = fi.ModTime(), fi.ModTime()
 	}
@@ -198,6 +205,12 @@ func summarize(path string) (Summary, error) {
 		}
 	}
 	sm.Pending = sm.stillPending()
+	sm.Calls = len(sm.clientCalls)
+	for _, id := range sm.Pending {
+		if exp, ok := sm.expires[id]; ok {
+			sm.Waiting = append(sm.Waiting, exp)
+		}
+	}
 	return sm.Summary, nil
 }
 
@@ -209,6 +222,10 @@ type summarizer struct {
 	answered map[string]bool   // call ids with a tool_result
 	order    []string          // approval ids as they were parked
 	first    bool              // no line read yet
+	// clientCalls are the ids of the calls a gateway's clients made;
+	// expires, when each of their parked calls stops waiting.
+	clientCalls map[string]bool
+	expires     map[string]time.Time
 }
 
 // summaryLine is the part of a logged event a summary reads.
@@ -219,6 +236,9 @@ type summaryLine struct {
 	Text       string    `json:"text"`
 	ApprovalID string    `json:"approval_id"`
 	CallID     string    `json:"call_id"`
+	Gateway    bool      `json:"gateway"`
+	Client     string    `json:"client"`
+	Expires    string    `json:"expires"`
 }
 
 // line reads one line of the log; one that does not parse is skipped.
@@ -231,6 +251,11 @@ func (sm *summarizer) line(line []byte) {
 	case TypeSessionStarted:
 		if sm.first {
 			sm.Started, sm.Model = e.Time, e.Model
+		}
+		sm.Gateway = sm.Gateway || e.Gateway
+	case TypeToolCall:
+		if e.Client != "" {
+			sm.clientCalls[e.CallID] = true
 		}
 	case TypeModelChanged:
 		sm.Model = e.Model
@@ -245,6 +270,13 @@ func (sm *summarizer) line(line []byte) {
 		sm.pending[e.ApprovalID] = true
 		sm.callOf[e.ApprovalID] = e.CallID
 		sm.order = append(sm.order, e.ApprovalID)
+		if e.Client != "" {
+			exp, err := time.Parse(time.RFC3339Nano, e.Expires)
+			if err != nil {
+				exp = e.Time.Add(DefaultApprovalTTL) // as ResumeGateway takes it up
+			}
+			sm.expires[e.ApprovalID] = exp
+		}
 	case TypeApprovalResolved:
 		delete(sm.pending, e.ApprovalID)
 	case TypeToolResult:
@@ -266,14 +298,18 @@ func (sm *summarizer) stillPending() []string {
 	return out
 }
 
-// Latest returns the id of the most recent session in dir.
+// Latest returns the id of the most recent session in dir that holds a
+// conversation: runs of latch serve, and sessions where nothing was said,
+// are passed over.
 func Latest(dir string) (string, error) {
 	list, err := List(dir)
 	if err != nil {
 		return "", err
 	}
-	if len(list) == 0 {
-		return "", fmt.Errorf("no saved sessions in %s", dir)
+	for _, x := range list {
+		if !x.Gateway && x.Messages > 0 {
+			return x.ID, nil
+		}
 	}
-	return list[0].ID, nil
+	return "", fmt.Errorf("no saved session with a conversation in %s", dir)
 }

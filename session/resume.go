@@ -53,6 +53,10 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 		return nil, nil, fmt.Errorf("resume %s: %w", id, err)
 	}
 	st := replay(events)
+	if st.gateway {
+		lock.release()
+		return nil, nil, gatewayRunError{id}
+	}
 	if o.Model == "" {
 		o.Model = st.model
 	}
@@ -86,6 +90,33 @@ func Exists(dir, id string) error {
 	return nil
 }
 
+// ErrGatewayRun means the session is a run of latch serve: its parked
+// calls are the gateway's, decided with latch approvals and latch approve
+// while it runs, so no chat resumes it.
+var ErrGatewayRun = errors.New("a gateway run")
+
+// Resumable checks, creating nothing, that session id can be resumed in
+// the chat: its log is in dir (see Exists), and it is not a gateway's run
+// (ErrGatewayRun).
+func Resumable(dir, id string) error {
+	if err := Exists(dir, id); err != nil {
+		return err
+	}
+	if sum, err := summarize(filepath.Join(dir, id+".jsonl")); err == nil && sum.Gateway {
+		return gatewayRunError{id}
+	}
+	return nil
+}
+
+// gatewayRunError is ErrGatewayRun for one id, saying what to do instead.
+type gatewayRunError struct{ id string }
+
+func (e gatewayRunError) Error() string {
+	return e.id + " is a gateway run (latch serve); decide its calls with `latch approvals` / `latch approve ID`"
+}
+
+func (e gatewayRunError) Is(target error) bool { return target == ErrGatewayRun }
+
 // noSessionError is ErrNoSession for one id, saying where to look.
 type noSessionError struct{ id string }
 
@@ -111,6 +142,7 @@ type logState struct {
 	resolved []string                       // approval ids resolved
 	defs     map[string]parkedDef           // what each parked call was parked with, by call id
 	settings *SettingsEvent                 // the last
+	gateway  bool                           // a run of latch serve
 }
 
 // replay reads the logged events into the state they leave.
@@ -133,6 +165,7 @@ func (st *logState) apply(e Event) {
 		if st.model == "" {
 			st.model = e.Model
 		}
+		st.gateway = st.gateway || e.Gateway
 	case *ModelChanged:
 		st.model = e.Model
 	case *UserMessage:

@@ -79,6 +79,11 @@ type Options struct {
 	// GrantsFile); "" turns them off.
 	GrantsFile string
 
+	// Gateway marks a run of latch serve: its log says so (session_started),
+	// latch sessions lists it as a gateway, and the chat does not resume it
+	// (ErrGatewayRun).
+	Gateway bool
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -86,6 +91,7 @@ type Options struct {
 type Session struct {
 	client    *api.Client
 	host      string
+	gateway   bool // a latch serve run (Options.Gateway)
 	id        string
 	think     *bool
 	keepAlive *time.Duration
@@ -187,7 +193,7 @@ func New(o Options) *Session {
 		id = NewID()
 	}
 	s := &Session{
-		client: o.Client, host: o.Host, id: id, think: o.Think,
+		client: o.Client, host: o.Host, id: id, think: o.Think, gateway: o.Gateway,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
@@ -276,7 +282,7 @@ func (s *Session) Start() {
 			" (the chat goes on, but is not saved, and no tool call runs)"})
 	}
 	if !s.resumed {
-		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host})
+		s.publish(&SessionStarted{Header: s.header(TypeSessionStarted), Model: s.Model(), Host: s.host, Gateway: s.gateway})
 	}
 	s.noteSavedProblems()
 	for _, n := range s.resumeNotices {
