@@ -138,7 +138,9 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		logw = stderr
 	}
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, Version: version,
-		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll})
+		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
+		Limits: gateway.Limits{Concurrent: s.cfg.Serve.MaxConcurrentPerClient, Polls: s.cfg.Serve.MaxPollsPerClient,
+			Rate: s.cfg.Serve.RatePerClient, Burst: s.cfg.Serve.BurstPerClient}})
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)

@@ -1,0 +1,108 @@
+package gateway_test
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"latch/gateway"
+	"latch/mcp/mcptestutil"
+	"latch/session"
+)
+
+// syncBuffer is a log the gateway writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A client with as many calls running as it may run gets an error result
+// at once for one more, naming the limit; another client's calls run, and
+// once the first client's calls end it may call again.
+func TestFloodingClientIsLimitedOthersKeepWorking(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	var log syncBuffer
+	r := newRig(t, gateway.Options{Log: &log, Limits: gateway.Limits{Concurrent: 2}},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	flood, calm := r.connect(t, "flood", nil), r.connect(t, "calm", nil)
+
+	var held sync.WaitGroup
+	for range 2 {
+		held.Add(1)
+		go func() {
+			defer held.Done()
+			if res, err := call(t, flood, "up__hold", nil); err != nil || res.IsError {
+				t.Errorf("a held call: %v %+v", err, res)
+			}
+		}()
+	}
+	mcptestutil.WaitFor(t, 20*time.Second, "two held calls running", func() bool { return up.running.Load() == 2 })
+
+	res, err := call(t, flood, "up__echo", map[string]any{"text": "one more"})
+	if err != nil {
+		t.Fatalf("the call over the limit: %v (want an error result)", err)
+	}
+	want := "too many calls at once from flood: at most 2 run together (serve.max_concurrent_per_client)"
+	if !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("the call over the limit: isError %v, %q; want %q", res.IsError, text(res), want)
+	}
+	if res, err := call(t, calm, "up__echo", map[string]any{"text": "hi"}); err != nil || res.IsError || text(res) != "echo hi" {
+		t.Errorf("the other client's call: %v %+v", err, res)
+	}
+	if !strings.Contains(log.String(), "latch serve: flood up__echo limited") {
+		t.Errorf("the refused call is not logged:\n%s", log.String())
+	}
+
+	up.release()
+	held.Wait()
+	if res, err := call(t, flood, "up__echo", map[string]any{"text": "again"}); err != nil || res.IsError || text(res) != "echo again" {
+		t.Errorf("once its calls ended, the client's call: %v %+v", err, res)
+	}
+}
+
+// A client past its rate gets an error result saying when to call again;
+// another client is not held back, and the first may call again once its
+// budget has refilled (the gateway's clock moved on).
+func TestClientOverRateIsLimitedOthersKeepWorking(t *testing.T) {
+	up := newHoldServer()
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	r := newRig(t, gateway.Options{Limits: gateway.Limits{Rate: 1, Burst: 3}, Now: clock},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	flood, calm := r.connect(t, "flood", nil), r.connect(t, "calm", nil)
+	for i := range 3 {
+		if res, err := call(t, flood, "up__echo", nil); err != nil || res.IsError {
+			t.Fatalf("call %d, within the burst: %v %+v", i+1, err, res)
+		}
+	}
+	res, err := call(t, flood, "up__echo", nil)
+	want := "too many calls from flood: at most 1 a second, 3 in a burst (serve.rate_per_client, serve.burst_per_client); call again in 1s"
+	if err != nil || !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("the call past the burst: %v, %q; want an error result %q", err, text(res), want)
+	}
+	if res, err := call(t, calm, "up__echo", map[string]any{"text": "hi"}); err != nil || res.IsError {
+		t.Errorf("the other client's call: %v %+v", err, res)
+	}
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	if res, err := call(t, flood, "up__echo", nil); err != nil || res.IsError {
+		t.Errorf("a second later: %v %+v", err, res)
+	}
+}
