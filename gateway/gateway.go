@@ -220,7 +220,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
-		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL})
+		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req)})
 	line.outcomeOf(out)
 	switch {
 	case out.Decision == session.GatewayUnknown:

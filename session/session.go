@@ -114,6 +114,9 @@ type Session struct {
 	asks    map[string]chan Answer    // asked calls waiting for the user, by call id
 	parked  map[string]chan bool      // parked calls waiting, by approval id
 	gw      map[string]*gatewayParked // a gateway's parked calls, by invocation id
+	// gwProgress: by call id, who forwards a gateway call's progress
+	// (GatewayCall.Progress).
+	gwProgress sync.Map
 	quit    chan struct{}             // closed when Close begins
 	noTools map[string]bool           // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
