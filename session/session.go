@@ -117,8 +117,8 @@ type Session struct {
 	// gwProgress: by call id, who forwards a gateway call's progress
 	// (GatewayCall.Progress).
 	gwProgress sync.Map
-	quit    chan struct{}             // closed when Close begins
-	noTools map[string]bool           // models that refused tools
+	quit       chan struct{}   // closed when Close begins
+	noTools    map[string]bool // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
 	// readOnlySaid: read_only mode was explained (explainReadOnly).
