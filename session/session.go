@@ -114,11 +114,8 @@ type Session struct {
 	asks    map[string]chan Answer    // asked calls waiting for the user, by call id
 	parked  map[string]chan bool      // parked calls waiting, by approval id
 	gw      map[string]*gatewayParked // a gateway's parked calls, by invocation id
-	// gwProgress: by call id, who forwards a gateway call's progress
-	// (GatewayCall.Progress).
-	gwProgress sync.Map
-	quit       chan struct{}   // closed when Close begins
-	noTools    map[string]bool // models that refused tools
+	quit    chan struct{}             // closed when Close begins
+	noTools map[string]bool           // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
 	// readOnlySaid: read_only mode was explained (explainReadOnly).
@@ -140,6 +137,10 @@ type Session struct {
 	// statusShown is when each server entered the state its last
 	// published server_status shows (see WaitServers).
 	statusShown map[string]time.Time
+
+	// gwProgress: by call id, who forwards a gateway call's progress
+	// (GatewayCall.Progress).
+	gwProgress sync.Map
 
 	// A resumed session: the calls its last turn still owes, decisions
 	// made before the restart, and calls in doubt.
