@@ -217,14 +217,14 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 	g.mu.Unlock()
 	if !served {
 		line.Decision = session.GatewayUnknown
-		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+		return errorResult(goneTool(name)), nil
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req)})
 	line.outcomeOf(out)
 	switch {
 	case out.Decision == session.GatewayUnknown:
-		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+		return errorResult(goneTool(name)), nil
 	case out.Decision == session.GatewayDenied:
 		return errorResult("denied: " + out.Reason), nil
 	case out.Decision == session.GatewayParked:
@@ -233,6 +233,15 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 		return errorResult(out.Error), nil
 	}
 	return resultOf(out.Result), nil
+}
+
+// goneTool says why a tool that was served, and listed to the client, is
+// not there now. (A name never served gets mcp-go's JSON-RPC error
+// -32602, as the MCP spec has it for an unknown tool; this one the client
+// was told of, so it learns what became of it as a tool error.)
+func goneTool(name string) string {
+	return fmt.Sprintf("no tool %s now: its server is not connected, or no longer has it; "+
+		"latch serves the tools tools/list lists", quote(name))
 }
 
 // unknownCall logs a call of a tool that is not served (mcp-go answers

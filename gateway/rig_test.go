@@ -30,8 +30,15 @@ type rig struct {
 }
 
 // newRig serves servers' tools through a gateway made with o (its Session
-// set here).
+// set here), which follows the servers' tools as they change.
 func newRig(t *testing.T, o gateway.Options, servers ...session.ServerConfig) *rig {
+	t.Helper()
+	return startRig(t, o, true, servers...)
+}
+
+// startRig is newRig; without follow, the gateway keeps serving the tools
+// as they were when it started.
+func startRig(t *testing.T, o gateway.Options, follow bool, servers ...session.ServerConfig) *rig {
 	t.Helper()
 	ol := ollamatest.New()
 	t.Cleanup(ol.Close)
@@ -48,7 +55,9 @@ func newRig(t *testing.T, o gateway.Options, servers ...session.ServerConfig) *r
 	ctx, stop := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go g.Follow(ctx, sub)
+	if follow {
+		go g.Follow(ctx, sub)
+	}
 	go func() {
 		done <- g.ServeHTTP(ctx, gateway.HTTPOptions{Addr: "127.0.0.1:0", Token: token,
 			Ready: func(addr string) { ready <- addr }})
