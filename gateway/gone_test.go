@@ -16,7 +16,7 @@ import (
 // JSON-RPC internal error.
 func TestServedToolGoneIsToolError(t *testing.T) {
 	up := newHoldServer()
-	r := startRig(t, gateway.Options{}, false, session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	r := startRig(t, gateway.Options{}, false, session.Options{}, session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
 	c := r.connect(t, "late", nil)
 	up.srv.DeleteTools("echo")
 	mcptestutil.WaitFor(t, 10*time.Second, "the session to see up__echo gone", func() bool {

@@ -9,6 +9,7 @@ import (
 
 	"latch/gateway"
 	"latch/mcp/mcptestutil"
+	"latch/permissions"
 	"latch/session"
 )
 
@@ -104,5 +105,45 @@ func TestClientOverRateIsLimitedOthersKeepWorking(t *testing.T) {
 	mu.Unlock()
 	if res, err := call(t, flood, "up__echo", nil); err != nil || res.IsError {
 		t.Errorf("a second later: %v %+v", err, res)
+	}
+}
+
+// Polls waiting for a person have their own cap: a client with all its
+// call slots taken can still poll, and a poll over the cap is refused at
+// once while the other waits.
+func TestPollsHaveTheirOwnCap(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	r := startRig(t, gateway.Options{Limits: gateway.Limits{Concurrent: 1, Polls: 1}, AwaitPoll: 5 * time.Second}, true,
+		session.Options{LogDir: t.TempDir(), Policy: permissions.Policy{Mode: permissions.Ask}},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	c := r.connect(t, "poller", nil)
+	parked, err := call(t, c, "up__echo", map[string]any{"text": "later"})
+	if err != nil || parked.IsError || !strings.Contains(text(parked), "awaiting_approval") {
+		t.Fatalf("the call to park: %v %+v", err, parked)
+	}
+	id, _ := parked.StructuredContent.(map[string]any)["invocation_id"].(string)
+	r.sess.SetServerMode("up", permissions.Auto)
+	go func() { _, _ = call(t, c, "up__hold", nil) }()
+	mcptestutil.WaitFor(t, 20*time.Second, "the held call running", func() bool { return up.running.Load() == 1 })
+
+	results := make(chan string, 2)
+	for range 2 {
+		go func() {
+			res, err := call(t, c, gateway.AwaitTool, map[string]any{"invocation_id": id})
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			results <- text(res)
+		}()
+	}
+	first, second := <-results, <-results
+	want := "too many latch_await_decision polls at once from poller: at most 1 wait together (serve.max_polls_per_client)"
+	if !strings.Contains(first, want) {
+		t.Errorf("the first poll to return: %q; want %q", first, want)
+	}
+	if !strings.Contains(second, "awaiting_approval") {
+		t.Errorf("the poll that waited: %q; want the awaiting result (the call slot taken does not stop it)", second)
 	}
 }

@@ -33,17 +33,21 @@ type rig struct {
 // set here), which follows the servers' tools as they change.
 func newRig(t *testing.T, o gateway.Options, servers ...session.ServerConfig) *rig {
 	t.Helper()
-	return startRig(t, o, true, servers...)
+	return startRig(t, o, true, session.Options{}, servers...)
 }
 
-// startRig is newRig; without follow, the gateway keeps serving the tools
+// startRig is newRig with the session's options so (auto mode for the
+// zero mode, read_only); without follow, the gateway keeps serving the tools
 // as they were when it started.
-func startRig(t *testing.T, o gateway.Options, follow bool, servers ...session.ServerConfig) *rig {
+func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
 	t.Helper()
 	ol := ollamatest.New()
 	t.Cleanup(ol.Close)
-	sess := session.New(session.Options{Client: ol.Client(), Host: ol.Host(), NonInteractive: true,
-		Policy: permissions.Policy{Mode: permissions.Auto}, Servers: servers})
+	so.Client, so.Host, so.NonInteractive, so.Servers = ol.Client(), ol.Host(), true, servers
+	if so.Policy.Mode == permissions.ReadOnly {
+		so.Policy.Mode = permissions.Auto
+	}
+	sess := session.New(so)
 	t.Cleanup(sess.Close)
 	sub := sess.Subscribe()
 	sess.StartServers()
