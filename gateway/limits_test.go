@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"latch/gateway"
 	"latch/mcp/mcptestutil"
 	"latch/permissions"
@@ -33,46 +35,60 @@ func (s *syncBuffer) String() string {
 
 // A client with as many calls running as it may run gets an error result
 // at once for one more, naming the limit; another client's calls run, and
-// once the first client's calls end it may call again.
+// once the first client's calls end it may call again. A client is its
+// session (before 2026-07-28: another session of the same name is another
+// client) or, stateless, its name (another connection of the same name
+// shares its budget).
 func TestFloodingClientIsLimitedOthersKeepWorking(t *testing.T) {
-	up := newHoldServer()
-	defer up.release()
-	var log syncBuffer
-	r := newRig(t, gateway.Options{Log: &log, Limits: gateway.Limits{Concurrent: 2}},
-		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
-	flood, calm := r.connect(t, "flood", nil), r.connect(t, "calm", nil)
+	for _, era := range []struct {
+		version  string
+		sameName bool // a second connection named as the first is held back too
+	}{{mcp.LATEST_PROTOCOL_VERSION, true}, {"2025-11-25", false}} {
+		t.Run(era.version, func(t *testing.T) {
+			up := newHoldServer()
+			defer up.release()
+			var log syncBuffer
+			r := newRig(t, gateway.Options{Log: &log, Limits: gateway.Limits{Concurrent: 2}},
+				session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+			flood, calm := r.connectAt(t, era.version, "flood", nil), r.connectAt(t, era.version, "calm", nil)
+			twin := r.connectAt(t, era.version, "flood", nil)
 
-	var held sync.WaitGroup
-	for range 2 {
-		held.Add(1)
-		go func() {
-			defer held.Done()
-			if res, err := call(t, flood, "up__hold", nil); err != nil || res.IsError {
-				t.Errorf("a held call: %v %+v", err, res)
+			var held sync.WaitGroup
+			for range 2 {
+				held.Add(1)
+				go func() {
+					defer held.Done()
+					if res, err := call(t, flood, "up__hold", nil); err != nil || res.IsError {
+						t.Errorf("a held call: %v %+v", err, res)
+					}
+				}()
 			}
-		}()
-	}
-	mcptestutil.WaitFor(t, 20*time.Second, "two held calls running", func() bool { return up.running.Load() == 2 })
+			mcptestutil.WaitFor(t, 20*time.Second, "two held calls running", func() bool { return up.running.Load() == 2 })
 
-	res, err := call(t, flood, "up__echo", map[string]any{"text": "one more"})
-	if err != nil {
-		t.Fatalf("the call over the limit: %v (want an error result)", err)
-	}
-	want := "too many calls at once from flood: at most 2 run together (serve.max_concurrent_per_client)"
-	if !res.IsError || !strings.Contains(text(res), want) {
-		t.Errorf("the call over the limit: isError %v, %q; want %q", res.IsError, text(res), want)
-	}
-	if res, err := call(t, calm, "up__echo", map[string]any{"text": "hi"}); err != nil || res.IsError || text(res) != "echo hi" {
-		t.Errorf("the other client's call: %v %+v", err, res)
-	}
-	if !strings.Contains(log.String(), "latch serve: flood up__echo limited") {
-		t.Errorf("the refused call is not logged:\n%s", log.String())
-	}
+			res, err := call(t, flood, "up__echo", map[string]any{"text": "one more"})
+			if err != nil {
+				t.Fatalf("the call over the limit: %v (want an error result)", err)
+			}
+			want := "too many calls at once from flood: at most 2 run together (serve.max_concurrent_per_client)"
+			if !res.IsError || !strings.Contains(text(res), want) {
+				t.Errorf("the call over the limit: isError %v, %q; want %q", res.IsError, text(res), want)
+			}
+			if res, err := call(t, calm, "up__echo", map[string]any{"text": "hi"}); err != nil || res.IsError || text(res) != "echo hi" {
+				t.Errorf("the other client's call: %v %+v", err, res)
+			}
+			if res, err := call(t, twin, "up__echo", nil); err != nil || res.IsError != era.sameName {
+				t.Errorf("a second connection named flood: %v, %q; want it held back: %v", err, text(res), era.sameName)
+			}
+			if !strings.Contains(log.String(), "latch serve: flood up__echo limited") {
+				t.Errorf("the refused call is not logged:\n%s", log.String())
+			}
 
-	up.release()
-	held.Wait()
-	if res, err := call(t, flood, "up__echo", map[string]any{"text": "again"}); err != nil || res.IsError || text(res) != "echo again" {
-		t.Errorf("once its calls ended, the client's call: %v %+v", err, res)
+			up.release()
+			held.Wait()
+			if res, err := call(t, flood, "up__echo", map[string]any{"text": "again"}); err != nil || res.IsError || text(res) != "echo again" {
+				t.Errorf("once its calls ended, the client's call: %v %+v", err, res)
+			}
+		})
 	}
 }
 

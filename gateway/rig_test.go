@@ -79,8 +79,16 @@ func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, 
 }
 
 // connect is an mcp-go client of the rig's gateway that calls itself
-// name, initialized; onNote, when set, hears its notifications.
+// name, initialized at mcp-go's newest protocol version (the stateless
+// 2026-07-28 form); onNote, when set, hears its notifications.
 func (r *rig) connect(t *testing.T, name string, onNote func(mcp.JSONRPCNotification)) *client.Client {
+	t.Helper()
+	return r.connectAt(t, mcp.LATEST_PROTOCOL_VERSION, name, onNote)
+}
+
+// connectAt is connect at the given protocol version: before 2026-07-28,
+// the initialize handshake and an Mcp-Session-Id session.
+func (r *rig) connectAt(t *testing.T, version, name string, onNote func(mcp.JSONRPCNotification)) *client.Client {
 	t.Helper()
 	c, err := client.NewStreamableHttpClient(r.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
@@ -96,7 +104,7 @@ func (r *rig) connect(t *testing.T, name string, onNote func(mcp.JSONRPCNotifica
 		t.Fatal(err)
 	}
 	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize %s: %v", name, err)
