@@ -6,12 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/server"
 
 	"latch/gateway"
 	"latch/session"
@@ -155,12 +152,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	if a.stdio {
 		gateway.LogEvent(logw, a.json, "start", "serving on stdin and stdout, session "+sess.ID(),
 			map[string]any{"transport": "stdio", "session": sess.ID(), "version": version})
-		ss := server.NewStdioServer(g.MCPServer())
-		ss.SetErrorLogger(log.New(io.Discard, "", 0)) // it would print what the client sent
-		err = ss.Listen(ctx, stdin, stdout)
-		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-			err = nil
-		}
+		err = g.ServeStdio(ctx, stdin, stdout)
 	} else {
 		err = g.ServeHTTP(ctx, hopts)
 	}

@@ -163,3 +163,23 @@ func TestPollsHaveTheirOwnCap(t *testing.T) {
 		t.Errorf("the poll that waited: %q; want the awaiting result (the call slot taken does not stop it)", second)
 	}
 }
+
+// Over stdio, as many calls run at once as the limits let run (mcp-go
+// would otherwise run five and queue the rest), and one more is refused
+// at once rather than queued.
+func TestStdioRunsCallsUpToTheLimit(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	r := newGateway(t, gateway.Options{Limits: gateway.Limits{Concurrent: 7}}, true, session.Options{},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	c := r.stdioClient(t, "piped")
+	for range 7 {
+		go func() { _, _ = call(t, c, "up__hold", nil) }()
+	}
+	mcptestutil.WaitFor(t, 20*time.Second, "seven held calls running at once", func() bool { return up.running.Load() == 7 })
+	res, err := call(t, c, "up__echo", nil)
+	want := "too many calls at once from piped: at most 7 run together"
+	if err != nil || !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("the eighth call: %v, %+v; want an error result %q", err, res, want)
+	}
+}

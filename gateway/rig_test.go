@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -37,9 +38,34 @@ func newRig(t *testing.T, o gateway.Options, servers ...session.ServerConfig) *r
 }
 
 // startRig is newRig with the session's options so (auto mode for the
-// zero mode, read_only); without follow, the gateway keeps serving the tools
-// as they were when it started.
+// zero mode, read_only); without follow, the gateway keeps serving the
+// tools as they were when it started.
 func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
+	t.Helper()
+	r := newGateway(t, o, follow, so, servers...)
+	ctx, stop := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- r.g.ServeHTTP(ctx, gateway.HTTPOptions{Addr: "127.0.0.1:0", Token: token,
+			Ready: func(addr string) { ready <- addr }})
+	}()
+	t.Cleanup(func() { stop(); <-done })
+	select {
+	case addr := <-ready:
+		r.url = "http://" + addr + gateway.Path
+		return r
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the gateway did not listen")
+	}
+	return nil
+}
+
+// newGateway is a rig not serving yet: the session, its servers'
+// first connect over, and the gateway.
+func newGateway(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
 	t.Helper()
 	ol := ollamatest.New()
 	t.Cleanup(ol.Close)
@@ -56,26 +82,30 @@ func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, 
 	cancel()
 	o.Session = sess
 	g := gateway.New(o)
-	ctx, stop := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
 	if follow {
+		ctx, stop := context.WithCancel(context.Background())
+		t.Cleanup(stop)
 		go g.Follow(ctx, sub)
 	}
+	return &rig{sess: sess, g: g}
+}
+
+// stdioClient serves the rig's gateway on pipes (ServeStdio) to an
+// mcp-go client, initialized as name.
+func (r *rig) stdioClient(t *testing.T, name string) *client.Client {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
 	go func() {
-		done <- g.ServeHTTP(ctx, gateway.HTTPOptions{Addr: "127.0.0.1:0", Token: token,
-			Ready: func(addr string) { ready <- addr }})
+		done <- r.g.ServeStdio(ctx, inR, outW)
+		_ = outW.Close()
 	}()
-	t.Cleanup(func() { stop(); <-done })
-	select {
-	case addr := <-ready:
-		return &rig{sess: sess, g: g, url: "http://" + addr + gateway.Path}
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("the gateway did not listen")
-	}
-	return nil
+	c := client.NewClient(transport.NewIO(outR, inW, nil))
+	t.Cleanup(func() { _ = c.Close(); _ = inW.Close(); _ = outR.Close(); stop(); <-done })
+	r.initialize(t, c, mcp.LATEST_PROTOCOL_VERSION, name)
+	return c
 }
 
 // connect is an mcp-go client of the rig's gateway that calls itself
@@ -98,6 +128,13 @@ func (r *rig) connectAt(t *testing.T, version, name string, onNote func(mcp.JSON
 	if onNote != nil {
 		c.OnNotification(onNote)
 	}
+	r.initialize(t, c, version, name)
+	return c
+}
+
+// initialize starts c and makes the handshake at version as name.
+func (r *rig) initialize(t *testing.T, c *client.Client, version, name string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
@@ -109,7 +146,6 @@ func (r *rig) connectAt(t *testing.T, version, name string, onNote func(mcp.JSON
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatalf("initialize %s: %v", name, err)
 	}
-	return c
 }
 
 // call calls tool with args, within a bound.
