@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"latch/gateway"
 	"latch/mcp/mcptestutil"
@@ -28,11 +30,32 @@ func hostileServers() []session.ServerConfig {
 	}
 }
 
+// progressServer's tool "report" sends a progress notification with
+// message, then runs until seen is closed (the client has it).
+func progressServer(message string, seen <-chan struct{}) *server.MCPServer {
+	s := server.NewMCPServer("reporter", "1")
+	s.AddTool(mcp.NewTool("report"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+			_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress),
+				map[string]any{"progressToken": req.Params.Meta.ProgressToken, "progress": 1, "total": 2, "message": message})
+		}
+		select {
+		case <-seen:
+		case <-ctx.Done():
+		}
+		return mcp.NewToolResultText("done"), nil
+	})
+	return s
+}
+
 // A client's call that carries a progress token gets the upstream
 // server's progress as notifications/progress under its own token, the
 // message redacted and inert.
 func TestProgressPassedThrough(t *testing.T) {
-	r := newRig(t, gateway.Options{}, hostileServers()...)
+	seen := make(chan struct{})
+	var once sync.Once
+	r := newRig(t, gateway.Options{}, append(hostileServers(),
+		session.ServerConfig{Name: "rep", Transport: "inprocess", InProcess: progressServer("progress "+mcptestutil.Plant(secret), seen)})...)
 	var mu sync.Mutex
 	var got []map[string]any
 	c := r.connect(t, "watcher", func(n mcp.JSONRPCNotification) {
@@ -40,23 +63,24 @@ func TestProgressPassedThrough(t *testing.T) {
 			mu.Lock()
 			got = append(got, n.Params.AdditionalFields)
 			mu.Unlock()
+			once.Do(func() { close(seen) })
 		}
 	})
+	// Should no notification come, the call ends with the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
 	var req mcp.CallToolRequest
-	req.Params.Name = "hostile__progress"
+	req.Params.Name = "rep__report"
 	req.Params.Meta = &mcp.Meta{ProgressToken: "client-token-7"}
-	ctx := t.Context()
 	res, err := c.CallTool(ctx, req)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	mcptestutil.WaitFor(t, 10*time.Second, "a progress notification", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) > 0
-	})
 	mu.Lock()
 	defer mu.Unlock()
+	if len(got) == 0 {
+		t.Fatal("no progress notification")
+	}
 	p := got[0]
 	raw, _ := json.Marshal(got)
 	if p["progressToken"] != "client-token-7" || p["progress"] != float64(1) || p["total"] != float64(2) {
