@@ -254,7 +254,7 @@ func (g *Gateway) unknownCall(ctx context.Context, _ any, method mcpgo.MCPMethod
 	if req, ok := message.(*mcpgo.CallToolRequest); ok {
 		name = req.Params.Name
 	}
-	g.logLine(callLine{Client: clientName(ctx), Tool: name, Decision: session.GatewayUnknown})
+	g.logCall(clientName(ctx), name, session.GatewayUnknown, 0)
 }
 
 // errorResult is a tool error the client reads.
