@@ -10,7 +10,8 @@ import (
 
 // latch serve --json: every line on stderr is a JSON object, from the
 // start line to the stop line, one per call between; a credential in the
-// call's arguments or in the server's result is in none of them.
+// call's arguments or in the server's result is in none of them. With
+// --quiet, no line per call.
 func TestServeJSONLog(t *testing.T) {
 	const secret = "sekrit-json-5d2b7a"
 	fake := mcptestutil.BuildFakeMCP(t)
@@ -50,5 +51,15 @@ func TestServeJSONLog(t *testing.T) {
 	}
 	if strings.Join(events, " ") != "start call stop" {
 		t.Errorf("events %q, want start, the call, stop", events)
+	}
+
+	quiet := sdkClient(t, r, map[string]any{
+		"stdio": map[string]any{"command": r.bin, "args": []string{"--config", r.cfg, "serve", "--stdio", "--json", "--quiet"}},
+		"calls": []any{map[string]any{"name": "fake__env"}}})
+	if len(quiet.Calls) != 1 || quiet.Calls[0].Result == nil {
+		t.Fatalf("call with --quiet: %+v", quiet.Calls)
+	}
+	if strings.Contains(quiet.Stderr, `"event":"call"`) {
+		t.Errorf("--quiet --json still logs the call:\n%s", quiet.Stderr)
 	}
 }
