@@ -11,14 +11,16 @@ import (
 func TestLoadConfigServe(t *testing.T) {
 	path, dir := writeConfig(t, `{"mcpServers": {"mem": {"command": "x"}, "fs": {"command": "y"}},
 		"serve": {"token_file": "tok", "allow_remote": true, "tls_cert": "c.pem", "tls_key": "~/k.pem",
-		"expose": ["mem", "fs__read_text_file"], "park_unlisted": true, "approval_ttl": "1h", "await_poll": "5s"}}`)
+		"expose": ["mem", "fs__read_text_file"], "park_unlisted": true, "approval_ttl": "1h", "await_poll": "5s",
+		"max_concurrent_per_client": 4, "max_polls_per_client": 16, "rate_per_client": 10, "burst_per_client": 30}}`)
 	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := ServeConfig{TokenFile: filepath.Join(dir, "tok"), AllowRemote: true, TLSCert: filepath.Join(dir, "c.pem"),
 		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"},
-		ParkUnlisted: true, ApprovalTTL: time.Hour, AwaitPoll: 5 * time.Second}
+		ParkUnlisted: true, ApprovalTTL: time.Hour, AwaitPoll: 5 * time.Second,
+		MaxConcurrentPerClient: 4, MaxPollsPerClient: 16, RatePerClient: 10, BurstPerClient: 30}
 	if !reflect.DeepEqual(cfg.Serve, want) {
 		t.Errorf("serve: %+v\nwant  %+v", cfg.Serve, want)
 	}
@@ -37,6 +39,10 @@ func TestLoadConfigServeErrors(t *testing.T) {
 		{"cert without key", `{"serve": {"tls_cert": "c.pem"}}`, "serve.tls_cert, serve.tls_key", "give both"},
 		{"park_unlisted type", `{"serve": {"park_unlisted": 1}}`, "serve.park_unlisted", "expected true or false, got number"},
 		{"approval_ttl", `{"serve": {"approval_ttl": "soon"}}`, "serve.approval_ttl", "is not a duration"},
+		{"max_concurrent_per_client 0", `{"serve": {"max_concurrent_per_client": 0}}`, "serve.max_concurrent_per_client",
+			"expected a whole number greater than 0, got 0"},
+		{"rate_per_client type", `{"serve": {"rate_per_client": "20/s"}}`, "serve.rate_per_client",
+			"expected a whole number greater than 0, got string"},
 		{"expose type", `{"serve": {"expose": "mem"}}`, "serve.expose", "expected an array of strings, got string"},
 		{"expose names no server", `{"mcpServers": {"mem": {"command": "x"}}, "serve": {"expose": ["mem", "fs__read"]}}`,
 			"serve.expose", `entry 1 ("fs__read") names no configured server`},

@@ -55,7 +55,7 @@ Usage:
   latch sessions rm ID…         delete saved sessions
   latch sessions prune --older-than 30d [--dry-run]
                                 delete sessions idle that long
-  latch serve --stdio | --listen 127.0.0.1:PORT [--quiet] [--fresh]
+  latch serve --stdio | --listen 127.0.0.1:PORT [--quiet] [--json] [--fresh]
                                 serve the servers' tools to other MCP clients, through the gate
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]

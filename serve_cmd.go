@@ -20,10 +20,11 @@ type serveArgs struct {
 	stdio  bool   // --stdio
 	listen string // --listen HOST:PORT
 	quiet  bool   // --quiet: no line per call
+	json   bool   // --json: each line on stderr a JSON object
 	fresh  bool   // --fresh: a new session, not the parked calls of the last run
 }
 
-// parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet]`.
+// parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet] [--json] [--fresh]`.
 func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	var a serveArgs
 	fs := flag.NewFlagSet("latch serve", flag.ContinueOnError)
@@ -31,6 +32,7 @@ func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	fs.BoolVar(&a.stdio, "stdio", false, "serve MCP on stdin and stdout (for a client that starts latch)")
 	fs.StringVar(&a.listen, "listen", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (e.g. 127.0.0.1:8765); needs a bearer token")
 	fs.BoolVar(&a.quiet, "quiet", false, "no line on stderr per call")
+	fs.BoolVar(&a.json, "json", false, "write each line on stderr as a JSON object (for machines)")
 	fs.BoolVar(&a.fresh, "fresh", false, "start a new session rather than take up the calls the last run on this config parked")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -87,7 +89,10 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		}
 		hopts = gateway.HTTPOptions{Addr: a.listen, Token: token, AllowRemote: s.cfg.Serve.AllowRemote,
 			TLSCert: s.cfg.Serve.TLSCert, TLSKey: s.cfg.Serve.TLSKey,
-			Ready: func(addr string) { fmt.Fprintf(stderr, "latch serve: listening on %s\n", serveURL(addr, hopts)) }}
+			Ready: func(addr string) {
+				u := serveURL(addr, hopts)
+				gateway.LogEvent(stderr, a.json, "start", "listening on "+u, map[string]any{"transport": "http", "url": u, "version": version})
+			}}
 		if err := gateway.CheckBind(hopts); err != nil {
 			say(stderr, err.Error())
 			return exitUsage
@@ -129,21 +134,26 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 			return exitError
 		}
 		if !a.quiet {
-			fmt.Fprintf(stderr, "latch serve: session %s resumed, %d parked calls taken up\n", o.ID, n)
+			gateway.LogEvent(stderr, a.json, "resume", fmt.Sprintf("session %s resumed, %d parked calls taken up", o.ID, n),
+				map[string]any{"session": o.ID, "parked": n})
 		}
 	}
 	var logw io.Writer
 	if !a.quiet {
 		logw = stderr
 	}
-	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, Version: version,
-		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll})
+	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
+		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
+		Limits: gateway.Limits{Concurrent: s.cfg.Serve.MaxConcurrentPerClient, Polls: s.cfg.Serve.MaxPollsPerClient,
+			Rate: s.cfg.Serve.RatePerClient, Burst: s.cfg.Serve.BurstPerClient}})
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)
 	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
 	var err error
 	if a.stdio {
+		gateway.LogEvent(logw, a.json, "start", "serving on stdin and stdout, session "+sess.ID(),
+			map[string]any{"transport": "stdio", "session": sess.ID(), "version": version})
 		err = g.ServeStdio(ctx, stdin, stdout)
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil
@@ -152,9 +162,14 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		err = g.ServeHTTP(ctx, hopts)
 	}
 	if err != nil {
-		say(stderr, "latch serve: "+err.Error())
+		if a.json {
+			gateway.LogEvent(stderr, true, "stop", "", map[string]any{"error": err.Error()})
+		} else {
+			say(stderr, "latch serve: "+err.Error())
+		}
 		return exitError
 	}
+	gateway.LogEvent(logw, a.json, "stop", "stopped", map[string]any{})
 	return exitOK
 }
 

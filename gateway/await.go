@@ -38,13 +38,28 @@ func awaitTool() mcpgo.Tool {
 // await is latch_await_decision: a bounded long poll on a parked call.
 func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	start := time.Now()
+	client := clientName(ctx)
+	line := callLine{Client: client, Tool: AwaitTool}
+	defer func() {
+		line.Duration = time.Since(start)
+		g.logLine(line)
+	}()
+	release, refusal := g.lim.acquire(clientKey(ctx), client, true)
+	if refusal != "" {
+		line.Decision, line.Error = DecisionLimited, refusal
+		return errorResult(refusal), nil
+	}
+	defer release()
 	id := req.GetString("invocation_id", "")
 	poll := g.o.AwaitPoll
 	if poll <= 0 {
 		poll = DefaultAwaitPoll
 	}
 	out := g.o.Session.GatewayAwait(ctx, id, poll)
-	g.logCall(clientName(ctx), AwaitTool, out.Decision, time.Since(start))
+	line.outcomeOf(out)
+	if out.Decision == session.GatewayUnknown {
+		line.ID = ""
+	}
 	return outcomeResult(out), nil
 }
 

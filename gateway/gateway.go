@@ -32,6 +32,12 @@ type Options struct {
 	// Log gets one line per call (client, tool, decision, duration); nil
 	// logs nothing.
 	Log io.Writer
+	// JSON writes Log's lines as JSON objects, one a line (--json).
+	JSON bool
+	// Limits bound each client's calls; DefaultLimits where unset.
+	Limits Limits
+	// Now is the clock of the rate limits; time.Now when nil.
+	Now func() time.Time
 	// Version is latch's, for the handshake.
 	Version string
 	// ParkUnlisted parks a call of an unlisted tool in read_only mode
@@ -52,6 +58,7 @@ const DefaultAwaitPoll = 20 * time.Second
 type Gateway struct {
 	o   Options
 	srv *server.MCPServer
+	lim *limiter
 
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
@@ -64,7 +71,7 @@ type Gateway struct {
 // they are now. Its instructions name every server that is not connected,
 // so that a client is told why its tools are missing.
 func New(o Options) *Gateway {
-	g := &Gateway{o: o}
+	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now)}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
@@ -198,25 +205,37 @@ func toolOf(t session.Tool, parks bool) mcpgo.Tool {
 	return out
 }
 
-// call takes a client's call through the session's gate.
+// call takes a client's call through the client's limits, then the
+// session's gate.
 func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	start := time.Now()
 	client := clientName(ctx)
 	name := req.Params.Name
+	line := callLine{Client: client, Tool: name}
+	defer func() {
+		line.Duration = time.Since(start)
+		g.logLine(line)
+	}()
+	release, refusal := g.lim.acquire(clientKey(ctx), client, false)
+	if refusal != "" {
+		line.Decision, line.Error = DecisionLimited, refusal
+		return errorResult(refusal), nil
+	}
+	defer release()
 	g.mu.Lock()
 	_, served := g.served[name]
 	g.mu.Unlock()
 	if !served {
-		g.logCall(client, name, session.GatewayUnknown, time.Since(start))
-		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+		line.Decision = session.GatewayUnknown
+		return errorResult(goneTool(name)), nil
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
-		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL})
-	g.logCall(client, name, out.Decision, time.Since(start))
+		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req)})
+	line.outcomeOf(out)
 	noteTaskOutcome(ctx, out)
 	switch {
 	case out.Decision == session.GatewayUnknown:
-		return nil, fmt.Errorf("tool '%s' not found: %w", name, server.ErrToolNotFound)
+		return errorResult(goneTool(name)), nil
 	case out.Decision == session.GatewayDenied:
 		return errorResult("denied: " + out.Reason), nil
 	case out.Decision == session.GatewayParked:
@@ -242,6 +261,15 @@ func (g *Gateway) markTaskTools(ctx context.Context, _ any, _ *mcpgo.ListToolsRe
 			res.Tools[i].Execution = &mcpgo.ToolExecution{TaskSupport: mcpgo.TaskSupportOptional}
 		}
 	}
+}
+
+// goneTool says why a tool that was served, and listed to the client, is
+// not there now. (A name never served gets mcp-go's JSON-RPC error
+// -32602, as the MCP spec has it for an unknown tool; this one the client
+// was told of, so it learns what became of it as a tool error.)
+func goneTool(name string) string {
+	return fmt.Sprintf("no tool %s now: its server is not connected, or no longer has it; "+
+		"latch serves the tools tools/list lists", quote(name))
 }
 
 // unknownCall logs a call of a tool that is not served (mcp-go answers
@@ -286,16 +314,10 @@ func clientName(ctx context.Context) string {
 	return "?"
 }
 
-// logCall writes the call's line: client, tool, decision, duration. The
-// names come from the client: made inert and kept to one line.
+// logCall writes the call's line: client, tool, decision, duration (see
+// logLine).
 func (g *Gateway) logCall(client, tool, decision string, d time.Duration) {
-	if g.o.Log == nil {
-		return
-	}
-	g.logMu.Lock()
-	defer g.logMu.Unlock()
-	fmt.Fprintf(g.o.Log, "latch serve: %s %s %s %s\n", sanitize.Line(client), sanitize.Line(tool), decision,
-		d.Round(time.Microsecond))
+	g.logLine(callLine{Client: client, Tool: tool, Decision: decision, Duration: d})
 }
 
 // LogDecision writes the line of a decision sent from another terminal
@@ -308,11 +330,13 @@ func (g *Gateway) LogDecision(d session.Decision, err error) {
 	if d.Approve {
 		what = "approved"
 	}
-	line := fmt.Sprintf("latch serve: %s %s by %s", d.InvocationID, what, d.By)
+	line := fmt.Sprintf("%s %s by %s", d.InvocationID, what, d.By)
+	fields := map[string]any{"invocation_id": d.InvocationID, "decision": what, "by": d.By}
 	if err != nil {
-		line = fmt.Sprintf("latch serve: decision on %s by %s not applied: %v", d.InvocationID, d.By, err)
+		line = fmt.Sprintf("decision on %s by %s not applied: %v", d.InvocationID, d.By, err)
+		fields["error"] = err.Error()
 	}
 	g.logMu.Lock()
 	defer g.logMu.Unlock()
-	fmt.Fprintln(g.o.Log, sanitize.Line(line))
+	LogEvent(g.o.Log, g.o.JSON, "decision", line, fields)
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -57,7 +58,12 @@ func taskMessageOf(raw []byte, headerVersion string) (taskMessage, bool) {
 }
 
 // ServeStdio serves the gateway on stdin and stdout (latch serve --stdio)
-// until stdin ends or ctx does.
+// until stdin ends or ctx does. Task messages are answered here; the
+// rest go to mcp-go, which runs a stdio client's tool calls on a fixed
+// pool of workers and queues the rest: the pool holds as many as the
+// limits let run at once (calls and polls) and a few to refuse more, so
+// that the limits decide, at once, and a poll waiting for a person never
+// holds up a call. (mcp-go caps the pool at 100.)
 func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -66,6 +72,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 	defer pr.Close()
 	ss := server.NewStdioServer(g.srv)
 	ss.SetErrorLogger(log.New(io.Discard, "", 0)) // it would print what the client sent
+	server.WithWorkerPoolSize(g.lim.l.Concurrent + g.lim.l.Polls + refusers)(ss)
 	// mcp-go gives every request of the stdio client this context, which
 	// holds its session: a task-augmented call is run with it.
 	ready := make(chan struct{})
@@ -99,7 +106,11 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 			}
 		}
 	}()
-	return ss.Listen(ctx, pr, out)
+	err := ss.Listen(ctx, pr, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
 
 // answerStdio answers a task message of the stdio client: a task method

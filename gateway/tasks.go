@@ -14,14 +14,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"latch/session"
-	"latch/ui/sanitize"
 )
 
 // taskPollInterval is how often latch suggests a client ask tasks/get: a
@@ -224,7 +222,7 @@ func (g *Gateway) cancelTask(ctx context.Context, out session.GatewayOutcome, cr
 	if out.Decision == session.GatewayParked {
 		err := g.o.Session.GatewayWithdraw(out.ID, "its client", "tasks/cancel")
 		if err == nil {
-			g.logLine("latch serve: " + out.ID + " withdrawn by its client (tasks/cancel)")
+			g.logLine(callLine{Client: clientName(ctx), Tool: "tasks/cancel", Decision: session.GatewayWithdrawn, ID: out.ID})
 			out = g.o.Session.GatewayAwait(ctx, out.ID, DefaultAwaitPoll)
 			return mcpgo.NewCancelTaskResult(g.taskOf(out, created)), nil
 		}
@@ -253,14 +251,4 @@ func rpcResponse(id json.RawMessage, result any, e *rpcError) []byte {
 			"error": map[string]any{"code": -32603, "message": "latch could not encode the answer"}})
 	}
 	return b
-}
-
-// logLine writes one line to the gateway's log, made inert.
-func (g *Gateway) logLine(line string) {
-	if g.o.Log == nil {
-		return
-	}
-	g.logMu.Lock()
-	defer g.logMu.Unlock()
-	fmt.Fprintln(g.o.Log, sanitize.Line(line))
 }

@@ -32,6 +32,10 @@ type GatewayCall struct {
 	ParkUnlisted bool
 	// TTL is how long a parked call waits; DefaultApprovalTTL when 0.
 	TTL time.Duration
+	// Progress, when set, is handed the upstream server's progress
+	// notifications (redacted) while an allowed call runs; not those of
+	// a parked call run later.
+	Progress func(ToolProgress)
 }
 
 // GatewayOutcome is what became of a GatewayCall.
@@ -81,6 +85,9 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}
 	s.permission(c, "allowed", v.By, v.Reason)
 	out.Decision = GatewayAllowed
+	if gc.Progress != nil {
+		defer s.watchProgress(c.id, gc.Progress)()
+	}
 	out.Result, out.Error = s.invoke(ctx, c)
 	return out
 }

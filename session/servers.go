@@ -54,8 +54,10 @@ func (s *Session) mcpEvent(e mcp.Event) {
 	case mcp.LoginURL:
 		s.loginURL(e)
 	case mcp.Progress:
-		s.publish(&ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
-			Progress: e.Progress, Total: e.Total, Message: e.Message})
+		ev := &ToolProgress{Header: s.header(TypeToolProgress), Server: e.Server, CallID: e.CallID,
+			Progress: e.Progress, Total: e.Total, Message: e.Message}
+		s.publish(ev)
+		s.forwardProgress(ev)
 	case mcp.ResourceUpdated, mcp.ResourcesChanged:
 		s.resourceEvent(e)
 	}

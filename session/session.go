@@ -143,6 +143,10 @@ type Session struct {
 	// published server_status shows (see WaitServers).
 	statusShown map[string]time.Time
 
+	// gwProgress: by call id, who forwards a gateway call's progress
+	// (GatewayCall.Progress).
+	gwProgress sync.Map
+
 	// A resumed session: the calls its last turn still owes, decisions
 	// made before the restart, and calls in doubt.
 	resumed   bool
