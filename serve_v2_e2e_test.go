@@ -109,8 +109,9 @@ func v2Handle(t *testing.T, res v2Out, i int) handle {
 	return callHandle(t, res.sdkOut, i)
 }
 
-// The v2 client at 2026-07-28: tools are listed as upstream, an allowed
-// call returns server-memory's result, and the write happens once.
+// The v2 client at 2026-07-28: tools are listed with their schemas as
+// server-memory wrote them, an allowed call returns server-memory's
+// result, and the write happens once.
 func TestServeV2ClientStatelessListsAndCalls(t *testing.T) {
 	const token = "v2-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
@@ -118,13 +119,31 @@ func TestServeV2ClientStatelessListsAndCalls(t *testing.T) {
 	res := v2Client(t, r, map[string]any{"url": srv.url, "token": token, "list": true,
 		"calls": []any{createAlice, map[string]any{"name": "mem__read_graph"}}})
 	assertStateless(t, res)
-	names := map[string]bool{}
+	served := map[string]map[string]any{}
 	for _, tool := range res.Tools {
-		names[tool["name"].(string)] = true
+		served[tool["name"].(string)] = tool
 	}
-	for _, want := range []string{"mem__create_entities", "mem__read_graph", "latch_await_decision"} {
-		if !names[want] {
-			t.Errorf("%s is not listed (listed: %v)", want, keys(names))
+	if served["latch_await_decision"] == nil {
+		t.Errorf("latch_await_decision is not listed (listed: %v)", keys(served))
+	}
+	// Each tool's schemas as server-memory wrote them ("$schema" too).
+	direct := sdkClient(t, r, map[string]any{"stdio": map[string]any{
+		"command": mcptestutil.NPMBin(t, "mcp-server-memory"),
+		"env":     map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "m.jsonl")}}, "list": true})
+	if len(direct.Tools) == 0 {
+		t.Fatalf("server-memory listed no tools: %+v", direct)
+	}
+	for _, up := range direct.Tools {
+		name := "mem__" + up["name"].(string)
+		got := served[name]
+		if got == nil {
+			t.Errorf("%s is not listed (listed: %v)", name, keys(served))
+			continue
+		}
+		for _, field := range []string{"inputSchema", "outputSchema"} {
+			if !reflect.DeepEqual(got[field], up[field]) {
+				t.Errorf("%s's %s:\n served   %v\n upstream %v", name, field, got[field], up[field])
+			}
 		}
 	}
 	if len(res.Calls) != 2 {
