@@ -27,13 +27,17 @@ type v2Out struct {
 	ProtocolVersion string `json:"protocolVersion"`
 	Era             string `json:"era"`
 	// Wire is every HTTP request the client sent, and the status answered.
-	Wire []struct {
-		HTTPMethod      string   `json:"httpMethod"`
-		Methods         []string `json:"methods"`
-		ProtocolVersion string   `json:"protocolVersion"`
-		SessionID       string   `json:"sessionId"`
-		Status          int      `json:"status"`
-	} `json:"wire"`
+	Wire []wireRequest `json:"wire"`
+}
+
+// wireRequest is one HTTP request of the v2 client: its JSON-RPC methods,
+// its MCP-Protocol-Version and Mcp-Session-Id headers, the status answered.
+type wireRequest struct {
+	HTTPMethod      string   `json:"httpMethod"`
+	Methods         []string `json:"methods"`
+	ProtocolVersion string   `json:"protocolVersion"`
+	SessionID       string   `json:"sessionId"`
+	Status          int      `json:"status"`
 }
 
 // v2Client runs v2client/client.mjs with plan (see its header) in the
@@ -262,4 +266,35 @@ func with(plan map[string]any, key string, v any) map[string]any {
 		}
 	}
 	return out
+}
+
+// When an upstream server's tools change, the v2 client at 2026-07-28 is
+// told (notifications/tools/list_changed on its subscriptions/listen
+// stream) and lists the new tool.
+func TestServeV2ClientFollowsUpstreamTools(t *testing.T) {
+	const token = "v2-follow-token-for-the-test"
+	fake := mcptestutil.BuildFakeMCP(t)
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": fake, "args": []string{"-grow"}, "allow": []string{"grow"}}}}, false)
+	srv := startServeHTTP(t, r, token)
+	res := v2Client(t, r, map[string]any{"url": srv.url, "token": token, "list": true,
+		"calls": []any{map[string]any{"name": "fake__grow"}}, "waitListChanged": 30000})
+	assertStateless(t, res)
+	has := func(tools []map[string]any, name string) bool {
+		return slices.ContainsFunc(tools, func(m map[string]any) bool { return m["name"] == name })
+	}
+	if !has(res.Tools, "fake__echo") || has(res.Tools, "fake__late") {
+		t.Fatalf("first list: %v", res.Tools)
+	}
+	if !slices.ContainsFunc(res.Wire, func(w wireRequest) bool {
+		return slices.Contains(w.Methods, "subscriptions/listen") && w.Status == 200
+	}) {
+		t.Errorf("the client opened no subscriptions/listen stream: %+v", res.Wire)
+	}
+	if !res.ListChanged {
+		t.Errorf("no notifications/tools/list_changed after the upstream server added a tool")
+	}
+	if !has(res.ToolsAfter, "fake__late") {
+		t.Errorf("the tool the upstream server added is not served: %v", res.ToolsAfter)
+	}
 }

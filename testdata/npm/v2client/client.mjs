@@ -2,12 +2,15 @@
 // pinned to the 2026-07-28 stateless form, for latch's end-to-end tests of
 // `latch serve --listen`. It reads a JSON plan from argv[2]:
 //   {"url": "...", "token": "...", "origin": "...", "clientName": "...",
-//    "list": true, "calls": [{"name": "...", "arguments": {...}} | {"awaitCall": I}]}
+//    "list": true, "calls": [{"name": "...", "arguments": {...}} | {"awaitCall": I}],
+//    "waitListChanged": MS}
 // and prints one JSON object: the negotiated protocol version and era, the
 // tools listed, each call's result or error, and the wire: every HTTP
 // request sent (its JSON-RPC methods, its MCP-Protocol-Version header) and
 // the status answered. {"awaitCall": I} calls latch_await_decision with the
-// invocation_id of call I's result.
+// invocation_id of call I's result. waitListChanged waits up to MS after
+// the calls for notifications/tools/list_changed (the SDK's listChanged
+// handler, on 2026-07-28 a subscriptions/listen stream) and lists again.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 const plan = JSON.parse(process.argv[2]);
@@ -35,9 +38,14 @@ async function recording(url, init) {
   return res;
 }
 
+let listChanged;
+const changed = new Promise((resolve) => (listChanged = resolve));
 const client = new Client(
   { name: plan.clientName ?? "sdk-v2-e2e", version: "1.0.0" },
-  { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    ...(plan.waitListChanged ? { listChanged: { tools: { onChanged: () => listChanged(true) } } } : {}),
+  },
 );
 const headers = plan.token ? { Authorization: `Bearer ${plan.token}` } : {};
 const transport = new StreamableHTTPClientTransport(new URL(plan.url), { requestInit: { headers }, fetch: recording });
@@ -60,6 +68,11 @@ try {
     } catch (e) {
       out.calls.push({ error: String(e?.message ?? e) });
     }
+  }
+  if (plan.waitListChanged) {
+    const timeout = new Promise((resolve) => setTimeout(() => resolve(false), plan.waitListChanged).unref());
+    out.listChanged = await Promise.race([changed, timeout]);
+    out.toolsAfter = (await client.listTools()).tools;
   }
 } catch (e) {
   out.connectError = String(e?.message ?? e);
