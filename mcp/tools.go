@@ -72,15 +72,20 @@ func schemaOf(raw json.RawMessage, parsed any) map[string]any {
 	return schema
 }
 
-// parsedKeys are the keywords of an input schema mcp-go's ToolInputSchema
-// keeps; digest hashes the others apart.
-var parsedKeys = map[string]bool{"$defs": true, "type": true, "properties": true, "required": true, "additionalProperties": true}
+// undigested are the keywords of an input schema digest does not hash
+// apart: those mcp-go's ToolInputSchema keeps (hashed as parsed), and
+// "$schema", which names the dialect and says nothing of the tool (most
+// TypeScript servers write it: hashing it would void their tools' saved
+// grants for no change).
+var undigested = map[string]bool{"$defs": true, "type": true, "properties": true, "required": true,
+	"additionalProperties": true, "$schema": true}
 
 // digest fingerprints a tool definition: what the server says the tool is
 // and takes. A change means earlier grants for it no longer apply. The
 // input schema is hashed as mcp-go parses it, and the keywords that parse
-// drops beside it (only when there are some), so that a tool whose schema
-// has none keeps the digest its saved grants were given for.
+// drops beside it (only when there are some, $schema aside), so that a
+// tool whose schema has none keeps the digest its saved grants were given
+// for.
 func digest(t mcpgo.Tool) string {
 	input := t.InputSchema
 	var extra map[string]any
@@ -88,7 +93,7 @@ func digest(t mcpgo.Tool) string {
 		input = mcpgo.ToolInputSchema{}
 		_ = json.Unmarshal(t.RawInputSchema, &input)
 		for k, v := range schemaOf(t.RawInputSchema, nil) {
-			if !parsedKeys[k] {
+			if !undigested[k] {
 				if extra == nil {
 					extra = map[string]any{}
 				}
