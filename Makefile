@@ -18,13 +18,16 @@ npm:
 ## conformance: every client scenario of the MCP conformance suite (npm
 ## @modelcontextprotocol/conformance) against latch's mcp package; the
 ## expected failures in testdata/conformance/expected-failures.yaml may only
-## shrink (an entry that passes fails the run)
+## shrink (an entry that passes fails the run); then the server scenarios
+## that apply to a gateway's transport against latch serve --listen
+## (serve_conformance_test.go)
 conformance: npm
 	@mkdir -p bin
 	$(GO) build -o bin/conformance-client ./testdata/conformance
 	cd testdata/npm && NODE_OPTIONS="$$NODE_OPTIONS --import $(CURDIR)/testdata/conformance/node20-fs-globsync.mjs" \
 		node_modules/.bin/conformance client --command $(CURDIR)/bin/conformance-client --suite all \
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures.yaml
+	LATCH_CONFORMANCE=1 $(GO) test -count=1 -run '^TestServeConformance$$' .
 
 vet:
 	$(GO) vet ./...

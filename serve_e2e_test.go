@@ -114,7 +114,7 @@ func TestServeListsToolsAsUpstream(t *testing.T) {
 			continue
 		}
 		for _, field := range []string{"description", "inputSchema", "outputSchema", "annotations", "title"} {
-			if !reflect.DeepEqual(schemaAsParsed(got[field]), schemaAsParsed(up[field])) {
+			if !reflect.DeepEqual(got[field], up[field]) {
 				t.Errorf("%s's %s:\n served   %v\n upstream %v", name, field, got[field], up[field])
 			}
 		}
@@ -122,24 +122,6 @@ func TestServeListsToolsAsUpstream(t *testing.T) {
 	if ann, _ := served["mem__read_graph"]["annotations"].(map[string]any); ann["readOnlyHint"] != true {
 		t.Errorf("mem__read_graph's annotations lost its readOnlyHint: %v", ann)
 	}
-}
-
-// schemaAsParsed is a tool's field as mcp-go's client hands a schema on:
-// without "$schema", and without an empty "required" (docs/ARCHITECTURE.md,
-// mcp-go). Other values are returned as they are.
-func schemaAsParsed(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	out := map[string]any{}
-	for k, x := range m {
-		if r, isList := x.([]any); k == "$schema" || k == "required" && isList && len(r) == 0 {
-			continue
-		}
-		out[k] = x
-	}
-	return out
 }
 
 func keys[V any](m map[string]V) []string {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -77,7 +79,8 @@ func (g *Gateway) ServeHTTP(ctx context.Context, o HTTPOptions) error {
 		return fmt.Errorf("--listen %s: %w", o.Addr, err)
 	}
 	addr := ln.Addr().String()
-	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path))
+	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path),
+		server.WithSessionIdManager(&sessions{live: map[string]bool{}}))
 	mux := http.NewServeMux()
 	mux.Handle(Path, g.taskHTTP(mcpSrv))
 	// The server's own error log would print what clients sent: off.
@@ -155,4 +158,42 @@ func originAllowed(origin string, hosts map[string]bool) bool {
 		return false
 	}
 	return hosts[strings.ToLower(u.Host)]
+}
+
+// sessions are the 2025-era streamable-HTTP sessions the gateway issued
+// and that have not ended (the client's DELETE): a request naming any
+// other session id gets 404, as the spec asks, and its client starts a new
+// session. (mcp-go's default serves any well-formed id, one never issued
+// or ended too; its stateful manager remembers every ended id for ever.)
+// The 2026-07-28 stateless form has no sessions and does not come here.
+type sessions struct {
+	mu   sync.Mutex
+	live map[string]bool
+}
+
+// Generate issues a new session id.
+func (s *sessions) Generate() string {
+	id := "mcp-session-" + rand.Text()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live[id] = true
+	return id
+}
+
+// Validate refuses an id that is not a live session (404).
+func (s *sessions) Validate(id string) (terminated bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.live[id] {
+		return false, errors.New("no such session")
+	}
+	return false, nil
+}
+
+// Terminate ends a session.
+func (s *sessions) Terminate(id string) (notAllowed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.live, id)
+	return false, nil
 }

@@ -339,23 +339,23 @@ func (m *Manager) refresh(s *server, gen int) (retry bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
 	defer cancel()
-	res, err := c.client.ListTools(ctx, mcpgo.ListToolsRequest{})
+	tools, err := listTools(ctx, c.client)
 	if err != nil {
 		s.log.add("latch: refreshing the tool list failed: " + m.red.apply(shortError(err)))
 		return false
 	}
 	before := m.toolsOf(s.cfg.Name)
-	st, replaced := s.replaceTools(gen, c, res.Tools)
+	st, replaced := s.replaceTools(gen, c, tools)
 	if !replaced {
 		return false
 	}
 	m.rename()
 	after, _ := m.ServerTools(s.cfg.Name)
-	ev := toolsChanged(s.cfg.Name, len(res.Tools), before, after)
+	ev := toolsChanged(s.cfg.Name, len(tools), before, after)
 	if len(ev.Changed) == 0 && len(ev.Removed) == 0 && len(after) == len(before) {
 		return false // the same tools as the model sees them
 	}
-	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(res.Tools)))
+	s.log.add(fmt.Sprintf("latch: tool list changed: %d tools", len(tools)))
 	m.emit(ev)
 	m.emit(StatusChanged{Status: st})
 	return false

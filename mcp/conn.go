@@ -247,19 +247,19 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 	if err != nil {
 		return fail(err)
 	}
-	tools, err := c.client.ListTools(ctx, mcpgo.ListToolsRequest{})
+	tools, err := listTools(ctx, c.client)
 	switch {
 	case err != nil && res.Capabilities.Tools == nil && ctx.Err() == nil:
 		// A server that offers no tools (only prompts, say) may refuse
 		// tools/list: it is connected all the same, with none.
-		tools = &mcpgo.ListToolsResult{}
+		tools = nil
 	case err != nil:
 		return fail(err)
 	}
 	if !unlink() { // given up at the last moment: the client's context is gone
 		return fail(ctx.Err())
 	}
-	return res, tools.Tools, nil
+	return res, tools, nil
 }
 
 // staticHeaders are the configured headers; a token's Authorization wins

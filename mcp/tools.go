@@ -36,20 +36,15 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
-// convertTool turns a listed tool into ours.
+// convertTool turns a listed tool into ours: its schemas as the server
+// wrote them (listTools).
 func convertTool(server, name string, t mcpgo.Tool) Tool {
-	schema := map[string]any{}
-	if raw, err := json.Marshal(t.InputSchema); err == nil {
-		_ = json.Unmarshal(raw, &schema)
-	}
 	out := Tool{
 		Name: name, Server: server, Original: t.Name, Title: t.Title,
-		Description: t.Description, InputSchema: schema,
+		Description: t.Description, InputSchema: schemaOf(t.RawInputSchema, t.InputSchema),
 	}
-	if t.OutputSchema.Type != "" {
-		if raw, err := json.Marshal(t.OutputSchema); err == nil {
-			_ = json.Unmarshal(raw, &out.OutputSchema)
-		}
+	if t.RawOutputSchema != nil || t.OutputSchema.Type != "" {
+		out.OutputSchema = schemaOf(t.RawOutputSchema, t.OutputSchema)
 	}
 	a := t.Annotations
 	out.Annotations = Annotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
@@ -66,15 +61,53 @@ func convertTool(server, name string, t mcpgo.Tool) Tool {
 	return out
 }
 
+// schemaOf is a schema as a map: raw as written, or when there is none
+// the parsed one.
+func schemaOf(raw json.RawMessage, parsed any) map[string]any {
+	schema := map[string]any{}
+	if raw == nil {
+		raw, _ = json.Marshal(parsed)
+	}
+	_ = json.Unmarshal(raw, &schema)
+	return schema
+}
+
+// undigested are the keywords of an input schema digest does not hash
+// apart: those mcp-go's ToolInputSchema keeps (hashed as parsed), and
+// "$schema", which names the dialect and says nothing of the tool (most
+// TypeScript servers write it: hashing it would void their tools' saved
+// grants for no change).
+var undigested = map[string]bool{"$defs": true, "type": true, "properties": true, "required": true,
+	"additionalProperties": true, "$schema": true}
+
 // digest fingerprints a tool definition: what the server says the tool is
-// and takes. A change means earlier grants for it no longer apply.
+// and takes. A change means earlier grants for it no longer apply. The
+// input schema is hashed as mcp-go parses it, and the keywords that parse
+// drops beside it (only when there are some, $schema aside), so that a
+// tool whose schema has none keeps the digest its saved grants were given
+// for.
 func digest(t mcpgo.Tool) string {
+	input := t.InputSchema
+	var extra map[string]any
+	if t.RawInputSchema != nil {
+		input = mcpgo.ToolInputSchema{}
+		_ = json.Unmarshal(t.RawInputSchema, &input)
+		for k, v := range schemaOf(t.RawInputSchema, nil) {
+			if !undigested[k] {
+				if extra == nil {
+					extra = map[string]any{}
+				}
+				extra[k] = v
+			}
+		}
+	}
 	raw, _ := json.Marshal(struct {
 		Name        string                `json:"name"`
 		Description string                `json:"description"`
 		Input       mcpgo.ToolInputSchema `json:"input"`
 		Annotations mcpgo.ToolAnnotation  `json:"annotations"`
-	}{t.Name, t.Description, t.InputSchema, t.Annotations})
+		Extra       map[string]any        `json:"input_extra,omitempty"`
+	}{t.Name, t.Description, input, t.Annotations, extra})
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:12])
 }
