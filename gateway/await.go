@@ -38,11 +38,7 @@ func awaitTool() mcpgo.Tool {
 func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	start := time.Now()
 	id := req.GetString("invocation_id", "")
-	poll := g.o.AwaitPoll
-	if poll <= 0 {
-		poll = DefaultAwaitPoll
-	}
-	out := g.o.Session.GatewayAwait(ctx, id, poll)
+	out := g.o.Session.GatewayAwait(ctx, id, g.awaitPoll())
 	g.logCall(clientName(ctx), AwaitTool, out.Decision, time.Since(start))
 	switch out.Decision {
 	case session.GatewayUnknown:
@@ -87,4 +83,12 @@ func quote(s string) string {
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// awaitPoll is how long a poll, or a call asked in the chat, waits.
+func (g *Gateway) awaitPoll() time.Duration {
+	if g.o.AwaitPoll <= 0 {
+		return DefaultAwaitPoll
+	}
+	return g.o.AwaitPoll
 }

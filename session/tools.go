@@ -28,7 +28,16 @@ const (
 	AnswerYes                  // run it once
 	AnswerAlways               // run it, and allow the tool for the rest of the session
 	AnswerSave                 // run it, and allow the tool always: saved, for its current definition
+	// AnswerLater decides later (Esc on a gateway client's call): the
+	// call parks, for /approve, latch approve or the client's poll. A
+	// model's asked call cannot wait: it is denied.
+	AnswerLater
 )
+
+// runs says whether the answer runs the call; anything else refuses it.
+func (a Answer) runs() bool {
+	return a == AnswerYes || a == AnswerAlways || a == AnswerSave
+}
 
 // ollamaTools converts tools for the chat request.
 func ollamaTools(tools []mcp.Tool) api.Tools {
@@ -223,8 +232,8 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 			"cancelled: the user cancelled the turn before deciding")
 	}
 	crashAt("before-decision")
-	s.gate.RecordDecision(c.id, ans != AnswerNo)
-	if ans == AnswerNo {
+	s.gate.RecordDecision(c.id, ans.runs())
+	if !ans.runs() {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
 	switch ans {
