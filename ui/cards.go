@@ -142,6 +142,9 @@ func (c *card) headline(now time.Time) string {
 	if c.fromText {
 		hint += " · from text"
 	}
+	if c.client != "" {
+		hint += " · from " + sanitize.Line(c.client) + " (via latch serve)"
+	}
 	return fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
 }
 
