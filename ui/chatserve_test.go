@@ -302,7 +302,10 @@ func TestServeClientCallsQueueBehindOneBox(t *testing.T) {
 	h.until(shows("1 more call waiting after this one"))
 	pastGuard(h.m)
 	h.typeText("n")
-	h.until(func() bool { v := h.m.View(); return strings.Contains(v, "Allow this tool call?") && !strings.Contains(v, "waiting after this one") })
+	h.until(func() bool {
+		v := h.m.View()
+		return strings.Contains(v, "Allow this tool call?") && !strings.Contains(v, "waiting after this one")
+	})
 	pastGuard(h.m)
 	h.key(tea.KeyEsc)
 	var texts []string
