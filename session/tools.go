@@ -532,8 +532,12 @@ func (s *Session) Decide(id string, approve bool) error {
 	return nil
 }
 
-// Approvals lists the parked calls, oldest first.
-func (s *Session) Approvals() []permissions.Approval { return s.approvals.Pending() }
+// Approvals lists the parked calls, oldest first, with every credential
+// the servers' manager knows redacted from them (the arguments come from
+// the model or a gateway's client).
+func (s *Session) Approvals() []permissions.Approval {
+	return mcp.RedactAll(s.servers, s.approvals.Pending())
+}
 
 // CancelTools cancels the running tool calls (Esc while a tool runs); the
 // model is told and the turn goes on. It reports whether any was running.

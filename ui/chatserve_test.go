@@ -28,15 +28,14 @@ const serveToken = "test-token-chatserve"
 
 // serveHarness is a chat over the notes server in mode, with a gateway
 // serving its tools, whose calls are asked in the chat for up to poll.
-// Extra servers (a credential to redact) may be given.
-func serveHarness(t *testing.T, mode permissions.Mode, poll time.Duration, extra ...session.ServerConfig) (*harness, *toolServer, string) {
+// The session also knows the credential of a server that is off
+// (hostileSecret), to see it redacted.
+func serveHarness(t *testing.T, mode permissions.Mode, poll time.Duration) (*harness, *toolServer, string) {
 	t.Helper()
 	h, w := toolHarnessWith(t, session.Options{ID: "20261201-120000-serve1",
-		Policy: permissions.Policy{Mode: mode, ServerAllow: map[string][]string{"notes": {"read_note"}}}})
-	if len(extra) > 0 {
-		// The credential of a second (disabled) server, for redaction.
-		t.Fatal("extra servers: use hostileServeHarness")
-	}
+		Policy: permissions.Policy{Mode: mode, ServerAllow: map[string][]string{"notes": {"read_note"}}},
+		Servers: []session.ServerConfig{{Name: "vault", Transport: "http", URL: "https://vault.example/mcp",
+			Token: hostileSecret, Disabled: true}}})
 	g := gateway.New(gateway.Options{Session: h.sess, AwaitPoll: poll})
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -348,21 +347,35 @@ func TestServeClientCallApproveModeParks(t *testing.T) {
 }
 
 // What a client sends to the screen (its name, the arguments) is made
-// inert and redacted as the model's calls are.
+// inert and redacted as the model's calls are: in the box, on the card,
+// in the notice of a parked call and in /approvals.
 func TestServeClientNameAndArgumentsInert(t *testing.T) {
 	h, _, url := serveHarness(t, permissions.Ask, time.Minute)
-	plant := mcptestutil.Plant("plant")
+	plant := mcptestutil.Plant(hostileSecret)
 	c := gwClient(t, url, "claude"+plant)
-	res := callAsync(c, "notes__write_note", map[string]any{"text": "x" + plant})
+	res := callAsync(c, "notes__write_note", map[string]any{"text": hostileSecret + " " + plant})
 	h.until(func() bool { return h.m.modal != nil })
 	pastGuard(h.m)
-	v := h.m.View()
-	if bad := mcptestutil.FirstForbidden(v); bad != "" {
-		t.Errorf("%q reached the screen:\n%s", bad, v)
+	frames := []string{h.m.View()}
+	if !strings.Contains(frames[0], "from    claude") || !strings.Contains(frames[0], "[redacted]") {
+		t.Errorf("the box does not name the client, or shows no redaction:\n%s", frames[0])
 	}
-	if !strings.Contains(v, "from    claude") {
-		t.Errorf("the box does not name the client:\n%s", v)
+	h.key(tea.KeyEsc)
+	if awaiting(h.waitResult(res)) == "" {
+		t.Fatal("Esc did not park the call")
 	}
-	h.typeText("n")
-	h.waitResult(res)
+	h.until(func() bool { return h.m.pending == 1 })
+	h.command("/approvals")
+	frames = append(frames, h.m.View(), allText(h.m))
+	if !strings.Contains(frames[2], "a1  notes__write_note") {
+		t.Fatalf("/approvals does not list the call:\n%s", frames[2])
+	}
+	for i, f := range frames {
+		if strings.Contains(f, hostileSecret) {
+			t.Errorf("frame %d: the credential reached the screen:\n%s", i, f)
+		}
+		if bad := mcptestutil.FirstForbidden(f); bad != "" {
+			t.Errorf("frame %d: %q reached the screen:\n%s", i, bad, f)
+		}
+	}
 }
