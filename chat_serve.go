@@ -67,9 +67,10 @@ func (g *chatGateway) status() (string, int) {
 // start serves the gateway over sess once its servers' first connect is
 // over (the tools are then known), until ctx ends: calls through the
 // chat's gate, decisions sent with latch approve taken from the session's
-// inbox. send wakes the screen when a client comes or goes. wait returns
-// once it has stopped.
-func (g *chatGateway) start(ctx context.Context, s *settings, sess *session.Session, send func(tea.Msg)) {
+// inbox. A resumed session first takes up the calls its clients parked
+// before, under the same ids. send wakes the screen when a client comes
+// or goes. wait returns once it has stopped.
+func (g *chatGateway) start(ctx context.Context, s *settings, sess *session.Session, resumed bool, send func(tea.Msg)) {
 	sub := sess.Subscribe()
 	g.done.Add(1)
 	go func() {
@@ -80,6 +81,11 @@ func (g *chatGateway) start(ctx context.Context, s *settings, sess *session.Sess
 		cancel()
 		if ctx.Err() != nil {
 			return
+		}
+		if resumed {
+			// A log that cannot be read was said when the session
+			// resumed; its calls are then unknown to their pollers.
+			_, _ = sess.ResumeGateway()
 		}
 		gw := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Version: version,
 			ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,18 +18,22 @@ import (
 	"latch/mcp/mcptestutil"
 )
 
-// TestE2EChatServe runs the built binary as latch --serve in a pty, with
-// an mcp-go client calling through its gateway: the status line says
-// where it serves and to how many clients; the client's call is asked in
-// the chat's box naming the client; y gives the client the real result;
-// Esc on the next parks it (the client gets the awaiting result), and
-// /approve in the chat lets the client's poll collect the result.
-func TestE2EChatServe(t *testing.T) {
-	fake := newFake(t)
-	port := mcptestutil.FreePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+// chatServeRig is the built binary run as latch --serve in a pty, and an
+// mcp-go client of its gateway.
+type chatServeRig struct {
+	t       *testing.T
+	tm      *ptyTerm
+	addr    string
+	serving string // how the status line says where it serves
+	c       *mcpclient.Client
+	ctx     context.Context
+}
+
+// chatServeConfig writes a config with the fake stdio server in mode.
+func chatServeConfig(t *testing.T, mode string) string {
+	t.Helper()
 	cfg := map[string]any{
-		"permissions": map[string]any{"mode": "ask"},
+		"permissions": map[string]any{"mode": mode},
 		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
 	}
 	b, _ := json.Marshal(cfg)
@@ -36,22 +41,30 @@ func TestE2EChatServe(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bin := latchBinary(t, mcptestutil.RaceEnabled)
-	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: fake.Host(),
-		Args: []string{"--model", e2eModel, "--config", path, "--serve", addr}, Env: []string{"LATCH_SERVE_TOKEN=tok-e2e"}})
-	serving := "serving http://" + addr + "/mcp"
-	tm.waitScreen(t, 20*time.Second, "the server connected and the gateway serving", func(s string) bool {
-		return strings.Contains(s, "fake connected") && strings.Contains(statusLine(s), serving+" · 0 clients")
-	})
+	return path
+}
 
+// startChatServe runs latch --serve addr with the config (and args, and
+// the state in stateDir), waits for its server and gateway, and connects
+// a client named e2e-agent.
+func startChatServe(t *testing.T, host, config, addr, stateDir string, args ...string) *chatServeRig {
+	t.Helper()
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
+	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: host,
+		Args: append([]string{"--model", e2eModel, "--config", config, "--serve", addr}, args...),
+		Env:  []string{"LATCH_SERVE_TOKEN=tok-e2e", "XDG_STATE_HOME=" + stateDir}})
+	r := &chatServeRig{t: t, tm: tm, addr: addr, serving: "serving http://" + addr + "/mcp"}
+	tm.waitScreen(t, 20*time.Second, "the server connected and the gateway serving", func(s string) bool {
+		return strings.Contains(s, "fake connected") && strings.Contains(statusLine(s), r.serving+" · 0 clients")
+	})
 	c, err := mcpclient.NewStreamableHttpClient("http://"+addr+"/mcp",
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-e2e"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -61,62 +74,119 @@ func TestE2EChatServe(t *testing.T) {
 	if _, err := c.Initialize(ctx, ir); err != nil {
 		t.Fatal(err)
 	}
-	tm.waitScreen(t, 10*time.Second, "one client counted", func(s string) bool {
-		return strings.Contains(statusLine(s), serving+" · 1 client")
-	})
-	call := func(name string, args map[string]any) <-chan string {
-		out := make(chan string, 1)
-		go func() {
-			var req mcp.CallToolRequest
-			req.Params.Name, req.Params.Arguments = name, args
-			res, err := c.CallTool(ctx, req)
-			switch {
-			case err != nil:
-				out <- "error: " + err.Error()
-			case len(res.Content) == 0:
-				out <- "no content"
-			default:
-				text, _ := mcp.AsTextContent(res.Content[0])
-				out <- fmt.Sprintf("%v %s", res.IsError, text.Text)
-			}
-		}()
-		return out
-	}
-	result := func(ch <-chan string) string {
-		select {
-		case s := <-ch:
-			return s
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no result; screen:\n%s", dumpScreen(tm.screen()))
-		}
-		return ""
-	}
-	boxReady := func(s string) bool {
-		return strings.Contains(s, "from    e2e-agent (via latch serve)") && !strings.Contains(s, "keys ignored")
-	}
+	r.c, r.ctx = c, ctx
+	return r
+}
 
-	res := call("fake__add", map[string]any{"a": 2, "b": 3})
+// call calls a tool through the gateway; its result comes on the channel
+// as "ISERROR TEXT".
+func (r *chatServeRig) call(name string, args map[string]any) <-chan string {
+	out := make(chan string, 1)
+	go func() {
+		var req mcp.CallToolRequest
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := r.c.CallTool(r.ctx, req)
+		switch {
+		case err != nil:
+			out <- "error: " + err.Error()
+		case len(res.Content) == 0:
+			out <- "no content"
+		default:
+			text, _ := mcp.AsTextContent(res.Content[0])
+			out <- fmt.Sprintf("%v %s", res.IsError, text.Text)
+		}
+	}()
+	return out
+}
+
+// result waits for a call's result.
+func (r *chatServeRig) result(ch <-chan string) string {
+	r.t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(20 * time.Second):
+		r.t.Fatalf("no result; screen:\n%s", dumpScreen(r.tm.screen()))
+	}
+	return ""
+}
+
+// awaiting is the invocation id of an awaiting result ("false {…}").
+func (r *chatServeRig) awaiting(got string) string {
+	r.t.Helper()
+	var h handle
+	if !strings.HasPrefix(got, "false ") || json.Unmarshal([]byte(strings.TrimPrefix(got, "false ")), &h) != nil ||
+		h.Status != "awaiting_approval" {
+		r.t.Fatalf("the client got %q, want the awaiting result", got)
+	}
+	return h.InvocationID
+}
+
+// boxReady says the box naming the client is up and answers keys.
+func boxReady(s string) bool {
+	return strings.Contains(s, "from    e2e-agent (via latch serve)") && !strings.Contains(s, "keys ignored")
+}
+
+// TestE2EChatServe runs the built binary as latch --serve in a pty, with
+// an mcp-go client calling through its gateway: the status line says
+// where it serves and to how many clients; the client's call is asked in
+// the chat's box naming the client; y gives the client the real result;
+// Esc on the next parks it (the client gets the awaiting result), and
+// /approve in the chat lets the client's poll collect the result.
+func TestE2EChatServe(t *testing.T) {
+	fake := newFake(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
+	r := startChatServe(t, fake.Host(), chatServeConfig(t, "ask"), addr, t.TempDir())
+	tm := r.tm
+	tm.waitScreen(t, 10*time.Second, "one client counted", func(s string) bool {
+		return strings.Contains(statusLine(s), r.serving+" · 1 client")
+	})
+
+	res := r.call("fake__add", map[string]any{"a": 2, "b": 3})
 	tm.waitScreen(t, 10*time.Second, "the box naming the client", boxReady)
 	tm.typeKeys("y")
-	if got := result(res); got != "false 5" {
+	if got := r.result(res); got != "false 5" {
 		t.Errorf("after y the client got %q, want the tool's result 5", got)
 	}
 
-	res = call("fake__add", map[string]any{"a": 20, "b": 22})
+	res = r.call("fake__add", map[string]any{"a": 20, "b": 22})
 	tm.waitScreen(t, 10*time.Second, "the box of the second call", boxReady)
 	tm.sendKey(keyEsc)
-	var h handle
-	if got := result(res); !strings.HasPrefix(got, "false ") || json.Unmarshal([]byte(strings.TrimPrefix(got, "false ")), &h) != nil ||
-		h.Status != "awaiting_approval" {
-		t.Fatalf("after Esc the client got %q, want the awaiting result", got)
-	}
+	id := r.awaiting(r.result(res))
 	tm.waitScreen(t, 10*time.Second, "the parked call said in the chat", func(s string) bool {
 		return strings.Contains(unwrapped(s), "e2e-agent (via latch serve): its call of fake__add waits as approval a1")
 	})
-	poll := call("latch_await_decision", map[string]any{"invocation_id": h.InvocationID})
+	poll := r.call("latch_await_decision", map[string]any{"invocation_id": id})
 	sendPrompt(t, tm, "/approve a1")
-	if got := result(poll); got != "false 42" {
+	if got := r.result(poll); got != "false 42" {
 		t.Errorf("the poll after /approve got %q, want the tool's result 42", got)
 	}
 	quitAndCheck(t, tm)
+}
+
+// A client's call parked in the chat outlives the chat: latch --resume ID
+// --serve takes it up under the same invocation id, /approve runs it, and
+// the client's poll gets the result.
+func TestE2EChatServeResumed(t *testing.T) {
+	fake := newFake(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
+	config, state := chatServeConfig(t, "approve"), t.TempDir()
+	r := startChatServe(t, fake.Host(), config, addr, state)
+	id := r.awaiting(r.result(r.call("fake__add", map[string]any{"a": 40, "b": 2})))
+	r.tm.waitScreen(t, 10*time.Second, "the parked call said in the chat", func(s string) bool {
+		return strings.Contains(unwrapped(s), "its call of fake__add waits as approval a1")
+	})
+	quitAndCheck(t, r.tm)
+	m := regexp.MustCompile(`latch --resume (\S+) · 1 call waits for approval`).FindStringSubmatch(r.tm.screen())
+	if m == nil {
+		t.Fatalf("no exit line naming the session and its waiting call:\n%s", dumpScreen(r.tm.screen()))
+	}
+
+	again := startChatServe(t, fake.Host(), config, addr, state, "--resume", m[1])
+	poll := again.call("latch_await_decision", map[string]any{"invocation_id": id})
+	sendPrompt(t, again.tm, "/approve a1")
+	if got := again.result(poll); got != "false 42" {
+		t.Errorf("the poll after /approve in the resumed chat got %q, want the tool's result 42", got)
+	}
+	quitAndCheck(t, again.tm)
 }

@@ -128,7 +128,7 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 		ctx, stop := context.WithCancel(quit)
 		defer gw.wait()
 		defer stop()
-		gw.start(ctx, s, sess, p.Send)
+		gw.start(ctx, s, sess, resumed != nil, p.Send)
 	}
 	_, err = p.Run()
 	return err

@@ -63,3 +63,46 @@ func TestAskedCallUnknownAnswerDenies(t *testing.T) {
 		t.Errorf("an unknown answer ran the call: %q", w)
 	}
 }
+
+// A chat with a gateway beside it, resumed (latch --resume ID --serve),
+// takes up its clients' parked calls: /approve in the chat runs one once
+// and the client's poll gets its result.
+func TestChatGatewayResumedTakesUpParkedCalls(t *testing.T) {
+	dir := t.TempDir()
+	o := session.Options{LogDir: dir, ID: "chat-gw-resume", Policy: permissions.Policy{Mode: permissions.Approve}}
+	h := newToolHarness(t, o)
+	out := h.sess.GatewayCall(bounded(t), session.GatewayCall{Client: "goose", Name: "notes__write_note",
+		Arguments: map[string]any{"text": "after the restart"}, Ask: time.Minute})
+	if out.Decision != session.GatewayParked {
+		t.Fatalf("approve mode: %+v", out)
+	}
+	h.sess.Close()
+
+	notes := newNotesServer()
+	ol := newServer(t, toolsModel)
+	o.Client, o.Host, o.Model = ol.Client(), ol.Host(), toolsModel.Name
+	o.Servers = []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: notes.srv}}
+	s, _, err := session.Resume(o, dir, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.StartServers()
+	s.WaitServers(bounded(t))
+	if n, err := s.ResumeGateway(); err != nil || n != 1 {
+		t.Fatalf("ResumeGateway: %d, %v", n, err)
+	}
+	aps := s.Approvals()
+	if len(aps) != 1 || aps[0].CallID != out.ID {
+		t.Fatalf("pending approvals after the restart: %+v", aps)
+	}
+	if err := s.Decide(aps[0].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := awaitSettled(t, s, out.ID); got.Decision != session.GatewayAllowed || got.Result == nil {
+		t.Errorf("the poll after /approve: %+v", got)
+	}
+	if w := notes.written(); len(w) != 1 {
+		t.Errorf("the notes server got %q, want the call once", w)
+	}
+}
