@@ -29,10 +29,13 @@ type chatServeRig struct {
 	ctx     context.Context
 }
 
-// chatServeConfig writes a config with the fake stdio server in mode.
+// chatServeConfig writes a config with the fake stdio server in mode. A
+// call is asked in the chat for two minutes before it parks: a slow,
+// loaded machine must not park it while the test answers.
 func chatServeConfig(t *testing.T, mode string) string {
 	t.Helper()
 	cfg := map[string]any{
+		"serve":       map[string]any{"await_poll": "2m"},
 		"permissions": map[string]any{"mode": mode},
 		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
 	}
@@ -122,9 +125,21 @@ func (r *chatServeRig) awaiting(got string) string {
 	return h.InvocationID
 }
 
-// boxReady says the box naming the client is up and answers keys.
-func boxReady(s string) bool {
-	return strings.Contains(s, "from    e2e-agent (via latch serve)") && !strings.Contains(s, "keys ignored")
+// takeBox waits for the box naming the client, takes it with Tab after a
+// pause if it waits (a key the terminal sent as latch started counts as
+// typing), and waits until it answers keys.
+func (r *chatServeRig) takeBox(what string) {
+	r.t.Helper()
+	const box = "from    e2e-agent (via latch serve)"
+	scr := r.tm.waitScreen(r.t, 10*time.Second, what, func(s string) bool { return strings.Contains(s, box) })
+	if strings.Contains(unwrapped(scr), "tab to answer") {
+		time.Sleep(1200 * time.Millisecond) // a pause in typing (ui's typingPause), not a measure
+		r.tm.sendKey("\t")
+	}
+	r.tm.waitScreen(r.t, 10*time.Second, what+" answering keys", func(s string) bool {
+		u := unwrapped(s)
+		return strings.Contains(s, box) && !strings.Contains(u, "keys ignored") && !strings.Contains(u, "tab to answer")
+	})
 }
 
 // TestE2EChatServe runs the built binary as latch --serve in a pty, with
@@ -143,14 +158,14 @@ func TestE2EChatServe(t *testing.T) {
 	})
 
 	res := r.call("fake__add", map[string]any{"a": 2, "b": 3})
-	tm.waitScreen(t, 10*time.Second, "the box naming the client", boxReady)
+	r.takeBox("the box naming the client")
 	tm.typeKeys("y")
 	if got := r.result(res); got != "false 5" {
-		t.Errorf("after y the client got %q, want the tool's result 5", got)
+		t.Errorf("after y the client got %q, want the tool's result 5; screen:\n%s", got, dumpScreen(tm.screen()))
 	}
 
 	res = r.call("fake__add", map[string]any{"a": 20, "b": 22})
-	tm.waitScreen(t, 10*time.Second, "the box of the second call", boxReady)
+	r.takeBox("the box of the second call")
 	tm.sendKey(keyEsc)
 	id := r.awaiting(r.result(res))
 	tm.waitScreen(t, 10*time.Second, "the parked call said in the chat", func(s string) bool {
@@ -159,7 +174,7 @@ func TestE2EChatServe(t *testing.T) {
 	poll := r.call("latch_await_decision", map[string]any{"invocation_id": id})
 	sendPrompt(t, tm, "/approve a1")
 	if got := r.result(poll); got != "false 42" {
-		t.Errorf("the poll after /approve got %q, want the tool's result 42", got)
+		t.Errorf("the poll after /approve got %q, want the tool's result 42; screen:\n%s", got, dumpScreen(tm.screen()))
 	}
 	quitAndCheck(t, tm)
 }
