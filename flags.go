@@ -31,6 +31,7 @@ type flags struct {
 	json      bool         // --json: events as NDJSON on stdout
 	cont      bool         // --continue: resume the latest session
 	resume    string       // --resume ID
+	serveAddr string       // --serve ADDR: the chat with a gateway beside it
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
 	command   string       // a subcommand: "sessions", "serve", "approvals" or "decide"
@@ -49,6 +50,7 @@ const usageHead = `latch — chat with a local Ollama model, with MCP tools behi
 
 Usage:
   latch [flags]                 the chat
+  latch --serve 127.0.0.1:PORT  the chat, with its tools served to other MCP clients beside it
   latch -p PROMPT [--json]      one turn, no screen (exit 0 done, 1 error, 2 usage, 3 parked)
   latch --resume ID --approve APPROVAL_ID -p ""   finish a parked run
   latch sessions                saved sessions
@@ -95,6 +97,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.BoolVar(&f.json, "json", false, "with -p: print the events as NDJSON on stdout instead of the answer")
 	fs.BoolVar(&f.cont, "continue", false, "resume the latest session")
 	fs.StringVar(&f.resume, "resume", "", "resume the session with this `id` (see latch sessions)")
+	fs.StringVar(&f.serveAddr, "serve", "", "with the chat: serve its tools to other MCP clients at http://`ADDR`/mcp beside it "+
+		"(as latch serve --listen; needs a bearer token); their calls that need a person are asked in the chat")
 	fs.StringVar(&f.approve, "approve", "", "with --resume: approve the parked call with this approval `id`")
 	fs.StringVar(&f.reject, "reject", "", "with --resume: reject the parked call with this approval `id`")
 	fs.Usage = func() {
@@ -122,6 +126,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 		return f, errors.New("--approve and --reject are exclusive")
 	case f.json && !f.promptSet:
 		return f, errors.New("--json goes with -p")
+	case f.serveAddr != "" && (f.promptSet || f.command != ""):
+		return f, errors.New("--serve ADDR goes with the chat; for a gateway alone: latch serve --listen ADDR")
 	}
 	return f, nil
 }

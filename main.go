@@ -84,7 +84,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if f.promptSet {
 		return runPrompt(quit, s, f, stdin, stdout, stderr)
 	}
-	if err := runTUI(quit, s, f); err != nil {
+	var gw *chatGateway
+	if f.serveAddr != "" {
+		// Before the screen: what is wrong with --serve is said here.
+		if gw, err = listenBeside(s, f.serveAddr); err != nil {
+			say(stderr, err.Error())
+			return exitUsage
+		}
+	}
+	if err := runTUI(quit, s, f, gw); err != nil {
 		say(stderr, err.Error())
 		return exitError
 	}

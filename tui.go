@@ -51,8 +51,9 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 }
 
 // runTUI runs the interactive program until the user quits, or quit is
-// done (a quit signal: see quitRequested).
-func runTUI(quit context.Context, s *settings, f flags) error {
+// done (a quit signal: see quitRequested); with gw (latch --serve), its
+// gateway serves beside it, over its session.
+func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	// The values VS Code's inputs stand for, asked before anything else
 	// reads the terminal.
 	values, err := askInputs(quit, os.Stdin, os.Stderr, s.cfg)
@@ -99,7 +100,8 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
 		Output: os.Stdout, SyncOutput: syncOutput, Mouse: s.cfg.Mouse,
 		OpenURL:   func(u string) error { return startBrowser(u, s.getenv) },
-		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) }})
+		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) },
+		Serving:   gw.serving()})
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.
@@ -121,6 +123,13 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	}
 	p := tea.NewProgram(m, opts...)
 	defer context.AfterFunc(quit, p.Quit)()
+	if gw != nil {
+		// Stopped before the session closes (deferred above).
+		ctx, stop := context.WithCancel(quit)
+		defer gw.wait()
+		defer stop()
+		gw.start(ctx, s, sess, resumed != nil, p.Send)
+	}
 	_, err = p.Run()
 	return err
 }

@@ -51,11 +51,7 @@ func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.
 	}
 	defer release()
 	id := req.GetString("invocation_id", "")
-	poll := g.o.AwaitPoll
-	if poll <= 0 {
-		poll = DefaultAwaitPoll
-	}
-	out := g.o.Session.GatewayAwait(ctx, id, poll)
+	out := g.o.Session.GatewayAwait(ctx, id, g.awaitPoll())
 	line.outcomeOf(out)
 	if out.Decision == session.GatewayUnknown {
 		line.ID = ""
@@ -111,4 +107,12 @@ func quote(s string) string {
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// awaitPoll is how long a poll, or a call asked in the chat, waits.
+func (g *Gateway) awaitPoll() time.Duration {
+	if g.o.AwaitPoll <= 0 {
+		return DefaultAwaitPoll
+	}
+	return g.o.AwaitPoll
 }

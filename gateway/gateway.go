@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -23,8 +24,10 @@ import (
 
 // Options configure a Gateway.
 type Options struct {
-	// Session holds the servers and the gate; it must be NonInteractive,
-	// and its servers' first connect over (WaitServers) before New.
+	// Session holds the servers and the gate, its servers' first connect
+	// over (WaitServers) before New. NonInteractive (latch serve), a call
+	// that would ask a person parks; a chat's (latch --serve), it is asked
+	// in the chat for up to AwaitPoll, then parks.
 	Session *session.Session
 	// Expose limits what is served: servers' names and server__tool
 	// names. Nil serves every tool.
@@ -46,9 +49,13 @@ type Options struct {
 	// TTL is how long a parked call waits for a person
 	// (serve.approval_ttl); session.DefaultApprovalTTL when 0.
 	TTL time.Duration
-	// AwaitPoll bounds one latch_await_decision (serve.await_poll);
+	// AwaitPoll bounds one latch_await_decision (serve.await_poll), and
+	// how long a call is asked in the chat before it parks;
 	// DefaultAwaitPoll when 0.
 	AwaitPoll time.Duration
+	// OnClients, when set, is told how many clients hold a session with
+	// the gateway each time one comes or goes.
+	OnClients func(n int)
 }
 
 // DefaultAwaitPoll is how long one latch_await_decision waits at most.
@@ -65,6 +72,8 @@ type Gateway struct {
 	parks  map[string]bool   // the served tools whose calls park
 	logMu  sync.Mutex
 	tasks  taskTable // the tasks of calls that did not park (tasks.go)
+
+	clients atomic.Int64 // clients holding a session (OnClients)
 }
 
 // New builds the gateway's MCP server with the session's exposed tools as
@@ -75,6 +84,10 @@ func New(o Options) *Gateway {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
+	if o.OnClients != nil {
+		hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { o.OnClients(int(g.clients.Add(1))) })
+		hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { o.OnClients(int(g.clients.Add(-1))) })
+	}
 	g.srv = server.NewMCPServer("latch", o.Version,
 		server.WithToolCapabilities(true),
 		// Tasks are answered by the gateway (taskroute.go), not by
@@ -230,7 +243,8 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.C
 		return errorResult(goneTool(name)), nil
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
-		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req)})
+		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
+		Ask: g.awaitPoll()})
 	line.outcomeOf(out)
 	noteTaskOutcome(ctx, out)
 	switch {

@@ -71,13 +71,32 @@ func loopback(host string) bool {
 // ServeHTTP serves the gateway over streamable HTTP at Path until ctx
 // ends. Every request is guarded (see guard).
 func (g *Gateway) ServeHTTP(ctx context.Context, o HTTPOptions) error {
-	if err := CheckBind(o); err != nil {
+	ln, err := Listen(o)
+	if err != nil {
 		return err
+	}
+	return g.Serve(ctx, ln, o)
+}
+
+// Listen checks o (CheckBind) and listens on o.Addr, for Serve: the
+// chat's gateway (latch --serve) listens before the screen opens, so that
+// an address in use is said before it, and serves once its servers are
+// connected.
+func Listen(o HTTPOptions) (net.Listener, error) {
+	if err := CheckBind(o); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.Addr, err)
+		return nil, fmt.Errorf("--listen %s: %w", o.Addr, err)
 	}
+	return ln, nil
+}
+
+// Serve serves the gateway over streamable HTTP at Path on ln (from
+// Listen with the same o) until ctx ends, then closes it. Every request
+// is guarded (see guard).
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	addr := ln.Addr().String()
 	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path),
 		server.WithSessionIdManager(&sessions{live: map[string]bool{}}))

@@ -36,6 +36,10 @@ type GatewayCall struct {
 	// notifications (redacted) while an allowed call runs; not those of
 	// a parked call run later.
 	Progress func(ToolProgress)
+	// Ask is how long a call the gate would ask about waits for the
+	// person at the chat (latch --serve) before it parks; 0 parks it at
+	// once. A NonInteractive session asks no one.
+	Ask time.Duration
 }
 
 // GatewayOutcome is what became of a GatewayCall.
@@ -53,8 +57,9 @@ type GatewayOutcome struct {
 // once its "allowed" is on disk) and runs it if allowed. A call the gate
 // would put to a person (ask mode, approve mode; see parks) is parked, as
 // the chat's approve mode parks one, and GatewayParked returned at once:
-// GatewayAwait tells what became of it, GatewayDecide decides it. The
-// session must be NonInteractive.
+// GatewayAwait tells what became of it, GatewayDecide decides it. In a
+// chat's session (not NonInteractive) with gc.Ask set, a call of ask mode
+// is first asked as the model's are (see gatewayAsk).
 func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcome {
 	c := &toolCall{id: newInvocationID(), name: gc.Name, args: gc.Arguments}
 	if c.args == nil {
@@ -75,6 +80,9 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}
 	v := s.gate.Decide(c.perm)
 	c.mode = v.Mode
+	if v.Decision == permissions.AskUser && gc.Ask > 0 {
+		return s.gatewayAsk(ctx, c, gc, v.Reason)
+	}
 	if parks(v, gc.ParkUnlisted) {
 		return s.gatewayPark(c, gc.Client, v.Reason, gc.TTL)
 	}
@@ -109,4 +117,72 @@ func newInvocationID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "gw_" + hex.EncodeToString(b[:])
+}
+
+// gatewayAsk puts a client's call to the person at the chat, as a model's
+// asked call is put (the "asked" event opens the same box, which names
+// the client), and waits at most gc.Ask: y runs it and the client gets
+// its result on this call, a and A grant it as for the model's calls, n
+// refuses it. Esc (AnswerLater), no answer in time, or latch closing
+// parks it: the client gets the awaiting result at once. A client that
+// gives up its call first has it refused: no one approves a call its
+// client no longer waits for.
+func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, reason string) GatewayOutcome {
+	s.noteSavedChanged(c)
+	ans, answered := s.askFor(ctx, c, gc.Ask, func() { s.permission(c, "asked", "policy", reason) })
+	out := GatewayOutcome{ID: c.id}
+	switch {
+	case !answered && ctx.Err() != nil:
+		out.Decision, out.Reason = GatewayDenied, "cancelled: the client gave up the call before a person answered"
+		s.deny(c, "client", out.Reason, out.Reason)
+		return out
+	case !answered, ans == AnswerLater:
+		return s.gatewayPark(c, gc.Client, reason, gc.TTL)
+	case !ans.runs():
+		s.gate.RecordDecision(c.id, false)
+		out.Decision, out.Reason = GatewayDenied, "declined by the person at latch's chat"
+		s.deny(c, "user", "the user said no", "denied: "+out.Reason)
+		return out
+	}
+	s.gate.RecordDecision(c.id, true)
+	switch ans {
+	case AnswerAlways:
+		s.grant(c.perm)
+	case AnswerSave:
+		s.answerSaved(c)
+	}
+	s.permission(c, "allowed", "user", "")
+	out.Decision = GatewayAllowed
+	out.Result, out.Error = s.invoke(ctx, c)
+	return out
+}
+
+// askFor waits up to d for the person's answer to an asked call (see
+// waitAnswer), or until ctx ends or latch closes. An answer given as the
+// wait ends is taken, never lost: once the wait gives up, the call is no
+// longer askable, and whatever came before that counts.
+func (s *Session) askFor(ctx context.Context, c *toolCall, d time.Duration, announce func()) (Answer, bool) {
+	ch := make(chan Answer, 1)
+	s.mu.Lock()
+	s.asks[c.id] = ch
+	s.mu.Unlock()
+	announce()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case a := <-ch:
+		return a, true
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.quit:
+	}
+	s.mu.Lock()
+	delete(s.asks, c.id)
+	s.mu.Unlock()
+	select {
+	case a := <-ch: // answered as the wait ended
+		return a, true
+	default:
+		return AnswerNo, false
+	}
 }

@@ -120,6 +120,7 @@ type Session struct {
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
 	parked  map[string]onDecision  // parked calls waiting, by approval id: what a decision does
 	gw      gatewayCalls           // a gateway's parked calls, and their expiry
+	quit    chan struct{}          // closed when Close begins (ends a client's asked call's wait)
 	noTools map[string]bool        // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
@@ -201,6 +202,7 @@ func New(o Options) *Session {
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
+		quit:    make(chan struct{}),
 		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},
 		set:        settings{grants: map[string]string{}, flagAllow: o.Policy.FlagAllow},
@@ -409,6 +411,9 @@ func (s *Session) Clear() {
 // killed; this takes at most a few seconds) and ends every subscription.
 func (s *Session) Close() {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.quit)
+	}
 	s.closing = true
 	s.stopExpiry()
 	s.mu.Unlock()

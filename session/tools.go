@@ -28,7 +28,16 @@ const (
 	AnswerYes                  // run it once
 	AnswerAlways               // run it, and allow the tool for the rest of the session
 	AnswerSave                 // run it, and allow the tool always: saved, for its current definition
+	// AnswerLater decides later (Esc on a gateway client's call): the
+	// call parks, for /approve, latch approve or the client's poll. A
+	// model's asked call cannot wait: it is denied.
+	AnswerLater
 )
+
+// runs says whether the answer runs the call; anything else refuses it.
+func (a Answer) runs() bool {
+	return a == AnswerYes || a == AnswerAlways || a == AnswerSave
+}
 
 // ollamaTools converts tools for the chat request.
 func ollamaTools(tools []mcp.Tool) api.Tools {
@@ -223,8 +232,8 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 			"cancelled: the user cancelled the turn before deciding")
 	}
 	crashAt("before-decision")
-	s.gate.RecordDecision(c.id, ans != AnswerNo)
-	if ans == AnswerNo {
+	s.gate.RecordDecision(c.id, ans.runs())
+	if !ans.runs() {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
 	switch ans {
@@ -536,8 +545,12 @@ func (s *Session) Decide(id string, approve bool) error {
 	return nil
 }
 
-// Approvals lists the parked calls, oldest first.
-func (s *Session) Approvals() []permissions.Approval { return s.approvals.Pending() }
+// Approvals lists the parked calls, oldest first, with every credential
+// the servers' manager knows redacted from them (the arguments come from
+// the model or a gateway's client).
+func (s *Session) Approvals() []permissions.Approval {
+	return mcp.RedactAll(s.servers, s.approvals.Pending())
+}
 
 // CancelTools cancels the running tool calls (Esc while a tool runs); the
 // model is told and the turn goes on. It reports whether any was running.

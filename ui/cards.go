@@ -33,6 +33,7 @@ const (
 // arrive; its layout is cached until then.
 type card struct {
 	callID    string
+	client    string // the MCP client that made the call through latch --serve; "" for the model's
 	server    string
 	tool      string
 	args      map[string]any
@@ -140,6 +141,9 @@ func (c *card) headline(now time.Time) string {
 	}
 	if c.fromText {
 		hint += " · from text"
+	}
+	if c.client != "" {
+		hint += " · from " + sanitize.Line(c.client) + " (via latch serve)"
 	}
 	return fmt.Sprintf("%s %s%s — %s", icon, sanitize.Line(c.tool), hint, state)
 }
@@ -298,7 +302,7 @@ func (m *Model) onToolCall(e *session.ToolCallEvent) {
 		en.invalidate()
 		return
 	}
-	c := &card{callID: e.CallID, server: e.Server, tool: e.Tool, args: e.Arguments,
+	c := &card{callID: e.CallID, client: e.Client, server: e.Server, tool: e.Tool, args: e.Arguments,
 		readOnly: e.ReadOnly, destroys: e.Destructive, fromText: e.FromText, clock: m.now, replayed: m.replaying}
 	m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 }
@@ -320,6 +324,7 @@ func (m *Model) onPermission(e *session.PermissionEvent) bool {
 		}
 	case "parked":
 		c.state = cardParked
+		m.closeModal(c.callID) // a client's asked call parks when no one answers in time
 	case "denied":
 		c.state, c.reason, c.by = cardDenied, e.Reason, e.By
 		m.closeModal(c.callID)
@@ -331,17 +336,27 @@ func (m *Model) onPermission(e *session.PermissionEvent) bool {
 	return true
 }
 
-// onParked shows a call waiting for /approve, and counts it.
+// onParked shows a call waiting for /approve, and counts it. A model's
+// call opens the approval box: its turn waits. A client's call (latch
+// --serve) is said in the chat instead: its client does not wait, and a
+// box for each of a client's many calls would stand in front of the chat.
 func (m *Model) onParked(e *session.ApprovalParkedEvent) {
-	if en := m.cardFor(e.CallID); en != nil {
-		en.card.approval = e.ApprovalID
-		en.card.state = cardParked
-		en.invalidate()
-		if !m.replaying {
-			m.openModal(en.card, e.ApprovalID)
-		}
-	}
 	m.pending++
+	en := m.cardFor(e.CallID)
+	if en == nil {
+		return
+	}
+	en.card.approval = e.ApprovalID
+	en.card.state = cardParked
+	en.invalidate()
+	switch {
+	case m.replaying:
+	case e.Client != "":
+		m.addNotice(fmt.Sprintf("%s (via latch serve): its call of %s waits as approval %s — /approve %s or /reject %s",
+			sanitize.Line(e.Client), sanitize.Line(e.Tool), e.ApprovalID, e.ApprovalID, e.ApprovalID))
+	default:
+		m.openModal(en.card, e.ApprovalID)
+	}
 }
 
 // onToolResult shows how a call ended. It reports whether the call has a

@@ -80,7 +80,7 @@ func (m *Model) interrupt() bool {
 // whether there was one.
 func (m *Model) closeBoxes() bool {
 	open := m.overModal()
-	if md := m.modal; md != nil {
+	for _, md := range m.allModals() {
 		m.dismissModal(md)
 	}
 	for _, fm := range append([]*formModal(nil), m.forms...) {

@@ -33,20 +33,6 @@ const modalGuard = 300 * time.Millisecond
 // hint.
 type modalReadyMsg struct{}
 
-// openModal puts the question in front; it takes the keys when it is
-// shown (showFront), if the person is not typing.
-func (m *Model) openModal(c *card, approval string) {
-	m.modal = &modal{card: c, approval: approval}
-	m.dirty = true
-}
-
-func (m *Model) closeModal(callID string) {
-	if m.modal != nil && m.modal.card.callID == callID {
-		m.modal = nil
-		m.dirty = true
-	}
-}
-
 // handleModalKey answers the modal once it has the keys. Only keys typed
 // here decide anything: one key typed alone (a burst of characters is
 // text, never an answer), and only once modalGuard has passed.
@@ -76,19 +62,25 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case msg.Type == tea.KeyEsc:
 		if m.dismissModal(md) {
-			m.sess.Cancel() // Esc on an asked call denies it and cancels the turn
+			m.sess.Cancel() // Esc on a model's asked call denies it and cancels the turn
 		}
 	}
 	return nil
 }
 
 // dismissModal closes the permission box as Esc does: a parked call stays
-// parked (and the chat says how to decide it later), an asked call is
-// denied. It reports whether the call was an asked one.
+// parked (and the chat says how to decide it later), a client's asked
+// call parks (its client polls for the decision), a model's asked call is
+// denied. It reports whether the call was a model's asked one: its turn
+// is to be cancelled.
 func (m *Model) dismissModal(md *modal) bool {
-	m.modal = nil
-	if md.approval != "" {
+	m.removeModal(md)
+	switch {
+	case md.approval != "":
 		m.addNotice(fmt.Sprintf("approval %s is waiting: /approve %s or /reject %s when you have decided", md.approval, md.approval, md.approval))
+		return false
+	case md.card.client != "":
+		m.asks.AnswerAsk(md.card.callID, session.AnswerLater)
 		return false
 	}
 	m.asks.AnswerAsk(md.card.callID, session.AnswerNo)
@@ -115,7 +107,7 @@ func modalScroll(msg tea.KeyMsg, scroll *int) bool {
 }
 
 func (m *Model) answer(md *modal, a session.Answer) tea.Cmd {
-	m.modal = nil
+	m.removeModal(md)
 	if md.approval == "" {
 		m.asks.AnswerAsk(md.card.callID, a)
 		return nil
@@ -157,6 +149,9 @@ func (md *modal) render(m *Model, width, height int) string {
 		title = "Approve this tool call? (" + md.approval + ")"
 	}
 	b.WriteString(st.Title.Render(title) + "\n\n")
+	if c.client != "" {
+		fmt.Fprintf(&b, "from    %s (via latch serve)\n", sanitize.Line(c.client))
+	}
 	fmt.Fprintf(&b, "server  %s\ntool    %s\n", sanitize.Line(c.server), sanitize.Line(c.tool))
 	switch {
 	case c.readOnly:
@@ -183,10 +178,16 @@ func (md *modal) render(m *Model, width, height int) string {
 		fmt.Fprintf(&b, st.Hint.Render("  lines %d–%d of %d (↑/↓ scroll)")+"\n", md.scroll+1, end, len(wrapped))
 	}
 	b.WriteString("\n")
-	if md.approval != "" {
+	switch {
+	case md.approval != "":
 		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
-	} else {
+	case c.client != "":
+		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc decide later"))
+	default:
 		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc deny and stop"))
+	}
+	if n := len(m.behind); n > 0 {
+		b.WriteString("\n" + st.Hint.Render(fmt.Sprintf("%d more %s waiting after this one", n, plural(n, "call", "calls"))))
 	}
 	for _, l := range m.boxNote(&md.box, w-4) {
 		b.WriteString("\n" + l)

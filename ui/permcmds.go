@@ -162,7 +162,11 @@ func (m *Model) cmdApprovals(args []string) tea.Cmd {
 		if len(args) > 120 {
 			args = args[:120] + "…"
 		}
-		fmt.Fprintf(&b, "\n  %s  %s  %s  (since %s)", ap.ID, sanitize.Line(ap.Name), sanitize.Line(args), ap.Created.Local().Format("15:04:05"))
+		from := ""
+		if en := m.cardFor(ap.CallID); en != nil && en.card.client != "" {
+			from = "  from " + sanitize.Line(en.card.client)
+		}
+		fmt.Fprintf(&b, "\n  %s  %s  %s  (since %s)%s", ap.ID, sanitize.Line(ap.Name), sanitize.Line(args), ap.Created.Local().Format("15:04:05"), from)
 	}
 	b.WriteString("\n/approve ID runs it once · /reject ID denies it")
 	m.addNotice(b.String())
@@ -174,7 +178,7 @@ func (m *Model) decideCmd(name string, args []string, approve bool) tea.Cmd {
 		m.badArgs(name)
 		return nil
 	}
-	m.modal = nil
+	m.dropModals(func(md *modal) bool { return md.approval == args[0] })
 	return m.decide(args[0], approve)
 }
 

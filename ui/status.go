@@ -40,6 +40,10 @@ func (m *Model) statusLine() string {
 	if m.pending > 0 {
 		parts = append(parts, st.Busy.Render(fmt.Sprintf("⏸ %d pending", m.pending)))
 	}
+	if m.serving != nil {
+		addr, n := m.serving()
+		parts = append(parts, st.Item.Render(fmt.Sprintf("serving %s · %d %s", sanitize.Line(addr), n, plural(n, "client", "clients"))))
+	}
 	if m.sess.LogProblem() != "" {
 		parts = append(parts, st.Failure.Render("log ✗ unsaved, no tool calls"))
 	}

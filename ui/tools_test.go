@@ -87,14 +87,15 @@ func toolHarness(t *testing.T, mode permissions.Mode) (*harness, *toolServer) {
 }
 
 // toolHarnessWith is toolHarness with session options of its own (the
-// client, model and notes server are set here).
+// client, model and notes server are set here; o's servers are added
+// after it).
 func toolHarnessWith(t *testing.T, o session.Options) (*harness, *toolServer) {
 	t.Helper()
 	srv, w := newToolServer()
 	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(ol.Close)
 	o.Client, o.Host, o.Model = ol.Client(), "127.0.0.1:11434", "qwen3:8b"
-	o.Servers = []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}
+	o.Servers = append([]session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}, o.Servers...)
 	sess := session.New(o)
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)

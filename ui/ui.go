@@ -72,7 +72,15 @@ type Options struct {
 	// (ctrl+s in the model picker) and returns where; main gives it.
 	// Without it, ctrl+s says the model cannot be kept.
 	KeepModel func(name string) (path string, err error)
+	// Serving, when set, says where the gateway beside the chat (latch
+	// --serve) listens and how many clients hold a session with it; the
+	// status line shows it. Send ServingChanged when the count changes.
+	Serving func() (addr string, clients int)
 }
+
+// ServingChanged tells the model that Options.Serving has news: a client
+// came or went.
+type ServingChanged struct{}
 
 // Model is the root Bubble Tea model.
 type Model struct {
@@ -95,10 +103,12 @@ type Model struct {
 	servers       map[string]serverState // by name, from server_status events
 	cards         map[string]*entry      // tool-call cards by call id
 	modal         *modal                 // the permission question, when open
+	behind        []*modal               // the questions queued behind it (modalqueue.go)
 	pr            promptUI               // the servers' prompts (prompts.go)
 	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
 	openURL       func(string) error     // see Options.OpenURL
 	keepModel     modelKeeper            // see Options.KeepModel
+	serving       func() (string, int)   // see Options.Serving
 	clipboard     func(string)           // see Options.Clipboard
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
@@ -165,6 +175,7 @@ func New(o Options) *Model {
 	m.keys.setMouse(m.mouse)
 	m.openURL = o.OpenURL
 	m.keepModel = o.KeepModel
+	m.serving = o.Serving
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
@@ -198,7 +209,7 @@ func (m *Model) replay(r *session.Resumed) {
 	}
 	m.replaying = false
 	m.settleReplayed(r.InDoubt)
-	m.running, m.reply, m.modal = false, nil, nil
+	m.running, m.reply, m.modal, m.behind = false, nil, nil, nil
 	m.addNotice("── resumed ──")
 	for _, w := range r.Warnings {
 		m.addNotice("warning: " + w)
@@ -323,7 +334,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventsClosedMsg:
 	case tickMsg:
 		return m, m.handleTick()
-	case modalReadyMsg, quitWindowOverMsg:
+	case modalReadyMsg, quitWindowOverMsg, ServingChanged:
 		m.dirty = true
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
@@ -476,7 +487,9 @@ func (m *Model) endTurn(e *session.TurnDone) {
 		r.invalidate()
 	}
 	m.reply = nil
-	m.modal = nil
+	// The turn's questions are over; a client's (latch --serve) are not
+	// the turn's.
+	m.dropModals(func(md *modal) bool { return md.card.client == "" })
 	m.chat.dirty = true
 	if !m.replaying {
 		m.sendQueued()
