@@ -81,6 +81,9 @@ type Verdict struct {
 	Source Source
 	// Mode is the effective mode of the call's server.
 	Mode Mode
+	// Rule names the argument rule that decided (Rule.Origin), "" when
+	// none did.
+	Rule string
 }
 
 // Allowed reports whether v lets the call run: its decision is Allow and it

@@ -1,0 +1,87 @@
+package permissions
+
+import "strings"
+
+// ruleSet holds a gate's argument rules, indexed by the tool they are
+// about, so that a call is matched only against the rules that could
+// cover it.
+type ruleSet struct {
+	rules  []Rule
+	home   string                      // expands "~" in a call's values
+	server map[string]map[string][]int // a server's rules: server → its tool name or "*" → indexes
+	named  map[string][]int            // global rules with a namespaced name
+	any    []int                       // global rules for "*"
+}
+
+func newRuleSet(rules []Rule, home string) ruleSet {
+	rs := ruleSet{rules: append([]Rule(nil), rules...), home: strings.ReplaceAll(home, `\`, "/"),
+		server: map[string]map[string][]int{}, named: map[string][]int{}}
+	for i, r := range rs.rules {
+		switch {
+		case r.Server != "":
+			if rs.server[r.Server] == nil {
+				rs.server[r.Server] = map[string][]int{}
+			}
+			rs.server[r.Server][r.Spec.Tool] = append(rs.server[r.Server][r.Spec.Tool], i)
+		case r.Spec.Tool == "*":
+			rs.any = append(rs.any, i)
+		default:
+			rs.named[r.Spec.Tool] = append(rs.named[r.Spec.Tool], i)
+		}
+	}
+	return rs
+}
+
+// severity orders rule decisions: deny over ask over allow.
+func severity(d Decision) int {
+	switch d {
+	case Deny:
+		return 3
+	case AskUser:
+		return 2
+	case Allow:
+		return 1
+	}
+	return 0
+}
+
+// decide returns the rule that decides c, if any: of the rules that
+// cover c's tool and match its arguments, the first (in the order they
+// were given) of the most severe decision — deny over ask over allow,
+// whatever the order.
+func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
+	if len(rs.rules) == 0 {
+		return nil, false
+	}
+	v := &callValues{args: c.Args, home: rs.home}
+	best := -1
+	try := func(idx []int) {
+		for _, i := range idx {
+			r := &rs.rules[i]
+			if best >= 0 {
+				b := &rs.rules[best]
+				if s, bs := severity(r.Decision), severity(b.Decision); s < bs || (s == bs && i > best) {
+					continue // could not change the outcome
+				}
+			}
+			if r.covers(c, servers) && r.matches(v) {
+				best = i
+			}
+		}
+	}
+	if c.Server != "" {
+		byTool := rs.server[c.Server]
+		try(byTool[c.Tool])
+		try(byTool["*"])
+		prefix := c.Server + NamespaceSep
+		try(rs.named[prefix+c.Tool])
+		if c.Name != prefix+c.Tool {
+			try(rs.named[c.Name])
+		}
+	}
+	try(rs.any)
+	if best < 0 {
+		return nil, false
+	}
+	return &rs.rules[best], true
+}
