@@ -36,6 +36,8 @@ type matcher struct {
 	segs []string // matchPath: the cleaned pattern's segments
 	lit  string   // matchPath: the literal start every matching path has
 	glob string   // matchGlob
+	pre  string   // matchGlob, matchRegexp: the literal start of every match
+	suf  string   // matchGlob: the literal end of every match
 	re   *regexp.Regexp
 	num  float64
 	b    bool
@@ -52,11 +54,20 @@ func compileMatcher(v any, home string) (matcher, error) {
 	switch x := v.(type) {
 	case string:
 		if expr, ok := strings.CutPrefix(x, "re:"); ok {
-			re, err := regexp.Compile(`^(?:` + expr + `)$`)
+			// expr must stand on its own, so that the anchors around it
+			// cannot be undone by it ("a)|(.*" would match anything).
+			alone, err := regexp.Compile(expr)
 			if err != nil {
 				return matcher{}, fmt.Errorf("re: %v", err)
 			}
-			return matcher{kind: matchRegexp, re: re}, nil
+			re, err := regexp.Compile(`^(?:` + expr + `)$`)
+			if err != nil {
+				return matcher{}, fmt.Errorf("re: %q cannot be matched against the whole value: %v", expr, err)
+			}
+			// Every match of the anchored expression is a match of expr at
+			// the start of the value: it begins with expr's literal prefix.
+			pre, _ := alone.LiteralPrefix()
+			return matcher{kind: matchRegexp, re: re, pre: pre}, nil
 		}
 		return compileGlob(x, home)
 	case bool:
@@ -85,7 +96,11 @@ func compileGlob(g, home string) (matcher, error) {
 		return matcher{}, fmt.Errorf("%q: ~user is not expanded; write the folder out", g)
 	}
 	if !strings.Contains(g, "/") {
-		return matcher{kind: matchGlob, glob: g}, nil
+		m := matcher{kind: matchGlob, glob: g, pre: g}
+		if i := strings.IndexAny(g, "*?"); i >= 0 {
+			m.pre, m.suf = g[:i], g[strings.LastIndexAny(g, "*?")+1:]
+		}
+		return m, nil
 	}
 	stars := 0
 	for seg := range strings.SplitSeq(g, "/") {
@@ -307,9 +322,9 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 // matchString matches a plain glob or a regexp against s.
 func (m *matcher) matchString(s string) bool {
 	if m.kind == matchRegexp {
-		return m.re.MatchString(s)
+		return strings.HasPrefix(s, m.pre) && m.re.MatchString(s)
 	}
-	return wild(m.glob, s)
+	return strings.HasPrefix(s, m.pre) && strings.HasSuffix(s, m.suf) && wild(m.glob, s)
 }
 
 // matchClean matches one cleaned reading.

@@ -221,6 +221,8 @@ func TestRuleErrorsNameTheRule(t *testing.T) {
 		{RuleSpec{Tool: "t", Decision: "deny", Args: map[string]any{"path": nil}}, "args.path"},
 		{RuleSpec{Tool: "t", Decision: "deny", Args: map[string]any{"*": float64(1)}}, "args.*"},
 		{RuleSpec{Tool: "t", Decision: "deny", Args: map[string]any{"path": ""}}, "args.path"},
+		{RuleSpec{Tool: "t", Decision: "allow", Args: map[string]any{"path": "re:a)|(.*"}}, "args.path"},
+		{RuleSpec{Tool: "t", Decision: "allow", Args: map[string]any{"path": `re:\Qa`}}, "args.path"},
 	}
 	for _, tc := range cases {
 		_, err := CompileRule(tc.spec, "", "config x.json: permissions.rules[2]", testHome)
