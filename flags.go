@@ -22,6 +22,7 @@ type flags struct {
 	host    string
 	mode    string
 	allow   listFlag
+	deny    listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
 	roots   listFlag // --root DIR, repeatable
 	theme   string
 	version bool
@@ -83,7 +84,10 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.StringVar(&f.model, "model", "", "Ollama model `name` (e.g. one listed by `ollama list`)")
 	fs.StringVar(&f.host, "host", "", "Ollama `host`, as OLLAMA_HOST (default http://127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", "", "permission `mode`: read_only, ask, approve or auto")
-	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool); repeatable")
+	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool), or only calls whose arguments match: "+
+		"server__tool(path=~/src/proj/**); repeatable")
+	fs.Var(&f.deny, "deny", "deny a tool's calls by its namespaced `name` (server__tool), or only those whose arguments match: "+
+		"'*(*=~/.ssh/**)'; repeatable; a deny wins over every allow")
 	fs.Var(&f.roots, "root", "a `directory` MCP servers are told of (roots); repeatable, adds to the config's roots. "+
 		"With none given, no roots are offered: a server keeps the folders its own arguments give it")
 	fs.StringVar(&f.theme, "theme", "", "colour `theme`: "+themes.Usage())

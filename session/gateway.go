@@ -59,7 +59,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	if s.servers != nil {
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
-	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	c.perm = gateCall(c.tool, c.args)
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
 		Client: gc.Client})
@@ -70,7 +70,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		return out
 	}
 	v := s.gate.Decide(c.perm)
-	c.mode = v.Mode
+	c.decidedBy(v)
 	if parks(v, gc.ParkUnlisted) {
 		return s.gatewayPark(c, gc.Client, v.Reason, gc.TTL)
 	}
