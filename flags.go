@@ -38,6 +38,7 @@ type flags struct {
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
+	policy    policyArgs   // latch policy check TOOL 'JSON-ARGS' | latch policy list
 }
 
 // listFlag collects a repeatable flag.
@@ -61,6 +62,10 @@ Usage:
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]
                                 decide a gateway's waiting call, from any terminal
+  latch policy check TOOL 'JSON-ARGS' [--mode MODE] [--non-interactive]
+                                the gate's decision on a call, and the rule behind it
+                                (exit 0 allow, 3 ask or park, 1 deny)
+  latch policy list             the modes, allow-list and rules in effect, and their sources
 
 Flags:
 `
@@ -152,6 +157,9 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 	case "approve", "reject":
 		f.command = "decide"
 		f.decide, err = parseDecideArgs(rest[0], rest[1:], out)
+	case "policy":
+		f.command = "policy"
+		f.policy, err = parsePolicyArgs(f, rest[1:], out)
 	default:
 		err = fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
 	}

@@ -85,3 +85,10 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 	}
 	return &rs.rules[best], true
 }
+
+// Rules returns the gate's argument rules, in the order they were given.
+func (g *Gate) Rules() []Rule {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return append([]Rule(nil), g.rules.rules...)
+}
