@@ -87,9 +87,9 @@ func (l *loader) checkRuleReadings(rules []permissions.Rule, servers []ServerCon
 	for i, s := range servers {
 		names[i] = s.Name
 	}
-	for i, r := range rules {
+	for _, r := range rules {
 		if err := permissions.CheckEntry(r.Spec.Tool, names); err != nil {
-			l.errorf("", fmt.Sprintf("permissions.rules[%d].tool", i), "%v", err)
+			l.errs = append(l.errs, fmt.Errorf("%s.tool: %v", r.Origin, err))
 		}
 	}
 }
