@@ -43,6 +43,7 @@ type card struct {
 	approval  string // the approval id while parked
 	reason    string // why it was denied, or the error
 	by        string // "policy" or "user"
+	rule      string // the argument rule that decided, "" when none did
 	started   time.Time
 	duration  time.Duration
 	progress  float64
@@ -100,6 +101,9 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 		out.lines = append(out.lines, style.Render(l))
 	}
 	c.addArgs(out, st, width)
+	if c.rule != "" && c.state != cardDenied { // a denial's reason names it
+		out.add("by rule: "+sanitize.Line(c.rule), st.Chat.Notice.Render)
+	}
 	if c.state == cardRunning && c.total > 0 {
 		out.add(progressBar(c.progress, c.total, min(out.inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
 	}
@@ -312,6 +316,9 @@ func (m *Model) onPermission(e *session.PermissionEvent) bool {
 		return false
 	}
 	c := en.card
+	if e.Rule != "" {
+		c.rule = e.Rule
+	}
 	switch e.Decision {
 	case "asked":
 		c.state = cardAsking
