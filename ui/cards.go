@@ -44,6 +44,9 @@ type card struct {
 	reason    string // why it was denied, or the error
 	by        string // "policy" or "user"
 	rule      string // the argument rule that decided, "" when none did
+	decided   string // the last permission decision: allowed, denied, asked, parked
+	why       string // and its reason, and who made it, for /why
+	whyBy     string
 	started   time.Time
 	duration  time.Duration
 	progress  float64
@@ -319,6 +322,7 @@ func (m *Model) onPermission(e *session.PermissionEvent) bool {
 	if e.Rule != "" {
 		c.rule = e.Rule
 	}
+	c.decided, c.why, c.whyBy = e.Decision, e.Reason, e.By
 	switch e.Decision {
 	case "asked":
 		c.state = cardAsking

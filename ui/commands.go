@@ -39,6 +39,7 @@ func init() {
 		{"mode", "[MODE | SERVER MODE]", "show or set the permission mode: read_only, ask, approve, auto", (*Model).cmdMode},
 		{"allow", "[NAME [--always]]", "list the allow-list and sources, or allow a tool for the session (--always: saved)", (*Model).cmdAllow},
 		{"revoke", "NAME", "remove a tool's saved or session grant", (*Model).cmdRevoke},
+		{"why", "[CALL_ID]", "why the gate decided a call as it did (no id: the last call)", (*Model).cmdWhy},
 		{"approvals", "", "calls waiting for approval", (*Model).cmdApprovals},
 		{"approve", "ID", "run a waiting call once", (*Model).cmdApprove},
 		{"reject", "ID", "deny a waiting call", (*Model).cmdReject},
