@@ -41,6 +41,10 @@ func (l *loader) rules(scope, field, server string, raw json.RawMessage) []permi
 			l.errorf(scope, at+"."+re.Field, "%s", re.Msg)
 			continue
 		}
+		if server != "" && strings.HasPrefix(spec.Tool, server+permissions.NamespaceSep) {
+			l.warnf(scope, at+".tool", "%q: a server's rules name its own tools (%q), so this rule matches no call",
+				spec.Tool, strings.TrimPrefix(spec.Tool, server+permissions.NamespaceSep))
+		}
 		out = append(out, r)
 	}
 	return out
@@ -90,6 +94,10 @@ func (l *loader) checkRuleReadings(rules []permissions.Rule, servers []ServerCon
 	for _, r := range rules {
 		if err := permissions.CheckEntry(r.Spec.Tool, names); err != nil {
 			l.errs = append(l.errs, fmt.Errorf("%s.tool: %v", r.Origin, err))
+		}
+		if r.Spec.Tool != "*" && len(permissions.Readings(r.Spec.Tool, names)) == 0 {
+			l.warns = append(l.warns, fmt.Sprintf("%s.tool: %q names no configured server's tool (server__tool), so this rule matches no call",
+				r.Origin, r.Spec.Tool))
 		}
 	}
 }

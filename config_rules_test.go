@@ -123,3 +123,24 @@ func TestFlagRules(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadConfigRuleWarnings: a rule that can match no call is warned
+// about, naming it.
+func TestLoadConfigRuleWarnings(t *testing.T) {
+	path, dir := writeConfig(t, `{
+	  "permissions": {"rules": [{"tool": "read_text_file", "decision": "deny"}]},
+	  "mcpServers": {"fs": {"command": "x", "rules": [{"tool": "fs__read_text_file", "decision": "deny"}]}}}`)
+	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	warns := strings.Join(cfg.Warnings, "\n")
+	for _, want := range []string{
+		"config " + path + `: permissions.rules[0].tool: "read_text_file" names no configured server's tool`,
+		"config " + path + `: server "fs": rules[0].tool: "fs__read_text_file": a server's rules name its own tools ("read_text_file")`,
+	} {
+		if !strings.Contains(warns, want) {
+			t.Errorf("no warning %q; got:\n%s", want, warns)
+		}
+	}
+}
