@@ -118,7 +118,10 @@ func (s *settings) policy() permissions.Policy {
 	mode, _ := permissions.ParseMode(s.mode) // validated at load
 	p := permissions.Policy{
 		Mode: mode, ServerModes: map[string]permissions.Mode{}, ServerAllow: map[string][]string{},
-		Allow: s.cfg.Permissions.Allow, FlagAllow: s.flagAllow, Home: s.getenv("HOME"),
+		Allow: s.cfg.Permissions.Allow, FlagAllow: s.flagAllow,
+	}
+	if s.getenv != nil {
+		p.Home = s.getenv("HOME")
 	}
 	p.Rules = append(p.Rules, s.flagRules...)
 	p.Rules = append(p.Rules, s.cfg.Permissions.Rules...)
