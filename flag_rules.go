@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"latch/permissions"
@@ -14,7 +13,7 @@ import (
 // the tool's calls when it has no arguments). The rules come --deny first.
 func flagRules(allow, deny, names []string, home string) (entries []string, rules []permissions.Rule, err error) {
 	for _, d := range deny {
-		r, err := flagRule("--deny", d, "deny", names, home)
+		r, err := flagRule("--deny", d, names, home)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -22,7 +21,7 @@ func flagRules(allow, deny, names []string, home string) (entries []string, rule
 	}
 	for _, a := range allow {
 		if strings.Contains(a, "(") {
-			r, err := flagRule("--allow", a, "allow", names, home)
+			r, err := flagRule("--allow", a, names, home)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -44,19 +43,15 @@ func flagRules(allow, deny, names []string, home string) (entries []string, rule
 }
 
 // flagRule compiles one --allow or --deny rule; its errors name it.
-func flagRule(flag, text, decision string, names []string, home string) (permissions.Rule, error) {
-	origin := flag + " " + strconv.Quote(text)
-	spec := permissions.RuleSpec{Tool: strings.TrimSpace(text), Decision: decision}
-	if strings.Contains(text, "(") {
-		var err error
-		if spec, err = permissions.ParseCompact(text, decision, origin); err != nil {
-			return permissions.Rule{}, err
+func flagRule(flag, text string, names []string, home string) (permissions.Rule, error) {
+	r, err := permissions.FlagRule(flag, text, home)
+	if err != nil {
+		return r, err
+	}
+	if r.Spec.Tool != "*" {
+		if err := permissions.CheckEntry(r.Spec.Tool, names); err != nil {
+			return permissions.Rule{}, fmt.Errorf("%s: tool: %v", r.Origin, err)
 		}
 	}
-	if spec.Tool != "*" {
-		if err := permissions.CheckEntry(spec.Tool, names); err != nil {
-			return permissions.Rule{}, fmt.Errorf("%s: tool: %v", origin, err)
-		}
-	}
-	return permissions.CompileRule(spec, "", origin, home)
+	return r, nil
 }

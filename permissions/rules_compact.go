@@ -177,3 +177,30 @@ func formatValue(v any) string {
 	}
 	return "null"
 }
+
+// FlagRule compiles the value of --allow or --deny (flag "--allow" or
+// "--deny"): a rule in the compact form, or a tool's name alone for all
+// its calls. Its Origin is the flag and the value, `--deny "…"`.
+func FlagRule(flag, text, home string) (Rule, error) {
+	decision := strings.TrimPrefix(flag, "--")
+	origin := flag + " " + strconv.Quote(text)
+	spec := RuleSpec{Tool: strings.TrimSpace(text), Decision: decision}
+	if strings.Contains(text, "(") {
+		var err error
+		if spec, err = ParseCompact(text, decision, origin); err != nil {
+			return Rule{}, err
+		}
+	}
+	return CompileRule(spec, "", origin, home)
+}
+
+// FlagText is how --allow or --deny would give r again: the flag and the
+// rule in the compact form (FlagRule reads it back), or "" for a rule that
+// did not come from a flag.
+func (r Rule) FlagText() string {
+	flag := "--" + r.DecisionName()
+	if r.Server != "" || !strings.HasPrefix(r.Origin, flag+" ") {
+		return ""
+	}
+	return flag + " " + FormatCompact(r.Spec)
+}

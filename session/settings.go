@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"latch/mcp"
 	"latch/permissions"
@@ -24,6 +25,9 @@ type SettingsEvent struct {
 	// the definition it was granted for.
 	Grants    map[string]string `json:"grants,omitempty"`
 	FlagAllow []string          `json:"flag_allow,omitempty"`
+	// FlagRules are the argument rules of --allow and --deny, each as
+	// the flag would give it: `--deny *(*=~/.ssh/**)`.
+	FlagRules []string `json:"flag_rules,omitempty"`
 }
 
 // settings is what the session knows of its own permission settings,
@@ -49,6 +53,11 @@ func (s *Session) publishSettings() {
 	}
 	ev.FlagAllow = slices.Clone(s.set.flagAllow)
 	s.mu.Unlock()
+	for _, r := range s.gate.Rules() {
+		if text := r.FlagText(); text != "" {
+			ev.FlagRules = append(ev.FlagRules, text)
+		}
+	}
 	s.publish(ev)
 }
 
@@ -92,6 +101,33 @@ func restoreSettings(o *Options, last *SettingsEvent) (notices []string) {
 			o.Policy.FlagAllow = append(slices.Clone(o.Policy.FlagAllow), a)
 		}
 	}
+	return append(notices, restoreFlagRules(o, last.FlagRules)...)
+}
+
+// restoreFlagRules gives a resumed session back the --allow and --deny
+// rules it ran with (those given again now are kept once): a --deny
+// forgotten on resume would let through what it refused. One that no
+// longer compiles is reported, and left out.
+func restoreFlagRules(o *Options, logged []string) (notices []string) {
+	have := map[string]bool{}
+	for _, r := range o.Policy.Rules {
+		have[r.FlagText()] = true
+	}
+	rules := slices.Clone(o.Policy.Rules)
+	for _, text := range logged {
+		flag, value, ok := strings.Cut(text, " ")
+		if have[text] || !ok || (flag != "--allow" && flag != "--deny") {
+			continue
+		}
+		r, err := permissions.FlagRule(flag, value, o.Policy.Home)
+		if err != nil {
+			notices = append(notices, "this session's "+flag+" rule is left out: "+err.Error())
+			continue
+		}
+		have[text] = true
+		rules = append(rules, r)
+	}
+	o.Policy.Rules = rules
 	return notices
 }
 
