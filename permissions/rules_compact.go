@@ -178,12 +178,16 @@ func formatValue(v any) string {
 	return "null"
 }
 
-// FlagRule compiles the value of --allow or --deny (flag "--allow" or
-// "--deny"): a rule in the compact form, or a tool's name alone for all
-// its calls. Its Origin is the flag and the value, `--deny "…"`.
+// FlagRule compiles the value of --allow or --deny, or of the chat's
+// /allow or /deny (flag is one of those): a rule in the compact form, or a
+// tool's name alone for all its calls. Its Origin is the flag and the
+// value, `--deny "…"`.
 func FlagRule(flag, text, home string) (Rule, error) {
-	decision := strings.TrimPrefix(flag, "--")
+	decision := strings.TrimLeft(flag, "-/")
 	origin := flag + " " + strconv.Quote(text)
+	if decision != "allow" && decision != "deny" {
+		return Rule{}, &RuleError{Origin: origin, Field: "decision", Msg: "only --allow, --deny, /allow and /deny give rules"}
+	}
 	spec := RuleSpec{Tool: strings.TrimSpace(text), Decision: decision}
 	if strings.Contains(text, "(") {
 		var err error
@@ -194,13 +198,25 @@ func FlagRule(flag, text, home string) (Rule, error) {
 	return CompileRule(spec, "", origin, home)
 }
 
-// FlagText is how --allow or --deny would give r again: the flag and the
-// rule in the compact form (FlagRule reads it back), or "" for a rule that
-// did not come from a flag.
+// FlagText is how the flag or chat command that gave r would give it
+// again: `--deny *(*=~/.ssh/**)`, `/allow fs__read_text_file(path=~/src/**)`
+// (FlagRule reads it back), or "" for a rule of the config.
 func (r Rule) FlagText() string {
-	flag := "--" + r.DecisionName()
-	if r.Server != "" || !strings.HasPrefix(r.Origin, flag+" ") {
+	if r.Server != "" {
 		return ""
 	}
-	return flag + " " + FormatCompact(r.Spec)
+	for _, flag := range [2]string{"--" + r.DecisionName(), "/" + r.DecisionName()} {
+		if strings.HasPrefix(r.Origin, flag+" ") {
+			return flag + " " + FormatCompact(r.Spec)
+		}
+	}
+	return ""
+}
+
+// AddRule adds an argument rule for the rest of the session (/allow or
+// /deny in the chat). Only the person at the keyboard gets here.
+func (g *Gate) AddRule(r Rule) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.rules = newRuleSet(append(slices.Clone(g.rules.rules), r), g.rules.home)
 }

@@ -92,3 +92,10 @@ func (g *Gate) Rules() []Rule {
 	defer g.mu.RUnlock()
 	return append([]Rule(nil), g.rules.rules...)
 }
+
+// Home is the folder a leading "~" stands for, in rules and in calls.
+func (g *Gate) Home() string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.rules.home
+}

@@ -25,8 +25,8 @@ type SettingsEvent struct {
 	// the definition it was granted for.
 	Grants    map[string]string `json:"grants,omitempty"`
 	FlagAllow []string          `json:"flag_allow,omitempty"`
-	// FlagRules are the argument rules of --allow and --deny, each as
-	// the flag would give it: `--deny *(*=~/.ssh/**)`.
+	// FlagRules are the argument rules of --allow and --deny, and of
+	// /allow and /deny in the chat, each as given: `--deny *(*=~/.ssh/**)`.
 	FlagRules []string `json:"flag_rules,omitempty"`
 }
 
@@ -105,9 +105,9 @@ func restoreSettings(o *Options, last *SettingsEvent) (notices []string) {
 }
 
 // restoreFlagRules gives a resumed session back the --allow and --deny
-// rules it ran with (those given again now are kept once): a --deny
-// forgotten on resume would let through what it refused. One that no
-// longer compiles is reported, and left out.
+// rules it ran with, and those of /allow and /deny (those given again now
+// are kept once): a --deny forgotten on resume would let through what it
+// refused. One that no longer compiles is reported, and left out.
 func restoreFlagRules(o *Options, logged []string) (notices []string) {
 	have := map[string]bool{}
 	for _, r := range o.Policy.Rules {
@@ -116,7 +116,7 @@ func restoreFlagRules(o *Options, logged []string) (notices []string) {
 	rules := slices.Clone(o.Policy.Rules)
 	for _, text := range logged {
 		flag, value, ok := strings.Cut(text, " ")
-		if have[text] || !ok || (flag != "--allow" && flag != "--deny") {
+		if have[text] || !ok {
 			continue
 		}
 		r, err := permissions.FlagRule(flag, value, o.Policy.Home)
@@ -153,4 +153,26 @@ func clip(s string) string {
 		return string(r[:80]) + "…"
 	}
 	return s
+}
+
+// AddRule adds an argument rule for the rest of the session, given as
+// /allow or /deny (flag) takes it: a namespaced tool's name, or the
+// compact form. It is logged with the settings, so a resumed session
+// keeps it.
+func (s *Session) AddRule(flag, text string) (permissions.Rule, error) {
+	r, err := permissions.FlagRule(flag, text, s.gate.Home())
+	if err != nil {
+		return r, err
+	}
+	if r.Spec.Tool != "*" {
+		if err := permissions.CheckEntry(r.Spec.Tool, s.ServerNames()); err != nil {
+			return permissions.Rule{}, fmt.Errorf("%s: tool: %v", r.Origin, err)
+		}
+		if len(permissions.Readings(r.Spec.Tool, s.ServerNames())) == 0 {
+			return permissions.Rule{}, fmt.Errorf("%s: tool: %q names no configured server's tool (server__tool, or *)", r.Origin, r.Spec.Tool)
+		}
+	}
+	s.gate.AddRule(r)
+	s.publishSettings()
+	return r, nil
 }

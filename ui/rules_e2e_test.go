@@ -98,6 +98,20 @@ func TestFilesystemRulesThroughTheGate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, "new.txt")); err == nil {
 		t.Error("n in the box still wrote the file")
 	}
+
+	// Rules typed in the chat: /allow lets the listing of the project
+	// run in read_only, /deny refuses a read the config's rule allows.
+	h.command("/allow fs__list_directory(path=" + proj + ")")
+	h.command("/deny fs__read_text_file(path=" + proj + "/a.txt)")
+	h.srv.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{call("call_ls", "list_directory", "path", proj),
+		call("call_a", "read_text_file", "path", proj+"/a.txt")}}, ollamatest.TextTurn("listed"))
+	h.send("list and read")
+	if c := h.m.cardFor("call_ls").card; c.state != cardDone || !strings.HasPrefix(c.rule, `/allow "fs__list_directory(path=`) {
+		t.Errorf("/allow should let the listing run, naming its rule: state %v, rule %q\n%s", c.state, c.rule, h.m.View())
+	}
+	if c := h.m.cardFor("call_a").card; c.state != cardDenied || !strings.HasPrefix(c.rule, `/deny "fs__read_text_file(path=`) {
+		t.Errorf("/deny should refuse the read the config allows, naming its rule: state %v, rule %q\n%s", c.state, c.rule, h.m.View())
+	}
 }
 
 // lastToolContents joins the tool messages of a request.
