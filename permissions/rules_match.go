@@ -202,18 +202,39 @@ type callValues struct {
 	home     string
 	strs     []string // every string argument, at any depth
 	strsDone bool
-	readings map[string]*reading
+	// readings are made once per string: most calls have a few, which a
+	// list finds faster than a map hashes them; past listedReadings, the
+	// map finds them.
+	readings []*reading
+	byString map[string]*reading
 }
 
+// listedReadings is how many readings a call keeps in a list only.
+const listedReadings = 16
+
 func (v *callValues) reading(s string) *reading {
-	if r, ok := v.readings[s]; ok {
-		return r
-	}
-	if v.readings == nil {
-		v.readings = make(map[string]*reading)
+	if v.byString != nil {
+		if r, ok := v.byString[s]; ok {
+			return r
+		}
+	} else {
+		for _, r := range v.readings {
+			if r.raw == s {
+				return r
+			}
+		}
 	}
 	r := newReading(s, v.home)
-	v.readings[s] = r
+	v.readings = append(v.readings, r)
+	switch {
+	case v.byString != nil:
+		v.byString[s] = r
+	case len(v.readings) > listedReadings:
+		v.byString = make(map[string]*reading, 2*len(v.readings))
+		for _, x := range v.readings {
+			v.byString[x.raw] = x
+		}
+	}
 	return r
 }
 

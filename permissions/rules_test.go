@@ -271,3 +271,32 @@ func TestCompactForm(t *testing.T) {
 		}
 	}
 }
+
+// TestManyStrings: a call with more strings than readings kept in a list
+// is decided the same: a deny rule fires on the one string it covers, an
+// allow rule vouches only when every string matches.
+func TestManyStrings(t *testing.T) {
+	t.Parallel()
+	var paths []any
+	for i := range 3 * listedReadings {
+		paths = append(paths, fmt.Sprintf("/p/f%d", i))
+	}
+	call := func(extra string) Call {
+		return Call{Server: "fs", Tool: "read_multiple_files", Name: "fs__read_multiple_files",
+			Args: map[string]any{"paths": append(append([]any(nil), paths...), extra), "again": paths}}
+	}
+	deny := NewGate(Policy{Mode: Auto, Home: testHome, Rules: []Rule{mustRule(t, "", "*", map[string]any{"*": "~/.ssh/**"}, "deny")}})
+	if v := deny.Decide(call("/home/me/.ssh/id")); v.Decision != Deny {
+		t.Errorf("a deny rule on the last of many strings: %v", v.Decision)
+	}
+	if v := deny.Decide(call("/p/x")); v.Decision != Allow {
+		t.Errorf("no string under ~/.ssh: %v, want allow (auto)", v.Decision)
+	}
+	allow := NewGate(Policy{Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"*": "/p/**"}, "allow")}})
+	if v := allow.Decide(call("/p/x")); v.Decision != Allow {
+		t.Errorf("every string under /p: %v, want allow", v.Decision)
+	}
+	if v := allow.Decide(call("/q/x")); v.Decision != Deny {
+		t.Errorf("one string outside /p: %v, want deny (read_only)", v.Decision)
+	}
+}
