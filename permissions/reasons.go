@@ -63,7 +63,11 @@ func ruleSays(c Call, r *Rule) string {
 	case AskUser:
 		verb = "to be asked about"
 	}
-	return c.Name + " with these arguments is " + verb + " by rule " + r.Compact() + " (" + r.Origin + ")"
+	what := c.Name + " with these arguments"
+	if len(r.args) == 0 {
+		what = c.Name
+	}
+	return what + " is " + verb + " by rule " + r.Compact() + " (" + r.Origin + ")"
 }
 
 // savedChanged says that c's tool has a saved grant for another definition.

@@ -55,7 +55,12 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 	}
 	v := &callValues{args: c.Args, home: rs.home}
 	best := -1
+	// The rules of one list are about the same tool, so whether they
+	// cover c is asked of the first only.
 	try := func(idx []int) {
+		if len(idx) == 0 || !rs.rules[idx[0]].covers(c, servers) {
+			return
+		}
 		for _, i := range idx {
 			r := &rs.rules[i]
 			if best >= 0 {
@@ -64,7 +69,7 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 					continue // could not change the outcome
 				}
 			}
-			if r.covers(c, servers) && r.matches(v) {
+			if r.matches(v) {
 				best = i
 			}
 		}
