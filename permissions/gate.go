@@ -85,7 +85,7 @@ func (g *Gate) Decide(c Call) Verdict {
 	v := g.decide(c)
 	// The one non-interactive policy: with no one to ask, ask means deny.
 	if v.Decision == AskUser && !g.interactive {
-		return Verdict{Decision: Deny, Reason: noOneToAsk(c, v), By: ByPolicy, Mode: v.Mode, Rule: v.Rule}
+		return Verdict{Decision: Deny, Reason: noOneToAsk(c, v), By: ByPolicy, Mode: v.Mode, Rule: v.Rule, NoOneToAsk: true}
 	}
 	return v
 }

@@ -89,7 +89,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 // call needs an allow-list entry.
 func gatewayDenial(c *toolCall, v permissions.Verdict) string {
 	switch {
-	case v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly:
+	case v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly && v.Rule == "":
 		return permissions.GatewayReason(c.perm, v.Mode)
 	case v.Reason != "":
 		return v.Reason

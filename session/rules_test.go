@@ -54,3 +54,35 @@ func TestArgumentRulesDecideAndAreNamed(t *testing.T) {
 		t.Errorf("writes that ran: %q, want only the first", got)
 	}
 }
+
+// TestGatewayNeverParksADenyRule: latch serve parks a call that would be
+// put to a person, but never one a deny rule refuses — in ask mode, and
+// with ParkUnlisted in read_only — while a call an ask rule covers parks.
+func TestGatewayNeverParksADenyRule(t *testing.T) {
+	t.Parallel()
+	rule := func(args map[string]any, decision string) permissions.Rule {
+		r, err := permissions.CompileRule(permissions.RuleSpec{Tool: "write_note", Args: args, Decision: decision}, "notes", decision+" rule", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, mode := range []permissions.Mode{permissions.Ask, permissions.ReadOnly} {
+		h := newToolHarness(t, session.Options{NonInteractive: true, Policy: permissions.Policy{Mode: mode, Rules: []permissions.Rule{
+			rule(map[string]any{"text": "re:.*secret.*"}, "deny"), rule(map[string]any{"text": "ask*"}, "ask")}}})
+		ctx := bounded(t)
+		call := func(text string) session.GatewayOutcome {
+			return h.sess.GatewayCall(ctx, session.GatewayCall{Client: "c", Name: "notes__write_note",
+				Arguments: map[string]any{"text": text}, ParkUnlisted: true})
+		}
+		if out := call("the secret"); out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "deny rule") {
+			t.Errorf("%s: a call a deny rule covers: %+v, want denied naming the rule", mode, out)
+		}
+		if out := call("ask me"); out.Decision != session.GatewayParked {
+			t.Errorf("%s: a call an ask rule covers: %+v, want parked", mode, out)
+		}
+		if w := h.notes.written(); len(w) != 0 {
+			t.Errorf("%s: calls ran: %q", mode, w)
+		}
+	}
+}
