@@ -74,6 +74,17 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 			}
 		}
 	}
+	rs.candidates(c, try)
+	if best < 0 {
+		return nil, false
+	}
+	return &rs.rules[best], true
+}
+
+// candidates calls try with each list of rules that could cover c: its
+// server's rules for its tool and for "*", the global rules naming it,
+// and the global "*" ones.
+func (rs *ruleSet) candidates(c Call, try func([]int)) {
 	if c.Server != "" {
 		byTool := rs.server[c.Server]
 		try(byTool[c.Tool])
@@ -85,10 +96,25 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 		}
 	}
 	try(rs.any)
-	if best < 0 {
-		return nil, false
-	}
-	return &rs.rules[best], true
+}
+
+// MayAsk reports whether an ask rule covers c's tool, whatever the
+// arguments: some call of it may be put to a person (latch serve then
+// serves it as a tool whose calls may park).
+func (g *Gate) MayAsk(c Call) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	rs := &g.rules
+	may := false
+	rs.candidates(c, func(idx []int) {
+		if len(idx) == 0 || may || !rs.rules[idx[0]].covers(c, g.servers) {
+			return
+		}
+		for _, i := range idx {
+			may = may || rs.rules[i].Decision == AskUser
+		}
+	})
+	return may
 }
 
 // Rules returns the gate's argument rules, in the order they were given.

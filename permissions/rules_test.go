@@ -300,3 +300,20 @@ func TestManyStrings(t *testing.T) {
 		t.Errorf("one string outside /p: %v, want deny (read_only)", v.Decision)
 	}
 }
+
+// TestMayAsk: an ask rule on a tool's arguments says that some call of
+// it may be put to a person; a deny or allow rule does not.
+func TestMayAsk(t *testing.T) {
+	t.Parallel()
+	g := NewGate(Policy{Rules: []Rule{
+		mustRule(t, "fs", "write_file", map[string]any{"path": "/etc/**"}, "ask"),
+		mustRule(t, "", "fs__read_text_file", map[string]any{"path": "/p/**"}, "allow"),
+		mustRule(t, "", "*", map[string]any{"*": "/s/**"}, "deny"),
+	}})
+	if !g.MayAsk(Call{Server: "fs", Tool: "write_file", Name: "fs__write_file"}) {
+		t.Error("write_file has an ask rule")
+	}
+	if g.MayAsk(fsRead(nil)) || g.MayAsk(Call{Server: "mem", Tool: "write_file", Name: "mem__write_file"}) {
+		t.Error("no ask rule covers read_text_file, nor mem's write_file")
+	}
+}

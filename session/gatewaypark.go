@@ -54,8 +54,9 @@ func (s *Session) GatewayParks(name string, parkUnlisted bool) bool {
 	if !ok {
 		return false
 	}
-	v := s.gate.Decide(permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest})
-	return parks(v, parkUnlisted)
+	c := permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest}
+	return parks(s.gate.Decide(c), parkUnlisted) || s.gate.MayAsk(c) // an ask rule parks some calls
+
 }
 
 // gatewayPark parks a gateway's call as the chat's approve mode parks one

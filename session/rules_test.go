@@ -84,5 +84,8 @@ func TestGatewayNeverParksADenyRule(t *testing.T) {
 		if w := h.notes.written(); len(w) != 0 {
 			t.Errorf("%s: calls ran: %q", mode, w)
 		}
+		if !h.sess.GatewayParks("notes__write_note", false) {
+			t.Errorf("%s: write_note, which an ask rule covers, is not served as a tool whose calls may park", mode)
+		}
 	}
 }
