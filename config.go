@@ -1,6 +1,7 @@
 package main
 
 import (
+	"latch/permissions"
 	"latch/themes"
 
 	"bytes"
@@ -101,6 +102,9 @@ type PermissionsConfig struct {
 	// the caller applies the default (read_only) after flags and env.
 	Mode  string
 	Allow []string // "allow": namespaced tool names like fs__read_text_file, matched exactly
+	// Rules are "rules": argument rules on namespaced tool names or "*"
+	// (config_rules.go).
+	Rules []permissions.Rule
 }
 
 // ServerConfig is one entry of "mcpServers". Credentials are only named here
@@ -126,6 +130,9 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	// Rules are "rules": argument rules on the server's own tool names
+	// (config_rules.go).
+	Rules []permissions.Rule
 	// Inputs are the ids of the VS Code ${input:ID} values its strings
 	// still hold, in order: asked for at start, or the server is left out
 	// (inputs.go). Secrets are the values given, redacted everywhere.
@@ -221,7 +228,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 var (
 	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
-	permissionsKeys = []string{"mode", "allow"}
+	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
 
@@ -286,6 +293,7 @@ func (l *loader) load(data []byte) *Config {
 		l.unknownKeys("", "permissions", perm, permissionsKeys)
 		cfg.Permissions.Mode = l.mode("", "permissions.mode", perm["mode"])
 		cfg.Permissions.Allow = l.allowList("", "permissions.allow", perm["allow"])
+		cfg.Permissions.Rules = l.rules("", "permissions.rules", "", perm["rules"])
 	}
 	cfg.Theme, _ = l.str("", "theme", top["theme"])
 	if on := l.boolean("", "mouse", top["mouse"]); on != nil {
@@ -300,6 +308,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
+	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
 	l.ignoredNotice()
 	cfg.Warnings = l.warns

@@ -23,7 +23,7 @@ import (
 var serverKeys = []string{
 	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
-	"allow", "tools", "mode", "timeout", "connect_timeout", "disabled",
+	"allow", "rules", "tools", "mode", "timeout", "connect_timeout", "disabled",
 	"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file", "client_secret_command",
 	"client_key_file", "client_metadata_url", "scopes", "grant", "store",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
@@ -106,6 +106,9 @@ func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *Ser
 	s.TokenCommand, _ = l.strList(srv, "token_command", obj["token_command"])
 	s.Allow = l.allowList(srv, "allow", obj["allow"])
 	l.checkServerKinds(srv, s.Allow)
+	if obj["rules"] != nil {
+		s.Rules = l.rules(srv, "rules", s.Name, obj["rules"])
+	}
 	s.Tools = l.toolList(srv, "tools", obj["tools"])
 	s.Mode = l.mode(srv, "mode", obj["mode"])
 	s.Timeout = l.duration(srv, "timeout", obj["timeout"], DefaultTimeout)

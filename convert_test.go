@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"latch/mcp"
+	"latch/permissions"
 	"latch/session"
 )
 
@@ -16,7 +17,7 @@ import (
 var (
 	// Inputs are asked for before (inputs.go): a server that still has
 	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
-	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true}
+	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true}
 	mcpOnly    = map[string]bool{"InProcess": true}
 	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )
@@ -87,6 +88,8 @@ func fillField(t *testing.T, name string, v reflect.Value, i int) {
 		v.Set(reflect.ValueOf(map[string]string{name: "v"}))
 	case time.Duration:
 		v.Set(reflect.ValueOf(time.Duration(i+1) * time.Second))
+	case []permissions.Rule:
+		v.Set(reflect.ValueOf([]permissions.Rule{{Origin: name}}))
 	default:
 		t.Fatalf("field %s: teach fillField its type %s", name, v.Type())
 	}

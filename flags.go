@@ -22,6 +22,7 @@ type flags struct {
 	host    string
 	mode    string
 	allow   listFlag
+	deny    listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
 	roots   listFlag // --root DIR, repeatable
 	theme   string
 	version bool
@@ -38,6 +39,7 @@ type flags struct {
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
+	policy    policyArgs   // latch policy check TOOL 'JSON-ARGS' | latch policy list
 }
 
 // listFlag collects a repeatable flag.
@@ -62,6 +64,10 @@ Usage:
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]
                                 decide a gateway's waiting call: a person, at a terminal
+  latch policy check TOOL 'JSON-ARGS' [--mode MODE] [--non-interactive]
+                                the gate's decision on a call, and the rule behind it
+                                (exit 0 allow, 3 ask or park, 1 deny)
+  latch policy list             the modes, allow-list and rules in effect, and their sources
 
 Flags:
 `
@@ -85,7 +91,10 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.StringVar(&f.model, "model", "", "Ollama model `name` (e.g. one listed by `ollama list`)")
 	fs.StringVar(&f.host, "host", "", "Ollama `host`, as OLLAMA_HOST (default http://127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", "", "permission `mode`: read_only, ask, approve or auto")
-	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool); repeatable")
+	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool), or only calls whose arguments match: "+
+		"server__tool(path=~/src/proj/**); repeatable")
+	fs.Var(&f.deny, "deny", "deny a tool's calls by its namespaced `name` (server__tool), or only those whose arguments match: "+
+		"'*(*=~/.ssh/**)'; repeatable; a deny wins over every allow")
 	fs.Var(&f.roots, "root", "a `directory` MCP servers are told of (roots); repeatable, adds to the config's roots. "+
 		"With none given, no roots are offered: a server keeps the folders its own arguments give it")
 	fs.StringVar(&f.theme, "theme", "", "colour `theme`: "+themes.Usage())
@@ -154,6 +163,9 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 	case "approve", "reject":
 		f.command = "decide"
 		f.decide, err = parseDecideArgs(rest[0], rest[1:], out)
+	case "policy":
+		f.command = "policy"
+		f.policy, err = parsePolicyArgs(f, rest[1:], out)
 	default:
 		err = fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
 	}

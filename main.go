@@ -68,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return listApprovals(s, time.Now(), stdout, stderr)
 	case "decide":
 		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
+	case "policy":
+		return runPolicy(s, f, stdout, stderr)
 	}
 	if f.resume != "" {
 		// Before the screen: a session that is not there, or a gateway's

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"latch/permissions"
@@ -23,7 +22,8 @@ type settings struct {
 	model     string
 	host      *url.URL
 	mode      string
-	flagAllow []string // --allow alone
+	flagAllow []string           // --allow alone
+	flagRules []permissions.Rule // --deny, then --allow in the compact form (flag_rules.go)
 	theme     string
 	keepAlive *time.Duration
 	stateDir  string   // where session logs live
@@ -49,18 +49,10 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	for i, sv := range cfg.Servers {
 		names[i] = sv.Name
 	}
-	for _, a := range f.allow {
-		if strings.ContainsAny(a, "*?[") {
-			return nil, fmt.Errorf("--allow %q: matching is exact; list each tool", a)
-		}
-		if err := permissions.CheckEntry(a, names); err != nil {
-			return nil, fmt.Errorf("--allow: %v", err)
-		}
-		if err := permissions.CheckKindEntry(a, names); err != nil {
-			return nil, fmt.Errorf("--allow: %v", err)
-		}
+	s.flagAllow, s.flagRules, err = flagRules(f.allow, f.deny, names, getenv("HOME"))
+	if err != nil {
+		return nil, err
 	}
-	s.flagAllow = f.allow
 	s.theme = first(f.theme, cfg.Theme, "auto")
 	s.themeFlag = f.theme != ""
 	if s.themeFlag {
@@ -128,6 +120,11 @@ func (s *settings) policy() permissions.Policy {
 		Mode: mode, ServerModes: map[string]permissions.Mode{}, ServerAllow: map[string][]string{},
 		Allow: s.cfg.Permissions.Allow, FlagAllow: s.flagAllow,
 	}
+	if s.getenv != nil {
+		p.Home = s.getenv("HOME")
+	}
+	p.Rules = append(p.Rules, s.flagRules...)
+	p.Rules = append(p.Rules, s.cfg.Permissions.Rules...)
 	for _, sv := range s.cfg.Servers {
 		p.Servers = append(p.Servers, sv.Name)
 	}
@@ -140,6 +137,7 @@ func (s *settings) policy() permissions.Policy {
 		if len(sv.Allow) > 0 {
 			p.ServerAllow[sv.Name] = sv.Allow
 		}
+		p.Rules = append(p.Rules, sv.Rules...)
 	}
 	return p
 }

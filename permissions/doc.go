@@ -13,6 +13,13 @@
 // grants made in this session. Matching is exact and case-sensitive: no globs,
 // no prefixes, no case folding.
 //
+// Argument rules (rules*.go) look at a call's arguments: globs, "re:"
+// regular expressions and exact values, matched against lexically cleaned
+// paths, never the file system. Of the rules that match, deny wins over
+// ask and ask over allow; a deny or ask rule wins over the allow-list,
+// grants and the mode, and an allow rule allows only in read_only and ask
+// mode (docs/PERMISSIONS.md, "Argument rules").
+//
 // Every entry is decided on the call's server and original tool name, never
 // on the model-facing string alone. A namespaced entry names one server's tool
 // (server__tool, the tool by its original name, or by its model-facing name

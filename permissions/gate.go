@@ -26,6 +26,7 @@ type Gate struct {
 	saved       map[savedKey]string            // saved grants: server and tool → definition digest
 	decisions   map[string]bool                // call id → the user's decision
 	interactive bool                           // someone can answer an AskUser
+	rules       ruleSet                        // the argument rules (rules_set.go)
 }
 
 // NewGate returns an interactive gate for p. It copies p, so later changes to
@@ -40,6 +41,7 @@ func NewGate(p Policy) *Gate {
 		flagAllow:   nameSet(p.FlagAllow),
 		servers:     knownServers(p),
 		interactive: true,
+		rules:       newRuleSet(p.Rules, p.Home),
 	}
 	for server, m := range p.ServerModes {
 		g.serverModes[server] = m.orReadOnly()
@@ -83,20 +85,31 @@ func (g *Gate) Decide(c Call) Verdict {
 	v := g.decide(c)
 	// The one non-interactive policy: with no one to ask, ask means deny.
 	if v.Decision == AskUser && !g.interactive {
-		return Verdict{Decision: Deny, Reason: noOneToAsk(c), By: ByPolicy, Mode: v.Mode}
+		return Verdict{Decision: Deny, Reason: noOneToAsk(c, v), By: ByPolicy, Mode: v.Mode, Rule: v.Rule, NoOneToAsk: true}
 	}
 	return v
 }
 
-// decide applies the gate's table (docs/ARCHITECTURE.md). The caller holds g.mu.
+// decide applies the gate's table (docs/ARCHITECTURE.md): a deny or ask
+// rule first, then the allow-list, then an allow rule where the mode lets
+// a rule allow, then the mode. The caller holds g.mu.
 func (g *Gate) decide(c Call) Verdict {
 	mode, overridden := g.effectiveMode(c.Server)
+	r, ruled := g.rules.decide(c, g.servers)
+	if ruled {
+		if v, ok := ruleVerdict(c, r, mode); ok {
+			return v
+		}
+	}
 	if src, ok := g.listed(c); ok {
 		by := ByPolicy
 		if src == FromSession || src == FromSaved {
 			by = ByUser
 		}
 		return Verdict{Decision: Allow, Reason: allowedBy(c, src), By: by, Source: src, Mode: mode}
+	}
+	if ruled && r.Decision == Allow && (mode == ReadOnly || mode == Ask) {
+		return Verdict{Decision: Allow, Reason: ruleSays(c, r), By: ByPolicy, Mode: mode, Rule: r.Origin}
 	}
 	stale := ""
 	if g.savedStale(c) {
@@ -112,6 +125,25 @@ func (g *Gate) decide(c Call) Verdict {
 	default: // ReadOnly; effectiveMode never returns an unknown mode
 		return Verdict{Decision: Deny, Reason: readOnlyDenial(c, overridden, g.interactive) + stale, By: ByPolicy, Mode: ReadOnly}
 	}
+}
+
+// ruleVerdict is the verdict of a deny or ask rule, which no allow-list
+// entry, grant or mode lifts: deny denies; ask asks the person, or, in
+// approve mode, parks the call for them. An allow rule gives no verdict
+// here (ok false): it allows only what neither the allow-list nor the
+// mode already decides.
+func ruleVerdict(c Call, r *Rule, mode Mode) (Verdict, bool) {
+	switch r.Decision {
+	case Deny:
+		return Verdict{Decision: Deny, Reason: ruleSays(c, r), By: ByPolicy, Mode: mode, Rule: r.Origin}, true
+	case AskUser:
+		d, then := AskUser, "; asking the user"
+		if mode == Approve {
+			d, then = Park, "; waiting for approval"
+		}
+		return Verdict{Decision: d, Reason: ruleSays(c, r) + then, By: ByPolicy, Mode: mode, Rule: r.Origin}, true
+	}
+	return Verdict{}, false
 }
 
 // listed reports whether c is allow-listed and by which source, trying the

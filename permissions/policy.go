@@ -62,6 +62,15 @@ type Policy struct {
 	// tools of two servers allows neither. Without them the gate knows only
 	// the servers ServerModes and ServerAllow name.
 	Servers []string
+	// Rules are the argument rules (CompileRule): --allow and --deny in
+	// their compact form, permissions.rules and the servers' rules. Of
+	// the rules that match a call, deny wins over ask and ask over allow,
+	// whatever their order; the order only says which of several rules of
+	// the winning decision is named as the one that decided.
+	Rules []Rule
+	// Home expands a leading "~" in a call's string arguments, as rules
+	// read them; "" leaves it as it is.
+	Home string
 }
 
 // Reading is one way to read a namespaced name: a tool of a server.
@@ -134,6 +143,8 @@ type Call struct {
 	// Digest is the digest of the tool's definition (schema and description),
 	// "" if unknown. A session grant only covers the definition it was made for.
 	Digest string
+	// Args are the call's arguments, as the argument rules read them.
+	Args map[string]any
 }
 
 // Entry is one allow-list entry and where it came from, as /allow lists it.

@@ -1,5 +1,7 @@
 package permissions
 
+import "strings"
+
 // The reasons below reach the model (as the tool's error) and the user (on the
 // tool card), so each says what happened and what the user could do. They are
 // built by concatenation, not fmt: one is built for every call the gate
@@ -42,10 +44,30 @@ func readOnlyDenial(c Call, overridden, interactive bool) string {
 	return notListed(c, ReadOnly) + "; the user can allow it with /allow " + c.Name + " or " + modeCmd
 }
 
-// noOneToAsk explains why an ask-mode call is denied in non-interactive mode.
-func noOneToAsk(c Call) string {
+// noOneToAsk explains why a call the gate would ask about is denied in
+// non-interactive mode: an ask rule, or ask mode.
+func noOneToAsk(c Call, v Verdict) string {
+	if v.Rule != "" {
+		return "no one to ask in non-interactive mode (-p); " + strings.TrimSuffix(v.Reason, "; asking the user")
+	}
 	return "no one to ask in non-interactive mode (-p); " + notListed(c, Ask) +
 		"; the user can allow it with --allow " + c.Name
+}
+
+// ruleSays names the argument rule that decided c, and what it says.
+func ruleSays(c Call, r *Rule) string {
+	verb := "denied"
+	switch r.Decision {
+	case Allow:
+		verb = "allowed"
+	case AskUser:
+		verb = "to be asked about"
+	}
+	what := c.Name + " with these arguments"
+	if len(r.args) == 0 {
+		what = c.Name
+	}
+	return what + " is " + verb + " by rule " + r.Compact() + " (" + r.Origin + ")"
 }
 
 // savedChanged says that c's tool has a saved grant for another definition.

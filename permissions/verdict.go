@@ -81,6 +81,13 @@ type Verdict struct {
 	Source Source
 	// Mode is the effective mode of the call's server.
 	Mode Mode
+	// Rule names the argument rule that decided (Rule.Origin), "" when
+	// none did.
+	Rule string
+	// NoOneToAsk is set on a Deny that stands only because no one can be
+	// asked (ask mode, or an ask rule, in a non-interactive gate): a
+	// person could still allow the call. Any other Deny is final.
+	NoOneToAsk bool
 }
 
 // Allowed reports whether v lets the call run: its decision is Allow and it

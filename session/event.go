@@ -221,6 +221,10 @@ type PermissionEvent struct {
 	By       string `json:"by"`
 	Reason   string `json:"reason,omitempty"`
 	Mode     string `json:"mode"`
+	// Rule names the argument rule that decided, or put the call to the
+	// person: `config FILE: permissions.rules[2]`, `--deny "…"`; "" when
+	// none did.
+	Rule string `json:"rule,omitempty"`
 }
 
 // ApprovalParkedEvent says a call waits for a person's decision.

@@ -68,7 +68,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	if s.servers != nil {
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
-	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	c.perm = gateCall(c.tool, c.args)
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
 		Client: gc.Client})
@@ -79,7 +79,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		return out
 	}
 	v := s.gate.Decide(c.perm)
-	c.mode = v.Mode
+	c.decidedBy(v)
 	if v.Decision == permissions.AskUser && gc.Ask > 0 {
 		return s.gatewayAsk(ctx, c, gc, v.Reason)
 	}
@@ -104,7 +104,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 // call needs an allow-list entry.
 func gatewayDenial(c *toolCall, v permissions.Verdict) string {
 	switch {
-	case v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly:
+	case v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly && v.Rule == "":
 		return permissions.GatewayReason(c.perm, v.Mode)
 	case v.Reason != "":
 		return v.Reason

@@ -29,15 +29,17 @@ type gatewayParked struct {
 }
 
 // parks says whether the gate's verdict puts the call to a person, whom
-// the gateway parks it for: ask mode (denied now only because no one is
-// at a prompt), approve mode, and with parkUnlisted an unlisted tool in
-// read_only.
+// the gateway parks it for: ask mode or an ask rule (denied now only
+// because no one is at a prompt), approve mode, and with parkUnlisted an
+// unlisted tool in read_only. A deny rule's refusal is final: never parked.
 func parks(v permissions.Verdict, parkUnlisted bool) bool {
 	switch {
 	case v.Decision == permissions.Allow:
 		return false
-	case v.Decision == permissions.Park, v.Decision == permissions.AskUser, v.Mode == permissions.Ask:
+	case v.Decision == permissions.Park, v.Decision == permissions.AskUser, v.NoOneToAsk:
 		return true
+	case v.Rule != "":
+		return false
 	}
 	return parkUnlisted && v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly
 }
@@ -53,8 +55,9 @@ func (s *Session) GatewayParks(name string, parkUnlisted bool) bool {
 	if !ok {
 		return false
 	}
-	v := s.gate.Decide(permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest})
-	return parks(v, parkUnlisted)
+	c := permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest}
+	return parks(s.gate.Decide(c), parkUnlisted) || s.gate.MayAsk(c) // an ask rule parks some calls
+
 }
 
 // gatewayPark parks a gateway's call as the chat's approve mode parks one

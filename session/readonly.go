@@ -8,7 +8,8 @@ import "latch/permissions"
 // harmless changes nothing. The way out differs with no one to ask (-p):
 // only --allow, since ask mode would deny as well.
 func (s *Session) explainReadOnly(c *toolCall, v permissions.Verdict) {
-	if v.Decision != permissions.Deny || v.Mode != permissions.ReadOnly || v.By != permissions.ByPolicy || c.perm.Name == "" {
+	if v.Decision != permissions.Deny || v.Mode != permissions.ReadOnly || v.By != permissions.ByPolicy || c.perm.Name == "" ||
+		v.Rule != "" { // a rule's denial names the rule; /allow would not lift it
 		return
 	}
 	s.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"latch/mcp"
 	"latch/permissions"
@@ -24,6 +25,9 @@ type SettingsEvent struct {
 	// the definition it was granted for.
 	Grants    map[string]string `json:"grants,omitempty"`
 	FlagAllow []string          `json:"flag_allow,omitempty"`
+	// FlagRules are the argument rules of --allow and --deny, and of
+	// /allow and /deny in the chat, each as given: `--deny *(*=~/.ssh/**)`.
+	FlagRules []string `json:"flag_rules,omitempty"`
 }
 
 // settings is what the session knows of its own permission settings,
@@ -49,6 +53,11 @@ func (s *Session) publishSettings() {
 	}
 	ev.FlagAllow = slices.Clone(s.set.flagAllow)
 	s.mu.Unlock()
+	for _, r := range s.gate.Rules() {
+		if text := r.FlagText(); text != "" {
+			ev.FlagRules = append(ev.FlagRules, text)
+		}
+	}
 	s.publish(ev)
 }
 
@@ -92,6 +101,33 @@ func restoreSettings(o *Options, last *SettingsEvent) (notices []string) {
 			o.Policy.FlagAllow = append(slices.Clone(o.Policy.FlagAllow), a)
 		}
 	}
+	return append(notices, restoreFlagRules(o, last.FlagRules)...)
+}
+
+// restoreFlagRules gives a resumed session back the --allow and --deny
+// rules it ran with, and those of /allow and /deny (those given again now
+// are kept once): a --deny forgotten on resume would let through what it
+// refused. One that no longer compiles is reported, and left out.
+func restoreFlagRules(o *Options, logged []string) (notices []string) {
+	have := map[string]bool{}
+	for _, r := range o.Policy.Rules {
+		have[r.FlagText()] = true
+	}
+	rules := slices.Clone(o.Policy.Rules)
+	for _, text := range logged {
+		flag, value, ok := strings.Cut(text, " ")
+		if have[text] || !ok {
+			continue
+		}
+		r, err := permissions.FlagRule(flag, value, o.Policy.Home)
+		if err != nil {
+			notices = append(notices, "this session's "+flag+" rule is left out: "+err.Error())
+			continue
+		}
+		have[text] = true
+		rules = append(rules, r)
+	}
+	o.Policy.Rules = rules
 	return notices
 }
 
@@ -117,4 +153,26 @@ func clip(s string) string {
 		return string(r[:80]) + "…"
 	}
 	return s
+}
+
+// AddRule adds an argument rule for the rest of the session, given as
+// /allow or /deny (flag) takes it: a namespaced tool's name, or the
+// compact form. It is logged with the settings, so a resumed session
+// keeps it.
+func (s *Session) AddRule(flag, text string) (permissions.Rule, error) {
+	r, err := permissions.FlagRule(flag, text, s.gate.Home())
+	if err != nil {
+		return r, err
+	}
+	if r.Spec.Tool != "*" {
+		if err := permissions.CheckEntry(r.Spec.Tool, s.ServerNames()); err != nil {
+			return permissions.Rule{}, fmt.Errorf("%s: tool: %v", r.Origin, err)
+		}
+		if len(permissions.Readings(r.Spec.Tool, s.ServerNames())) == 0 {
+			return permissions.Rule{}, fmt.Errorf("%s: tool: %q names no configured server's tool (server__tool, or *)", r.Origin, r.Spec.Tool)
+		}
+	}
+	s.gate.AddRule(r)
+	s.publishSettings()
+	return r, nil
 }

@@ -84,10 +84,23 @@ type toolCall struct {
 	known   bool
 	perm    permissions.Call
 	mode    permissions.Mode // the effective mode the gate decided in
+	rule    string           // the argument rule that decided, "" when none did
 
 	dismissed bool // a call in doubt the user chose not to run again
 	prior     bool // the decision made before a restart, if hasPrior
 	hasPrior  bool
+}
+
+// gateCall is what the gate decides on for a call of t with args: the
+// tool as the session's own table has it, and the arguments as sent.
+func gateCall(t mcp.Tool, args map[string]any) permissions.Call {
+	return permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest, Args: args}
+}
+
+// decidedBy keeps what the gate's verdict says of the call: the mode it
+// was decided in and the rule that decided, for its permission events.
+func (c *toolCall) decidedBy(v permissions.Verdict) {
+	c.mode, c.rule = v.Mode, v.Rule
 }
 
 // ruling is what became of a call at the gate: it runs, it is refused
@@ -118,7 +131,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 		return s.fail(c, why), true
 	}
 	v := s.gate.Decide(c.perm)
-	c.mode = v.Mode
+	c.decidedBy(v)
 	r, settled := s.rulePrior(c)
 	if !settled {
 		switch v.Decision {
@@ -158,7 +171,7 @@ func (s *Session) lookUp(turn int, call api.ToolCall) *toolCall {
 	if s.servers != nil {
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
-	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	c.perm = gateCall(c.tool, c.args)
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
 		FromText: s.fromTextCall(c.id)})
@@ -362,7 +375,7 @@ func (s *Session) publishDecision(approvalID, callID, decision, by, reason strin
 // permission publishes the gate's (or the user's) decision on a call.
 func (s *Session) permission(c *toolCall, decision, by, reason string) {
 	s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: c.turn, CallID: c.id, Tool: c.name,
-		Decision: decision, By: by, Reason: reason, Mode: c.mode.String()})
+		Decision: decision, By: by, Reason: reason, Mode: c.mode.String(), Rule: c.rule})
 }
 
 // reply is the tool message that answers the call with content.

@@ -78,6 +78,9 @@ type Permissions interface {
 	// Revoke removes a tool's saved and session grants (/revoke NAME) and
 	// says what it removed.
 	Revoke(name string) ([]string, error)
+	// AddRule adds an argument rule for the session: /allow or /deny
+	// (flag) with a tool's name or the compact form TOOL(ARG=PATTERN, …).
+	AddRule(flag, text string) (permissions.Rule, error)
 }
 
 // Decisions answer the gate's questions: an asked call (the modal) and

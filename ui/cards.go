@@ -44,6 +44,10 @@ type card struct {
 	approval  string // the approval id while parked
 	reason    string // why it was denied, or the error
 	by        string // "policy" or "user"
+	rule      string // the argument rule that decided, "" when none did
+	decided   string // the last permission decision: allowed, denied, asked, parked
+	why       string // and its reason, and who made it, for /why
+	whyBy     string
 	started   time.Time
 	duration  time.Duration
 	progress  float64
@@ -101,6 +105,9 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 		out.lines = append(out.lines, style.Render(l))
 	}
 	c.addArgs(out, st, width)
+	if c.rule != "" && c.state != cardDenied { // a denial's reason names it
+		out.add("by rule: "+sanitize.Line(c.rule), st.Chat.Notice.Render)
+	}
 	if c.state == cardRunning && c.total > 0 {
 		out.add(progressBar(c.progress, c.total, min(out.inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
 	}
@@ -316,6 +323,10 @@ func (m *Model) onPermission(e *session.PermissionEvent) bool {
 		return false
 	}
 	c := en.card
+	if e.Rule != "" {
+		c.rule = e.Rule
+	}
+	c.decided, c.why, c.whyBy = e.Decision, e.Reason, e.By
 	switch e.Decision {
 	case "asked":
 		c.state = cardAsking

@@ -90,7 +90,7 @@ func (m *Model) argOptions(name string, pos int) []candidate {
 		return plainCandidates(m.themeNames())
 	case name == "approve" || name == "reject":
 		return m.approvalOptions()
-	case name == "allow" || name == "revoke":
+	case name == "allow" || name == "revoke" || name == "deny":
 		return m.toolOptions()
 	case name == "context":
 		return []candidate{{"4096", ""}, {"8192", ""}, {"16384", ""}, {"32768", ""}, {"default", "drop the session's setting"}}

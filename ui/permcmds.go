@@ -67,6 +67,10 @@ func (m *Model) warnAuto(md permissions.Mode, whose string) {
 // a tool for the rest of the session, or always (--always: saved to the
 // grants file). Only the person at the keyboard gets here.
 func (m *Model) cmdAllow(args []string) tea.Cmd {
+	if text := strings.Join(args, " "); strings.Contains(text, "(") {
+		m.addRule("/allow", text) // an argument rule (rulecmds.go)
+		return nil
+	}
 	always := false
 	if n := len(args); n > 0 && args[n-1] == "--always" {
 		always, args = true, args[:n-1]

@@ -1,0 +1,228 @@
+package permissions
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// propertyCases is how many random (rules, call) cases each property runs.
+const propertyCases = 100_000
+
+// rulePools are small, so that random rules and calls often meet.
+var (
+	ruleTools    = []string{"*", "read", "write", "fs__read", "fs__write", "mem__read", "fs__*"}
+	ruleArgNames = []string{"path", "*", "n", "flag", "paths"}
+	rulePatterns = []any{"/p/**", "/p/*", "/p/a", "~/.ssh/**", "*.txt", "re:/p/.*", "re:.*ssh.*", "/q/**",
+		"**", "*", float64(1), true, "re:(", "~bob/x"}
+	ruleDecisions  = []string{"allow", "ask", "deny", "allow", "allow"}
+	callValuesPool = []any{"/p", "/p/a", "/p/a.txt", "/p/../q/x", "/q/a", "~/.ssh/id", "/home/me/.ssh/id",
+		"/p/a/../../home/me/.ssh/id", `/p\..\home\me\.ssh\id`, "p/a", "", float64(1), true, "~bob/x",
+		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}}
+)
+
+func randomRules(rng *rand.Rand) []Rule {
+	var out []Rule
+	for i := range rng.IntN(5) {
+		spec := RuleSpec{Tool: ruleTools[rng.IntN(len(ruleTools))], Decision: ruleDecisions[rng.IntN(len(ruleDecisions))],
+			Args: map[string]any{}}
+		for range rng.IntN(3) {
+			spec.Args[ruleArgNames[rng.IntN(len(ruleArgNames))]] = rulePatterns[rng.IntN(len(rulePatterns))]
+		}
+		server := ""
+		if rng.IntN(3) == 0 {
+			server = []string{"fs", "mem"}[rng.IntN(2)]
+			spec.Tool = []string{"*", "read", "write"}[rng.IntN(3)]
+		}
+		if r, err := CompileRule(spec, server, fmt.Sprintf("rule[%d]", i), testHome); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func randomCall(rng *rand.Rand) Call {
+	server := []string{"fs", "mem"}[rng.IntN(2)]
+	tool := []string{"read", "write"}[rng.IntN(2)]
+	args := map[string]any{}
+	for range rng.IntN(3) {
+		args[ruleArgNames[rng.IntN(len(ruleArgNames))]] = callValuesPool[rng.IntN(len(callValuesPool))]
+	}
+	return Call{Server: server, Tool: tool, Name: server + NamespaceSep + tool, Args: args}
+}
+
+// alone reports whether r, as the only rule of a read_only gate with
+// nothing listed, decides c: the rule matched c on its own.
+func alone(r Rule, c Call) bool {
+	g := NewGate(Policy{Rules: []Rule{r}, Home: testHome, Servers: []string{"fs", "mem"}})
+	return g.Decide(c).Rule != ""
+}
+
+// TestPropertyRules: over random rules and calls, deny always wins, an
+// ask rule is never overruled by an allow, and a read_only server is
+// never widened beyond its allow-list and its allow rules.
+func TestPropertyRules(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(24, 1))
+	for i := range propertyCases {
+		rules, c := randomRules(rng), randomCall(rng)
+		mode := Mode(rng.IntN(4))
+		listed := rng.IntN(2) == 0
+		p := Policy{Mode: mode, Rules: rules, Home: testHome, Servers: []string{"fs", "mem"}}
+		if listed {
+			p.Allow = []string{c.Name}
+		}
+		v := NewGate(p).Decide(c)
+		var deny, ask, allow bool
+		for _, r := range rules {
+			if alone(r, c) {
+				switch r.Decision {
+				case Deny:
+					deny = true
+				case AskUser:
+					ask = true
+				case Allow:
+					allow = true
+				}
+			}
+		}
+		fail := func(why string) {
+			t.Fatalf("case %d: %s: mode %s, listed %v, call %v, rules %v: %v (%s)", i, why, mode, listed, c.Args,
+				compacts(rules), v.Decision, v.Reason)
+		}
+		switch {
+		case deny && v.Decision != Deny:
+			fail("a deny rule matched, the call was not denied")
+		case !deny && ask && v.Decision != AskUser && v.Decision != Park:
+			fail("an ask rule matched, the call was not put to a person")
+		case mode == ReadOnly && v.Decision == Allow && !(listed || allow):
+			fail("read_only allowed a call neither listed nor allowed by a rule")
+		case mode == ReadOnly && v.Decision == Park:
+			fail("read_only parked a call")
+		case mode == ReadOnly && v.Decision == AskUser && !ask:
+			fail("read_only asked without an ask rule")
+		case v.Decision == Allow && mode != Auto && !listed && !allow:
+			fail("allowed with no listing, no allow rule, and not auto")
+		}
+	}
+}
+
+func compacts(rules []Rule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.Compact()+" "+r.DecisionName())
+	}
+	return out
+}
+
+// Path pieces for the traversal property: near misses of the folder
+// /home/me/src/p.
+var (
+	travFolders = []string{"/home/me/src/p", "~/src/p", "/home/me", "/h"}
+	travPieces  = []string{"home", "me", "src", "p", "q", "..", ".", "", "~", "~me", "~bob", "p..", ".ssh", "x"}
+	travSeps    = []string{"/", "/", "//", `\`}
+)
+
+func randomPath(rng *rand.Rand) string {
+	var b strings.Builder
+	switch rng.IntN(4) {
+	case 0:
+		b.WriteString("~/")
+	case 1:
+		b.WriteString(travPieces[rng.IntN(len(travPieces))])
+	default:
+		b.WriteString("/")
+	}
+	for range rng.IntN(7) {
+		b.WriteString(travPieces[rng.IntN(len(travPieces))])
+		b.WriteString(travSeps[rng.IntN(len(travSeps))])
+	}
+	if rng.IntN(2) == 0 {
+		b.WriteString(travPieces[rng.IntN(len(travPieces))])
+	}
+	return b.String()
+}
+
+// resolve is a naive lexical resolution written for this test: it shares
+// no code with the gate. "~" and "~/" are the home; '\' is a separator
+// when backslash is set; it returns the resolved path and whether it is
+// absolute.
+func resolve(v string, backslash bool) string {
+	if backslash {
+		v = strings.ReplaceAll(v, `\`, "/")
+	}
+	if v == "~" || strings.HasPrefix(v, "~/") {
+		v = testHome + v[1:]
+	}
+	abs := strings.HasPrefix(v, "/")
+	var stack []string
+	for _, part := range strings.Split(v, "/") {
+		switch part {
+		case "", ".":
+		case "..":
+			if len(stack) > 0 && stack[len(stack)-1] != ".." {
+				stack = stack[:len(stack)-1]
+			} else if !abs {
+				stack = append(stack, "..")
+			}
+		default:
+			stack = append(stack, part)
+		}
+	}
+	out := strings.Join(stack, "/")
+	if abs {
+		return "/" + out
+	}
+	return out
+}
+
+// inside reports whether the resolved p is folder or below it.
+func inside(p, folder string) bool {
+	return p == folder || strings.HasPrefix(p, strings.TrimSuffix(folder, "/")+"/")
+}
+
+// TestPropertyNoTraversal: over random paths full of "..", ".", "//",
+// "./", trailing '/', "~user" and '\', an allow rule FOLDER/** matches a
+// value only when every way to read it resolves inside FOLDER, and a deny
+// rule FOLDER/** fires whenever one does.
+func TestPropertyNoTraversal(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(24, 2))
+	allowed := 0
+	defer func() {
+		if !t.Failed() && allowed < propertyCases/100 {
+			t.Errorf("only %d of %d random paths resolved inside the folder: the property says little", allowed, propertyCases)
+		}
+	}()
+	for i := range propertyCases {
+		folder := travFolders[rng.IntN(len(travFolders))]
+		value := randomPath(rng)
+		pattern := folder + "/**"
+		if rng.IntN(4) == 0 {
+			pattern = folder + "/"
+		}
+		want := resolve(folder, false)
+		readings := []string{resolve(value, false), resolve(value, true)}
+		every := inside(readings[0], want) && inside(readings[1], want)
+		some := inside(readings[0], want) || inside(readings[1], want)
+		call := fsRead(value)
+		allow := NewGate(Policy{Home: testHome, Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"path": pattern}, "allow")}})
+		deny := NewGate(Policy{Mode: Auto, Home: testHome, Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"path": pattern}, "deny")}})
+		exact := strings.HasSuffix(pattern, "/") // FOLDER/ is FOLDER itself only
+		wantAllow, wantDeny := every, some
+		if exact {
+			wantAllow = readings[0] == want && readings[1] == want
+			wantDeny = readings[0] == want || readings[1] == want
+		}
+		if wantAllow {
+			allowed++
+		}
+		if got := allow.Decide(call).Decision == Allow; got != wantAllow {
+			t.Fatalf("case %d: allow %s, value %q (reads %q): allowed %v, want %v", i, pattern, value, readings, got, wantAllow)
+		}
+		if got := deny.Decide(call).Decision == Deny; got != wantDeny {
+			t.Fatalf("case %d: deny %s, value %q (reads %q): denied %v, want %v", i, pattern, value, readings, got, wantDeny)
+		}
+	}
+}
