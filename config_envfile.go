@@ -70,7 +70,7 @@ func readEnvFile(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, errUnwrap(err))
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	vars := map[string]string{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)

@@ -69,7 +69,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 	defer cancel()
 	out := &lineWriter{w: stdout}
 	pr, pw := io.Pipe()
-	defer pr.Close()
+	defer func() { _ = pr.Close() }()
 	ss := server.NewStdioServer(g.srv)
 	ss.SetErrorLogger(log.New(io.Discard, "", 0)) // it would print what the client sent
 	server.WithWorkerPoolSize(g.lim.l.Concurrent + g.lim.l.Polls + refusers)(ss)
@@ -83,7 +83,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 		return c
 	})
 	go func() {
-		defer pw.Close()
+		defer func() { _ = pw.Close() }()
 		br := bufio.NewReaderSize(stdin, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
