@@ -31,6 +31,7 @@ type flags struct {
 	json      bool         // --json: events as NDJSON on stdout
 	cont      bool         // --continue: resume the latest session
 	resume    string       // --resume ID
+	fork      string       // --fork ID: a new session branched from ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
 	command   string       // a subcommand: "sessions", "serve", "approvals" or "decide"
@@ -95,6 +96,7 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.BoolVar(&f.json, "json", false, "with -p: print the events as NDJSON on stdout instead of the answer")
 	fs.BoolVar(&f.cont, "continue", false, "resume the latest session")
 	fs.StringVar(&f.resume, "resume", "", "resume the session with this `id` (see latch sessions)")
+	fs.StringVar(&f.fork, "fork", "", "start a new session branched from the session with this `id` (it stays as it was)")
 	fs.StringVar(&f.approve, "approve", "", "with --resume: approve the parked call with this approval `id`")
 	fs.StringVar(&f.reject, "reject", "", "with --resume: reject the parked call with this approval `id`")
 	fs.Usage = func() {
@@ -114,6 +116,10 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	switch {
 	case f.cont && f.resume != "":
 		return f, errors.New("--continue and --resume ID are exclusive")
+	case f.fork != "" && (f.cont || f.resume != ""):
+		return f, errors.New("--fork ID goes alone: not with --continue or --resume")
+	case f.fork != "" && !session.ValidID(f.fork):
+		return f, fmt.Errorf("--fork %s: not a session id (letters, digits, - and _ only; see latch sessions)", sanitize.Line(f.fork))
 	case f.resume != "" && !session.ValidID(f.resume):
 		return f, fmt.Errorf("--resume %s: not a session id (letters, digits, - and _ only; see latch sessions)", sanitize.Line(f.resume))
 	case (f.approve != "" || f.reject != "") && f.resume == "" && !f.cont:

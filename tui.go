@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 	"github.com/ollama/ollama/api"
 	"golang.org/x/term"
 
@@ -79,9 +80,38 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	profile := lipgloss.ColorProfile()
 	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
+	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput}
+	for {
+		from, model, err := runChat(quit, s, f, env)
+		if err != nil || from == "" {
+			return err
+		}
+		// /fork: the chat goes on in a new session branched from the one
+		// that just closed, with its model.
+		f.resume, f.cont, f.fork = "", false, from
+		s.model = model
+		env.notices = nil
+	}
+}
+
+// chatEnv is what runTUI learnt of the terminal before the first chat.
+type chatEnv struct {
+	pal        themes.Palette
+	dark       bool
+	configHome string
+	notices    []string
+	profile    termenv.Profile
+	syncOutput bool
+}
+
+// runChat runs one session's chat on the screen until the user quits, or
+// quit is done. After /fork it returns the session's id and model, for
+// the chat to go on in a fork of it.
+func runChat(quit context.Context, s *settings, f flags, env chatEnv) (forkFrom, model string, err error) {
+	pal, dark, configHome, notices, profile, syncOutput := env.pal, env.dark, env.configHome, env.notices, env.profile, env.syncOutput
 	sess, resumed, err := openSession(s, f, false)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	sub := sess.Subscribe()
 	sess.Start()
@@ -107,7 +137,7 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	// terminal tells apart into those Bubble Tea knows.
 	keys, err := keyboard()
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	if keys != os.Stdin {
 		defer func() { _ = keys.Close() }() // the terminal opened for reading: nothing was written
@@ -121,8 +151,11 @@ func runTUI(quit context.Context, s *settings, f flags) error {
 	}
 	p := tea.NewProgram(m, opts...)
 	defer context.AfterFunc(quit, p.Quit)()
-	_, err = p.Run()
-	return err
+	final, err := p.Run()
+	if fm, ok := final.(*ui.Model); ok && err == nil && fm.Forking() {
+		return sess.ID(), sess.Model(), nil
+	}
+	return "", "", err
 }
 
 // keyboard is the terminal the keys are read from: stdin, or when stdin is
