@@ -34,10 +34,11 @@ type flags struct {
 	fork      string       // --fork ID: a new session branched from ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
-	command   string       // a subcommand: "sessions", "serve", "approvals" or "decide"
+	command   string       // a subcommand: "sessions", "serve", "approvals", "decide" or "export"
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
+	export    exportArgs   // latch export ID [--format md|json|html] [-o FILE]
 }
 
 // listFlag collects a repeatable flag.
@@ -58,6 +59,9 @@ Usage:
                                 delete sessions idle that long
   latch serve --stdio | --listen 127.0.0.1:PORT [--quiet] [--json] [--fresh]
                                 serve the servers' tools to other MCP clients, through the gate
+  latch --fork ID               a new session branched from a saved one (which stays as it was)
+  latch export ID [--format md|json|html] [-o FILE]
+                                a saved session's transcript, redacted (md by default)
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]
                                 decide a gateway's waiting call: a person, at a terminal
@@ -151,6 +155,9 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 		if len(rest) > 1 {
 			err = fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
 		}
+	case "export":
+		f.command = "export"
+		f.export, err = parseExportArgs(rest[1:], out)
 	case "approve", "reject":
 		f.command = "decide"
 		f.decide, err = parseDecideArgs(rest[0], rest[1:], out)

@@ -68,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return listApprovals(s, time.Now(), stdout, stderr)
 	case "decide":
 		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
+	case "export":
+		return runExport(s, f.export, stdout, stderr)
 	}
 	if id := f.resume + f.fork; id != "" {
 		// Before the screen: a session that is not there, or a gateway's
