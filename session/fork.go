@@ -32,7 +32,8 @@ type ForkPoint struct {
 // but not run, in doubt) are left out with every event of theirs, and the
 // model is told they were not run; session grants and the parent's --allow
 // are not carried; the mode (and each server's) is the narrower of the
-// parent's and the one the fork is started with (o.Policy). The parent's
+// parent's and the one the fork is started with (o.Policy, --mode
+// included: on a fork it narrows, never widens). The parent's
 // log is only read, without its lock: it stays as it was, resumable.
 func Fork(o Options, dir, parent string) (*Session, *Resumed, error) {
 	if err := Exists(dir, parent); err != nil {
@@ -61,6 +62,9 @@ func Fork(o Options, dir, parent string) (*Session, *Resumed, error) {
 	if err := WriteFileAtomic(path, buf.Bytes(), 0o600); err != nil {
 		return nil, nil, fmt.Errorf("fork %s: %w", parent, err)
 	}
+	// The fork's settings are already the narrower; a --mode given now
+	// narrows them (it is in o.Policy), and never widens them.
+	o.ModeFromFlag = false
 	s, r, err := Resume(o, dir, id)
 	if err != nil {
 		_ = os.Remove(path) // nothing was said in it yet
@@ -100,9 +104,12 @@ func forkEvents(id, parent string, events []Event, st *logState, o Options) ([]E
 		for _, c := range last.ToolCalls {
 			var m api.Message
 			switch r := st.results[c.ID]; {
+			case left[c.ID] && st.started[c.ID]:
+				m = api.Message{Role: "tool", ToolName: c.Function.Name, ToolCallID: c.ID,
+					Content: errorJSON("outcome unknown: the call had started in session " + parent + " when latch stopped, and this conversation was forked from it before its result; it is not run again here")}
 			case left[c.ID]:
 				m = api.Message{Role: "tool", ToolName: c.Function.Name, ToolCallID: c.ID,
-					Content: errorJSON("not run: this conversation was forked from session " + parent + " before the call was decided or finished")}
+					Content: errorJSON("not run: this conversation was forked from session " + parent + " before the call was decided or run")}
 			case r != nil && !st.messaged[c.ID]:
 				m = restoredResult(c, r)
 			default:

@@ -156,6 +156,7 @@ func TestForkNeverWidensPermissions(t *testing.T) {
 	fol := newServer(t, logModel)
 	fol.Script(logCallsTurn(logCall("call_put_cup", "box__put", "thing", "cup")))
 	o := logOptions(fol, dir, box, permissions.Auto) // wider than the parent's
+	o.ModeFromFlag = true                            // as --mode auto on the command line
 	f, _ := fork(t, o, dir, parent.ID())
 	if f.Mode() != permissions.Approve {
 		t.Errorf("the fork's mode is %s, want the parent's approve (the narrower)", f.Mode())
@@ -187,5 +188,50 @@ func TestForkOfAGatewayRunIsRefused(t *testing.T) {
 	}
 	if sums, _ := session.List(dir); len(sums) != 1 {
 		t.Errorf("a refused fork left a log behind: %+v", sums)
+	}
+}
+
+// A call that had started when latch stopped (in doubt) is not taken into
+// a fork: it is not run again there, and the model is told its outcome is
+// unknown, not that it did not run.
+func TestForkLeavesACallInDoubt(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir := t.TempDir()
+	ol := newServer(t, logModel)
+	ol.Script(logCallsTurn(logCall("call_put_pen", "box__put", "thing", "pen")), ollamatest.TextTurn("Done."))
+	parent := session.New(logOptions(ol, dir, box, permissions.Auto))
+	r := startLogged(t, parent)
+	send(t, parent, "put a pen in the box")
+	finishedWith(t, r.turn(), session.ReasonStop)
+	parent.Close()
+	// The log as a crash while the put ran leaves it: up to its start.
+	lines := logLines(t, logFile(dir, parent.ID()))
+	cut := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"type":"tool_result"`) })
+	if cut < 0 {
+		t.Fatal("no tool_result in the log")
+	}
+	writeLines(t, logFile(dir, parent.ID()), lines[:cut])
+
+	fol := newServer(t, logModel)
+	fol.Script(ollamatest.TextTurn("I cannot tell whether the pen went in."))
+	f, res := fork(t, logOptions(fol, dir, box, permissions.Auto), dir, parent.ID())
+	if len(res.InDoubt)+len(f.InDoubtCalls()) != 0 || f.Blocked() != "" {
+		t.Fatalf("the fork took up the call in doubt: %+v, blocked %q", res.InDoubt, f.Blocked())
+	}
+	fr := startLogged(t, f)
+	send(t, f, "did it work?")
+	finishedWith(t, fr.turn(), session.ReasonStop)
+	if w := box.written(); !slices.Equal(w, []string{"pen"}) {
+		t.Errorf("puts %v: the call in doubt ran again in the fork", w)
+	}
+	var told string
+	for _, m := range fol.Requests()[0].Messages {
+		if m.Role == "tool" && m.ToolCallID == "call_put_pen" {
+			told = m.Content
+		}
+	}
+	if !strings.Contains(told, "outcome unknown") || strings.Contains(told, "not run:") {
+		t.Errorf("the model was told %q of the call in doubt, want that its outcome is unknown", told)
 	}
 }
