@@ -30,7 +30,8 @@ type ForkPoint struct {
 // A fork never holds more than its parent did, nor anything the parent
 // still waits on: the calls the parent has not answered (parked, approved
 // but not run, in doubt) are left out with every event of theirs, and the
-// model is told they were not run; session grants and the parent's --allow
+// model is told each was not run (one in doubt: that its outcome is
+// unknown, and it is not run again); session grants and the parent's --allow
 // are not carried; the mode (and each server's) is the narrower of the
 // parent's and the one the fork is started with (o.Policy, --mode
 // included: on a fork it narrows, never widens). The parent's
