@@ -33,13 +33,15 @@ type flags struct {
 	cont      bool         // --continue: resume the latest session
 	resume    string       // --resume ID
 	serveAddr string       // --serve ADDR: the chat with a gateway beside it
+	fork      string       // --fork ID: a new session branched from ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
-	command   string       // a subcommand: "sessions", "serve", "approvals" or "decide"
+	command   string       // a subcommand: "sessions", "serve", "approvals", "decide" or "export"
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
 	policy    policyArgs   // latch policy check TOOL 'JSON-ARGS' | latch policy list
+	export    exportArgs   // latch export ID [--format md|json|html] [-o FILE]
 }
 
 // listFlag collects a repeatable flag.
@@ -61,6 +63,9 @@ Usage:
                                 delete sessions idle that long
   latch serve --stdio | --listen 127.0.0.1:PORT [--quiet] [--json] [--fresh]
                                 serve the servers' tools to other MCP clients, through the gate
+  latch --fork ID               a new session branched from a saved one (which stays as it was)
+  latch export ID [--format md|json|html] [-o FILE]
+                                a saved session's transcript, redacted (md by default)
   latch approvals               calls waiting for a person (of gateways and chats)
   latch approve ID | latch reject ID [--reason TEXT]
                                 decide a gateway's waiting call: a person, at a terminal
@@ -108,6 +113,7 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.StringVar(&f.resume, "resume", "", "resume the session with this `id` (see latch sessions)")
 	fs.StringVar(&f.serveAddr, "serve", "", "with the chat: serve its tools to other MCP clients at http://`ADDR`/mcp beside it "+
 		"(as latch serve --listen; needs a bearer token); their calls that need a person are asked in the chat")
+	fs.StringVar(&f.fork, "fork", "", "start a new session branched from the session with this `id` (it stays as it was)")
 	fs.StringVar(&f.approve, "approve", "", "with --resume: approve the parked call with this approval `id`")
 	fs.StringVar(&f.reject, "reject", "", "with --resume: reject the parked call with this approval `id`")
 	fs.Usage = func() {
@@ -127,6 +133,10 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	switch {
 	case f.cont && f.resume != "":
 		return f, errors.New("--continue and --resume ID are exclusive")
+	case f.fork != "" && (f.cont || f.resume != ""):
+		return f, errors.New("--fork ID goes alone: not with --continue or --resume")
+	case f.fork != "" && !session.ValidID(f.fork):
+		return f, fmt.Errorf("--fork %s: not a session id (letters, digits, - and _ only; see latch sessions)", sanitize.Line(f.fork))
 	case f.resume != "" && !session.ValidID(f.resume):
 		return f, fmt.Errorf("--resume %s: not a session id (letters, digits, - and _ only; see latch sessions)", sanitize.Line(f.resume))
 	case (f.approve != "" || f.reject != "") && f.resume == "" && !f.cont:
@@ -160,6 +170,9 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 		if len(rest) > 1 {
 			err = fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
 		}
+	case "export":
+		f.command = "export"
+		f.export, err = parseExportArgs(rest[1:], out)
 	case "approve", "reject":
 		f.command = "decide"
 		f.decide, err = parseDecideArgs(rest[0], rest[1:], out)

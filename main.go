@@ -70,11 +70,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
 	case "policy":
 		return runPolicy(s, f, stdout, stderr)
+	case "export":
+		return runExport(s, f.export, stdout, stderr)
 	}
-	if f.resume != "" {
+	if id := f.resume + f.fork; id != "" {
 		// Before the screen: a session that is not there, or a gateway's
-		// run, is a usage error.
-		if err := session.Resumable(s.stateDir, f.resume); err != nil {
+		// run, is a usage error (--resume and --fork are exclusive).
+		if err := session.Resumable(s.stateDir, id); err != nil {
 			say(stderr, err.Error())
 			return exitUsage
 		}

@@ -45,7 +45,7 @@ func serverTools(cs []ServerConfig) map[string][]string {
 }
 
 // openSession makes the session the flags ask for: a new one, or a resumed
-// one (--continue, --resume ID). Both log to the state directory.
+// one (--continue, --resume ID), or a fork (--fork ID). All log to the state directory.
 func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
 	o := sessionOptions(s, f, nonInteractive)
 	o.Client = ollamaClient(s)
@@ -56,6 +56,9 @@ func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *
 			return nil, nil, fmt.Errorf("--continue: %w", err)
 		}
 		id = latest
+	}
+	if f.fork != "" {
+		return session.Fork(o, s.stateDir, f.fork)
 	}
 	if id == "" {
 		return session.New(o), nil, nil

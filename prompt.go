@@ -41,7 +41,7 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 		fmt.Fprintln(stderr, "latch: -p needs a prompt (or --resume ID --approve APPROVAL_ID -p \"\")")
 		return exitUsage
 	}
-	if s.model == "" && f.resume == "" && !f.cont {
+	if s.model == "" && f.resume == "" && f.fork == "" && !f.cont { // those take the logged model
 		fmt.Fprintln(stderr, "latch: -p needs a model: --model NAME, $LATCH_MODEL or \"model\" in the config")
 		return exitUsage
 	}

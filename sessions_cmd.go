@@ -163,6 +163,9 @@ func listSessions(s *settings, now time.Time, stdout, stderr io.Writer) int {
 		if len(x.Pending) > 0 {
 			pending = sanitize.Line(strings.Join(x.Pending, ",")) // ids from a log a person may have edited
 		}
+		if x.Parent != "" {
+			prompt = "(forked from " + x.Parent + ") " + prompt
+		}
 		if x.Gateway {
 			model, pending, prompt = "gateway", "-", gatewayLine(x, now)
 		}

@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 	"github.com/ollama/ollama/api"
 	"golang.org/x/term"
 
@@ -80,9 +81,39 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	profile := lipgloss.ColorProfile()
 	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
+	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput}
+	for {
+		from, model, err := runChat(quit, s, f, env, gw)
+		if err != nil || from == "" {
+			return err
+		}
+		// /fork: the chat goes on in a new session branched from the one
+		// that just closed, with its model.
+		f.resume, f.cont, f.fork = "", false, from
+		s.model = model
+		env.notices = nil
+	}
+}
+
+// chatEnv is what runTUI learnt of the terminal before the first chat.
+type chatEnv struct {
+	pal        themes.Palette
+	dark       bool
+	configHome string
+	notices    []string
+	profile    termenv.Profile
+	syncOutput bool
+}
+
+// runChat runs one session's chat on the screen until the user quits, or
+// quit is done. After /fork it returns the session's id and model, for
+// the chat to go on in a fork of it. With gw (latch --serve) its gateway
+// serves beside it, over its session (and /fork is refused).
+func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGateway) (forkFrom, model string, err error) {
+	pal, dark, configHome, notices, profile, syncOutput := env.pal, env.dark, env.configHome, env.notices, env.profile, env.syncOutput
 	sess, resumed, err := openSession(s, f, false)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	sub := sess.Subscribe()
 	sess.Start()
@@ -109,7 +140,7 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	// terminal tells apart into those Bubble Tea knows.
 	keys, err := keyboard()
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	if keys != os.Stdin {
 		defer func() { _ = keys.Close() }() // the terminal opened for reading: nothing was written
@@ -130,8 +161,11 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 		defer stop()
 		gw.start(ctx, s, sess, resumed != nil, p.Send)
 	}
-	_, err = p.Run()
-	return err
+	final, err := p.Run()
+	if fm, ok := final.(*ui.Model); ok && err == nil && fm.Forking() {
+		return sess.ID(), sess.Model(), nil
+	}
+	return "", "", err
 }
 
 // keyboard is the terminal the keys are read from: stdin, or when stdin is

@@ -42,6 +42,8 @@ type SessionStarted struct {
 	Host  string `json:"host"`
 	// Gateway: the session is a run of latch serve, not a chat.
 	Gateway bool `json:"gateway,omitempty"`
+	// Fork: the session was forked from another (/fork, --fork ID).
+	Fork *ForkPoint `json:"fork,omitempty"`
 }
 
 // UserMessage is a prompt the user sent, starting turn Turn.

@@ -144,6 +144,9 @@ type Summary struct {
 	Gateway bool
 	Calls   int
 	Waiting []time.Time
+	// Parent is the id of the session this one was forked from ("" for
+	// none; see Fork).
+	Parent string
 }
 
 // sessionLogs lists the session logs in dir: their paths and ids, leaving
@@ -230,15 +233,16 @@ type summarizer struct {
 
 // summaryLine is the part of a logged event a summary reads.
 type summaryLine struct {
-	Type       string    `json:"type"`
-	Time       time.Time `json:"time"`
-	Model      string    `json:"model"`
-	Text       string    `json:"text"`
-	ApprovalID string    `json:"approval_id"`
-	CallID     string    `json:"call_id"`
-	Gateway    bool      `json:"gateway"`
-	Client     string    `json:"client"`
-	Expires    string    `json:"expires"`
+	Type       string     `json:"type"`
+	Time       time.Time  `json:"time"`
+	Model      string     `json:"model"`
+	Text       string     `json:"text"`
+	ApprovalID string     `json:"approval_id"`
+	CallID     string     `json:"call_id"`
+	Gateway    bool       `json:"gateway"`
+	Client     string     `json:"client"`
+	Expires    string     `json:"expires"`
+	Fork       *ForkPoint `json:"fork"`
 }
 
 // line reads one line of the log; one that does not parse is skipped.
@@ -253,6 +257,9 @@ func (sm *summarizer) line(line []byte) {
 			sm.Started, sm.Model = e.Time, e.Model
 		}
 		sm.Gateway = sm.Gateway || e.Gateway
+		if sm.first && e.Fork != nil && ValidID(e.Fork.Parent) {
+			sm.Parent = e.Fork.Parent
+		}
 	case TypeToolCall:
 		if e.Client != "" {
 			sm.clientCalls[e.CallID] = true

@@ -49,6 +49,7 @@ func init() {
 		{"context", "[NUM|default]", "the context budget by part; NUM sets num_ctx for the session", (*Model).cmdContext},
 		{"theme", "[NAME]", "list the themes, or switch to one", (*Model).cmdTheme},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
+		{"fork", "", "go on in a new session branched from this one (this one stays, resumable)", (*Model).cmdFork},
 		{"quit", "", "leave latch", (*Model).cmdQuit},
 	}
 }

@@ -146,6 +146,7 @@ type Model struct {
 	frame    string
 	dirty    bool
 	quitting bool
+	forking  bool // the chat ended for /fork (fork.go)
 }
 
 // New builds the model.
