@@ -82,9 +82,12 @@ func (o *oauthState) register(ctx context.Context, d *discovery, redirect string
 	if o.cfg.grant() == GrantClientCredentials {
 		grants = []string{GrantClientCredentials}
 	}
+	// latch runs on the person's own machine and logs in through a
+	// loopback redirect: a native application (SEP-837, OpenID Connect
+	// Dynamic Client Registration's application_type).
 	body := map[string]any{
 		"client_name": "latch", "grant_types": grants, "response_types": []string{"code"},
-		"token_endpoint_auth_method": "none",
+		"token_endpoint_auth_method": "none", "application_type": "native",
 	}
 	if redirect != "" {
 		body["redirect_uris"] = []string{redirect}
