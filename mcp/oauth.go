@@ -85,6 +85,18 @@ type authRecord struct {
 	Scope        string    `json:"scope,omitempty"`
 }
 
+// heldFor is the record as far as it belongs to the authorization server
+// issuer: a client registered and tokens issued by another issuer are not
+// held for this one, so they are never presented to it (SEP-2352: a
+// resource may move to another authorization server). Every request to an
+// authorization server takes its client and refresh token from here.
+func (r authRecord) heldFor(issuer string) authRecord {
+	if r.Issuer == issuer {
+		return r
+	}
+	return authRecord{URL: r.URL}
+}
+
 // secrets are the record's credentials, for the redactor.
 func (r authRecord) secrets() []string {
 	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret}

@@ -29,7 +29,7 @@ func (o *oauthState) identify(ctx context.Context, d *discovery, redirect string
 	if o.cfg.ClientMetadataURL != "" && d.meta.CIMDSupported {
 		return clientIdentity{id: o.cfg.ClientMetadataURL, method: "none"}, nil
 	}
-	if rec := o.record(); rec.ClientID != "" && rec.TokenURL == d.meta.TokenEndpoint {
+	if rec := o.record().heldFor(d.meta.Issuer); rec.ClientID != "" && rec.TokenURL == d.meta.TokenEndpoint {
 		return clientIdentity{id: rec.ClientID, secret: rec.ClientSecret, method: rec.AuthMethod}, nil
 	}
 	if d.meta.RegistrationEndpoint == "" {

@@ -116,6 +116,13 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if held := rec.heldFor(d.meta.Issuer); held.RefreshToken != rec.RefreshToken {
+		if !o.cfg.headless() {
+			o.setExpired(fmt.Sprintf("its authorization server is now %s: log in there", d.meta.Issuer))
+			return "", errNoLogin
+		}
+		rec = held
+	}
 	if rec.RefreshToken == "" {
 		switch o.cfg.grant() {
 		case GrantClientCredentials:
@@ -171,7 +178,7 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer") {
 		return fmt.Errorf("the authorization server issued a %q token; latch sends Bearer tokens only", t.TokenType)
 	}
-	rec := o.record()
+	rec := o.record().heldFor(d.meta.Issuer) // nothing of another issuer's login is kept with this one's
 	rec.ClientID, rec.ClientSecret, rec.AuthMethod = c.id, c.secret, c.method
 	if o.cfg.ClientID != "" {
 		rec.ClientSecret = "" // a configured secret stays in its source

@@ -94,6 +94,9 @@ func TestOAuthServerMigration(t *testing.T) {
 		st, _ := m.Status("web")
 		t.Fatalf("a call went through with the old issuer's credentials: %s", st.Summary())
 	}
+	if st, _ := m.Status("web"); !strings.Contains(st.Summary(), "authorization server is now "+as.AS2.URL) {
+		t.Errorf("after the move: %s, want it to say the authorization server changed", st.Summary())
+	}
 	if err := m.Login(context.Background(), "web"); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		ch := parseChallenge(resp.Header)
 		switch {
 		case resp.StatusCode == http.StatusUnauthorized:
-			t.o.noteChallenge(ch)
+			t.o.noteChallenge(ch, tok != "")
 			if tok == "" && !t.o.cfg.headless() {
 				return resp, nil
 			}
@@ -53,7 +53,7 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		case resp.StatusCode == http.StatusForbidden && ch.err == "insufficient_scope" && stepUps < maxStepUps:
 			stepUps++
-			t.o.noteChallenge(ch)
+			t.o.noteChallenge(ch, false)
 			if t.o.login(r.Context(), ch, t.o.grantedScopes()) != nil {
 				return resp, nil
 			}
@@ -97,11 +97,16 @@ func drain(resp *http.Response) {
 
 // noteChallenge keeps the server's challenge for the next discovery (a
 // new resource metadata URL discovers again), and that it asked for a
-// login.
-func (o *oauthState) noteChallenge(ch challenge) {
+// login. A refused token discovers again too: the resource may have moved
+// to another authorization server (SEP-2352), whose issuer then holds
+// none of the old login (authRecord.heldFor).
+func (o *oauthState) noteChallenge(ch challenge, refused bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.asked = true
+	if refused {
+		o.disc = nil
+	}
 	if !ch.bearer {
 		return
 	}
