@@ -62,6 +62,10 @@ type ServerConfig struct {
 	Scopes              []string // asked for, with what the server asks for
 	Grant               string   // GrantAuthorizationCode (default), GrantClientCredentials or GrantEnterprise
 	Store               string   // StoreFile (default) or StoreMemory
+	// DPoP binds the tokens to a key of latch's (RFC 9449): each token
+	// request and each request to the server carries a proof signed with
+	// it, and the token is sent with the DPoP scheme; see oauth_dpop.go.
+	DPoP bool
 
 	// Enterprise-managed authorization (Grant GrantEnterprise; see
 	// oauth_enterprise.go): the identity provider's token endpoint, latch's

@@ -54,6 +54,7 @@ type oauthState struct {
 	http   *http.Client // for the authorization server: no credentials of the MCP server
 	store  *tokenFile   // nil: memory only
 	getenv func(string) string
+	dpop   *dpopKey // nil unless cfg.DPoP
 	// browser opens a login URL; nil when no one can (latch -p).
 	browser func(ctx context.Context, url string) error
 	onURL   func(url string) // told every login URL, to show it
@@ -83,6 +84,8 @@ type authRecord struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	ExpiresAt    time.Time `json:"expires_at,omitzero"`
 	Scope        string    `json:"scope,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"` // "DPoP" for a DPoP-bound token, else Bearer
+	DPoPKey      string    `json:"dpop_key,omitempty"`   // PEM: the key the tokens are bound to
 }
 
 // heldFor is the record as far as it belongs to the authorization server
@@ -99,7 +102,7 @@ func (r authRecord) heldFor(issuer string) authRecord {
 
 // secrets are the record's credentials, for the redactor.
 func (r authRecord) secrets() []string {
-	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret}
+	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret, r.DPoPKey}
 }
 
 // usesOAuth reports whether cfg may log in with OAuth: an HTTP or SSE
@@ -139,6 +142,13 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
 		if rec, err := o.store.load(); err == nil && rec.URL == cfg.URL {
 			m.red.add(rec.secrets()...)
 			o.rec = rec
+		}
+	}
+	if cfg.DPoP {
+		// A key that cannot be made leaves dpop nil: the token requests then
+		// carry no proof, and a server that wants one refuses them, saying so.
+		if o.dpop, _ = newDPoPKey(o.rec.DPoPKey); o.dpop != nil {
+			m.red.add(o.dpop.pem)
 		}
 	}
 	return o

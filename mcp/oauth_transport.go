@@ -67,16 +67,29 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// send sends a copy of r with body and the token.
+// send sends a copy of r with body and the token: a DPoP-bound one with
+// the DPoP scheme and a fresh proof (again with the server's nonce when
+// it asks for one), any other as a Bearer token.
 func (t *authTransport) send(r *http.Request, body []byte, tok string) (*http.Response, error) {
-	r2 := r.Clone(r.Context())
-	if body != nil {
-		r2.Body = io.NopCloser(bytes.NewReader(body))
-		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	dpop := t.o.dpop != nil && tok != "" && t.o.record().TokenType == "DPoP"
+	build := func() (*http.Request, error) {
+		r2 := r.Clone(r.Context())
+		if body != nil {
+			r2.Body = io.NopCloser(bytes.NewReader(body))
+			r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		switch {
+		case dpop:
+			r2.Header.Set("Authorization", "DPoP "+tok)
+		case tok != "":
+			r2.Header.Set("Authorization", "Bearer "+tok)
+		}
+		return r2, nil
 	}
-	if tok != "" {
-		r2.Header.Set("Authorization", "Bearer "+tok)
+	if dpop {
+		return t.o.dpop.sendDPoP(t.base.RoundTrip, build, tok)
 	}
+	r2, _ := build()
 	return t.base.RoundTrip(r2)
 }
 

@@ -97,6 +97,7 @@ func authConfig(url, scenario string) (mcp.ServerConfig, error) {
 		}
 	}
 	cfg.ClientID, cfg.ClientSecret = c.ClientID, c.ClientSecret
+	cfg.DPoP = strings.HasPrefix(scenario, "auth/dpop") // latch's opt-in "dpop": true
 	if strings.HasPrefix(scenario, "auth/client-credentials-") {
 		cfg.Grant = mcp.GrantClientCredentials
 	}
