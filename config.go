@@ -143,6 +143,7 @@ type ServerConfig struct {
 	Scopes              []string // asked for as well
 	Grant               string   // "authorization_code" (default), "client_credentials" or "enterprise"
 	Store               string   // "file" (default) or "memory"
+	DPoP                bool     // tokens bound to a key of latch's (RFC 9449)
 	// Grant "enterprise" (config_enterprise.go): the identity provider.
 	IDPTokenURL            string   // its token endpoint (token exchange)
 	IDPClientID            string   // latch's client there

@@ -13,7 +13,7 @@ import (
 
 // oauthKeys are the OAuth fields of a server.
 var oauthKeys = []string{"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file",
-	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store",
+	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
 	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command"}
 
@@ -45,6 +45,9 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 	keyFile := l.nonEmpty(srv, "client_key_file", obj["client_key_file"])
 	o.ClientMetadataURL = l.nonEmpty(srv, "client_metadata_url", obj["client_metadata_url"])
 	o.Scopes = l.scopes(srv, obj["scopes"])
+	if b := l.boolean(srv, "dpop", obj["dpop"]); b != nil {
+		o.DPoP = *b
+	}
 	given := oauthGiven(obj)
 	switch {
 	case len(given) == 0:
@@ -134,7 +137,7 @@ func (l *loader) scopes(srv string, raw json.RawMessage) []string {
 func applyOAuth(o ServerConfig, c *session.ServerConfig) {
 	c.Auth, c.ClientID, c.ClientSecret, c.ClientSecretEnv = o.Auth, o.ClientID, o.ClientSecret, o.ClientSecretEnv
 	c.ClientSecretFile, c.ClientSecretCommand, c.ClientKeyFile = o.ClientSecretFile, o.ClientSecretCommand, o.ClientKeyFile
-	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store
+	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store, c.DPoP = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store, o.DPoP
 	c.IDPTokenURL, c.IDPClientID, c.IDPClientSecret, c.IDPClientSecretEnv = o.IDPTokenURL, o.IDPClientID, o.IDPClientSecret, o.IDPClientSecretEnv
 	c.IDPClientSecretFile, c.IDPClientSecretCommand = o.IDPClientSecretFile, o.IDPClientSecretCommand
 	c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand = o.IDToken, o.IDTokenEnv, o.IDTokenFile, o.IDTokenCommand

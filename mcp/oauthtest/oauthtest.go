@@ -4,7 +4,8 @@
 // dynamic client registration or a pre-registered client, PKCE checked,
 // the authorization endpoint approving at once (it redirects to the
 // redirect URI with a code), refresh, client_credentials, revocation, a
-// step-up scope for tools/call, the RFC 9207 iss parameter (sent right,
+// step-up scope for tools/call, DPoP-bound tokens and nonces (dpop.go),
+// the RFC 9207 iss parameter (sent right,
 // wrong or not at all), a move to a second authorization server
 // (Migrate), and an enterprise identity provider for the token exchange
 // and JWT bearer grant (idp.go).
@@ -55,6 +56,11 @@ type Config struct {
 	// ISSSupported advertises authorization_response_iss_parameter_supported
 	// in the AS metadata (RFC 9207).
 	ISSSupported bool
+	// DPoP makes the AS issue DPoP-bound tokens only (RFC 9449): a token
+	// request without a valid proof is refused, and the MCP server wants
+	// the DPoP scheme and a proof by the token's key (dpop.go);
+	// DPoPNonce makes both servers ask for a nonce first.
+	DPoP, DPoPNonce bool
 	// URLs replaces the URLs the servers name, by field: the 401's
 	// "resource_metadata", the resource metadata's
 	// "authorization_servers", and the authorization server metadata's
@@ -81,6 +87,9 @@ type Server struct {
 	issuedBy   map[string]string   // the AS by refresh token
 	movedTo    string              // the AS the resource metadata names: "as" or "as2"
 	iss        string              // SetISS
+	jtis       map[string]bool     // the DPoP proofs' jti seen
+	// DPoPProofs counts the valid DPoP proofs either server got.
+	DPoPProofs int
 	// Registrations lists every dynamic client registration's request
 	// body, decoded, with "_as" naming the AS it reached and "_client_id"
 	// the client ID it got.
@@ -110,13 +119,14 @@ type token struct {
 	scope   []string
 	expires time.Time
 	as      string // the AS that issued it
+	jkt     string // the DPoP key's thumbprint it is bound to ("" a Bearer token)
 }
 
 // New starts both servers; Close stops them.
 func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, challenges: map[string]string{}, codes: map[string][]string{},
 		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]string{},
-		issuedBy: map[string]string{}, movedTo: "as",
+		issuedBy: map[string]string{}, movedTo: "as", jtis: map[string]bool{},
 		jags: map[string]bool{}, Seen: map[string][]string{}}
 	if cfg.TTL == 0 {
 		s.cfg.TTL = time.Hour
@@ -206,6 +216,9 @@ func (s *Server) asHandler(name string) http.Handler {
 		if !s.cfg.NoDCR {
 			m["registration_endpoint"] = base + "/register"
 		}
+		if s.cfg.DPoP {
+			m["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
 		if s.cfg.ISSSupported {
 			m["authorization_response_iss_parameter_supported"] = true
 		}
@@ -283,6 +296,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, as string) {
 		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
 		return
 	}
+	jkt := ""
+	if s.cfg.DPoP {
+		var ok bool
+		if jkt, ok = s.dpopToken(w, r, as); !ok {
+			return
+		}
+	}
 	var scope []string
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -320,9 +340,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, as string) {
 		return
 	}
 	at := "at-" + random()
-	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL), as: as}
+	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL), as: as, jkt: jkt}
 	s.Tokens = append(s.Tokens, at)
-	answer := map[string]any{"access_token": at, "token_type": "Bearer",
+	tokenType := "Bearer"
+	if jkt != "" {
+		tokenType = "DPoP"
+	}
+	answer := map[string]any{"access_token": at, "token_type": tokenType,
 		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")}
 	if r.PostFormValue("grant_type") != grantJWTBearer { // an ID-JAG's token is got again, not refreshed
 		rt := "rt-" + random()
@@ -381,7 +405,7 @@ func (s *Server) mcpHandler() http.Handler {
 // need: read for all, CallScope as well for tools/call.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		s.mu.Lock()
 		t, ok := s.access[tok]
 		ok = ok && t.as == s.movedTo // a token of the AS the resource left is refused
@@ -390,9 +414,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if u := s.prmURL(); u != "" {
 			md = `, resource_metadata="` + u + `"`
 		}
-		if !ok || time.Now().After(t.expires) {
+		if !ok || time.Now().After(t.expires) || (t.jkt == "" && !strings.EqualFold(scheme, "Bearer")) {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", scope="read"`+md)
 			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if t.jkt != "" && !s.dpopAccess(w, r, scheme, tok, t, md) {
 			return
 		}
 		if s.cfg.CallScope != "" && r.Method == http.MethodPost && isCall(r) && !slices.Contains(t.scope, s.cfg.CallScope) {
