@@ -28,6 +28,9 @@ func TestOAuthConfig(t *testing.T) {
 		{`"url": "https://a.example/mcp", "client_metadata_url": "http://x.example/c.json"`, "client_metadata_url: must be an https URL"},
 		{`"command": "srv", "client_id": "c"`, "OAuth is only for url servers"},
 		{`"url": "https://a.example/mcp", "dpop": "yes"`, "dpop: "},
+		{`"url": "https://a.example/mcp", "grant": "workload", "client_id": "c"`, `grant: "workload" needs the workload's JWT`},
+		{`"url": "https://a.example/mcp", "grant": "workload", "workload_token_env": "T"`, `"workload" needs client_id`},
+		{`"url": "https://a.example/mcp", "client_id": "c", "workload_token_env": "T"`, `only for grant "workload"`},
 	} {
 		path, _ := writeConfig(t, `{"mcpServers": {"srv": {`+c.body+`}}}`)
 		_, err := LoadConfig(path, fakeEnv(map[string]string{"S": "x", "T": "y"}))

@@ -28,6 +28,7 @@ var serverKeys = []string{
 	"client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
 	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command",
+	"workload_token", "workload_token_env", "workload_token_file", "workload_token_command",
 }
 
 // credentialKeys are the credential sources, at most one per server.

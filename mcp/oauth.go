@@ -23,6 +23,10 @@ const (
 	// an identity assertion (ID-JAG), which the client trades for a token
 	// at the server's authorization server; no browser.
 	GrantEnterprise = "enterprise"
+	// GrantWorkload is workload identity federation: a JWT the workload's
+	// platform issued it is traded for the token (JWT bearer grant); no
+	// browser.
+	GrantWorkload = "workload"
 
 	StoreFile   = "file"   // tokens kept in $XDG_STATE_HOME/latch/auth/<server>.json
 	StoreMemory = "memory" // tokens kept in memory only
@@ -123,9 +127,11 @@ func (c ServerConfig) grant() string {
 }
 
 // headless reports whether the grant gets tokens without a person (no
-// browser): client_credentials and enterprise, done again on expiry.
+// browser): client_credentials, enterprise and workload, done again on
+// expiry.
 func (c ServerConfig) headless() bool {
-	return c.grant() == GrantClientCredentials || c.grant() == GrantEnterprise
+	g := c.grant()
+	return g == GrantClientCredentials || g == GrantEnterprise || g == GrantWorkload
 }
 
 // newOAuthState makes the OAuth session of cfg and loads what an earlier

@@ -29,6 +29,8 @@ func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) er
 		return o.clientCredentials(ctx, d, ch, extra)
 	case GrantEnterprise:
 		return o.enterprise(ctx, d, ch, extra) // oauth_enterprise.go
+	case GrantWorkload:
+		return o.workload(ctx, d, ch, extra) // oauth_workload.go
 	}
 	if o.browser == nil {
 		return errNoLogin
@@ -130,6 +132,9 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 			return o.record().AccessToken, err
 		case GrantEnterprise:
 			err := o.enterprise(ctx, d, challenge{}, strings.Fields(rec.Scope))
+			return o.record().AccessToken, err
+		case GrantWorkload:
+			err := o.workload(ctx, d, challenge{}, strings.Fields(rec.Scope))
 			return o.record().AccessToken, err
 		}
 		return "", errNoLogin

@@ -61,6 +61,9 @@ type Config struct {
 	// the DPoP scheme and a proof by the token's key (dpop.go);
 	// DPoPNonce makes both servers ask for a nonce first.
 	DPoP, DPoPNonce bool
+	// WorkloadJWT is the workload JWT the AS takes in a JWT bearer grant
+	// from ClientID (workload identity; idp.go), when set.
+	WorkloadJWT string
 	// URLs replaces the URLs the servers name, by field: the 401's
 	// "resource_metadata", the resource metadata's
 	// "authorization_servers", and the authorization server metadata's
@@ -90,6 +93,8 @@ type Server struct {
 	jtis       map[string]bool     // the DPoP proofs' jti seen
 	// DPoPProofs counts the valid DPoP proofs either server got.
 	DPoPProofs int
+	// WorkloadGrants counts the workload JWT bearer grants asked for.
+	WorkloadGrants int
 	// Registrations lists every dynamic client registration's request
 	// body, decoded, with "_as" naming the AS it reached and "_client_id"
 	// the client ID it got.

@@ -33,6 +33,8 @@ type authContext struct {
 	IDPTokenEndpoint string `json:"idp_token_endpoint"`
 	IDPClientID      string `json:"idp_client_id"`
 	IDPIDToken       string `json:"idp_id_token"`
+	// auth/wif-jwt-bearer: the workload's JWT from its platform.
+	ValidJWT string `json:"valid_jwt"`
 }
 
 // clientMetadataURL is the client ID metadata document URL the suite
@@ -103,6 +105,9 @@ func authConfig(url, scenario string) (mcp.ServerConfig, error) {
 	}
 	if c.IDPTokenEndpoint != "" {
 		cfg.Grant, cfg.IDPTokenURL, cfg.IDPClientID, cfg.IDToken = mcp.GrantEnterprise, c.IDPTokenEndpoint, c.IDPClientID, c.IDPIDToken
+	}
+	if c.ValidJWT != "" {
+		cfg.Grant, cfg.WorkloadToken = mcp.GrantWorkload, c.ValidJWT
 	}
 	if c.PrivateKeyPEM != "" {
 		dir, err := os.MkdirTemp("", "latch-conformance-")
