@@ -7,12 +7,9 @@ import (
 	"latch/mcp"
 )
 
-// workloadKeys are the fields of grant "workload" (workload identity): the
-// workload's JWT from its platform, from one source.
-var workloadKeys = []string{"workload_token", "workload_token_env", "workload_token_file", "workload_token_command"}
-
-// workload reads and checks the fields of grant "workload"; with another
-// grant they are refused.
+// workload reads and checks the fields of grant "workload" (workload
+// identity: the workload's JWT from its platform, from one source); with
+// another grant they are refused.
 func (l *loader) workload(srv string, obj map[string]json.RawMessage, o *ServerConfig, live bool) {
 	jwt, given := l.secretSource(srv, "workload_token", obj, live)
 	o.WorkloadToken, o.WorkloadTokenEnv, o.WorkloadTokenFile, o.WorkloadTokenCommand = jwt.literal, jwt.env, jwt.file, jwt.command
