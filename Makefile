@@ -20,13 +20,23 @@ npm:
 ## expected failures in testdata/conformance/expected-failures.yaml may only
 ## shrink (an entry that passes fails the run); then the server scenarios
 ## that apply to a gateway's transport against latch serve --listen
-## (serve_conformance_test.go)
+## (serve_conformance_test.go). Before those, the pre-release suite's
+## (conformance-next) client scenarios: those required at 2025-11-25, those
+## required at 2026-07-28, and the extensions, each against its own
+## testdata/conformance/expected-failures-*.yaml, which may only shrink too
+CONFORMANCE_ENV = cd testdata/npm && NODE_OPTIONS="$$NODE_OPTIONS --import $(CURDIR)/testdata/conformance/node20-fs-globsync.mjs"
+CONFORMANCE_NEXT = $(CONFORMANCE_ENV) node node_modules/conformance-next/dist/index.js client --command $(CURDIR)/bin/conformance-client
 conformance: npm
 	@mkdir -p bin
 	$(GO) build -o bin/conformance-client ./testdata/conformance
-	cd testdata/npm && NODE_OPTIONS="$$NODE_OPTIONS --import $(CURDIR)/testdata/conformance/node20-fs-globsync.mjs" \
-		node_modules/.bin/conformance client --command $(CURDIR)/bin/conformance-client --suite all \
+	$(CONFORMANCE_ENV) node_modules/.bin/conformance client --command $(CURDIR)/bin/conformance-client --suite all \
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures.yaml
+	$(CONFORMANCE_NEXT) --requirements 2025-11-25 \
+		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-2025-11-25.yaml
+	$(CONFORMANCE_NEXT) --requirements 2026-07-28 \
+		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-2026-07-28.yaml
+	$(CONFORMANCE_NEXT) --suite extensions \
+		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-extensions.yaml
 	LATCH_CONFORMANCE=1 $(GO) test -count=1 -run '^TestServeConformance$$' .
 
 vet:

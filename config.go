@@ -148,8 +148,9 @@ type ServerConfig struct {
 	ClientKeyFile       string   // PEM private key for private_key_jwt
 	ClientMetadataURL   string   // a client ID metadata document's https URL
 	Scopes              []string // asked for as well
-	Grant               string   // "authorization_code" (default), "client_credentials" or "enterprise"
+	Grant               string   // "authorization_code" (default), "client_credentials", "enterprise" or "workload"
 	Store               string   // "file" (default) or "memory"
+	DPoP                bool     // tokens bound to a key of latch's (RFC 9449)
 	// Grant "enterprise" (config_enterprise.go): the identity provider.
 	IDPTokenURL            string   // its token endpoint (token exchange)
 	IDPClientID            string   // latch's client there
@@ -161,6 +162,11 @@ type ServerConfig struct {
 	IDTokenEnv             string   // a variable holding it
 	IDTokenFile            string   // ~ expanded, relative to the config file's folder
 	IDTokenCommand         []string // argv printing it
+	// Grant "workload" (config_workload.go): the workload's JWT.
+	WorkloadToken        string   // literal (warned about)
+	WorkloadTokenEnv     string   // a variable holding it
+	WorkloadTokenFile    string   // ~ expanded, relative to the config file's folder
+	WorkloadTokenCommand []string // argv printing it
 }
 
 // FindConfig returns the path to load: flagPath if non-empty, else

@@ -13,9 +13,10 @@ import (
 
 // oauthKeys are the OAuth fields of a server.
 var oauthKeys = []string{"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file",
-	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store",
+	"client_secret_command", "client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
-	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command"}
+	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command",
+	"workload_token", "workload_token_env", "workload_token_file", "workload_token_command"}
 
 // clientSecretKeys are the client secret's sources, at most one.
 var clientSecretKeys = []string{"client_secret", "client_secret_env", "client_secret_file", "client_secret_command"}
@@ -35,7 +36,7 @@ func oauthGiven(obj map[string]json.RawMessage) []string {
 func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConfig, plainRemote, live bool) {
 	o := s
 	o.Auth = l.oneOf(srv, "auth", obj["auth"], "oauth", "none")
-	o.Grant = l.oneOf(srv, "grant", obj["grant"], mcp.GrantAuthorizationCode, mcp.GrantClientCredentials, mcp.GrantEnterprise)
+	o.Grant = l.oneOf(srv, "grant", obj["grant"], mcp.GrantAuthorizationCode, mcp.GrantClientCredentials, mcp.GrantEnterprise, mcp.GrantWorkload)
 	o.Store = l.oneOf(srv, "store", obj["store"], mcp.StoreFile, mcp.StoreMemory)
 	o.ClientID = l.nonEmpty(srv, "client_id", obj["client_id"])
 	o.ClientSecret = l.nonEmpty(srv, "client_secret", obj["client_secret"])
@@ -45,6 +46,9 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 	keyFile := l.nonEmpty(srv, "client_key_file", obj["client_key_file"])
 	o.ClientMetadataURL = l.nonEmpty(srv, "client_metadata_url", obj["client_metadata_url"])
 	o.Scopes = l.scopes(srv, obj["scopes"])
+	if b := l.boolean(srv, "dpop", obj["dpop"]); b != nil {
+		o.DPoP = *b
+	}
 	given := oauthGiven(obj)
 	switch {
 	case len(given) == 0:
@@ -58,6 +62,7 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 	}
 	l.clientCredentials(srv, obj, o, live)
 	l.enterprise(srv, obj, o, live) // config_enterprise.go
+	l.workload(srv, obj, o, live)   // config_workload.go
 	o.ClientSecretFile = l.checkPath(srv, "client_secret_file", secretFile, live, false)
 	o.ClientKeyFile = l.checkPath(srv, "client_key_file", keyFile, live, false)
 	if o.ClientMetadataURL != "" {
@@ -134,8 +139,9 @@ func (l *loader) scopes(srv string, raw json.RawMessage) []string {
 func applyOAuth(o ServerConfig, c *session.ServerConfig) {
 	c.Auth, c.ClientID, c.ClientSecret, c.ClientSecretEnv = o.Auth, o.ClientID, o.ClientSecret, o.ClientSecretEnv
 	c.ClientSecretFile, c.ClientSecretCommand, c.ClientKeyFile = o.ClientSecretFile, o.ClientSecretCommand, o.ClientKeyFile
-	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store
+	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store, c.DPoP = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store, o.DPoP
 	c.IDPTokenURL, c.IDPClientID, c.IDPClientSecret, c.IDPClientSecretEnv = o.IDPTokenURL, o.IDPClientID, o.IDPClientSecret, o.IDPClientSecretEnv
 	c.IDPClientSecretFile, c.IDPClientSecretCommand = o.IDPClientSecretFile, o.IDPClientSecretCommand
 	c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand = o.IDToken, o.IDTokenEnv, o.IDTokenFile, o.IDTokenCommand
+	c.WorkloadToken, c.WorkloadTokenEnv, c.WorkloadTokenFile, c.WorkloadTokenCommand = o.WorkloadToken, o.WorkloadTokenEnv, o.WorkloadTokenFile, o.WorkloadTokenCommand
 }

@@ -10,13 +10,13 @@ import (
 func TestOAuthConfig(t *testing.T) {
 	path, _ := writeConfig(t, `{"mcpServers": {"wiki": {"url": "https://wiki.example/mcp", "auth": "oauth",
 		"client_id": "latch", "client_secret_env": "WIKI_SECRET", "scopes": ["read", "write"],
-		"client_metadata_url": "https://latch.example/client.json", "store": "memory"}}}`)
+		"client_metadata_url": "https://latch.example/client.json", "store": "memory", "dpop": true}}}`)
 	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"WIKI_SECRET": "x"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := cfg.Servers[0]
-	if s.Auth != "oauth" || s.ClientID != "latch" || s.ClientSecretEnv != "WIKI_SECRET" || len(s.Scopes) != 2 || s.Store != "memory" {
+	if s.Auth != "oauth" || s.ClientID != "latch" || s.ClientSecretEnv != "WIKI_SECRET" || len(s.Scopes) != 2 || s.Store != "memory" || !s.DPoP {
 		t.Fatalf("fields lost: %+v", s)
 	}
 	for _, c := range []struct{ body, want string }{
@@ -27,6 +27,10 @@ func TestOAuthConfig(t *testing.T) {
 		{`"url": "http://a.example/mcp", "auth": "oauth"`, "OAuth requires https"},
 		{`"url": "https://a.example/mcp", "client_metadata_url": "http://x.example/c.json"`, "client_metadata_url: must be an https URL"},
 		{`"command": "srv", "client_id": "c"`, "OAuth is only for url servers"},
+		{`"url": "https://a.example/mcp", "dpop": "yes"`, "dpop: "},
+		{`"url": "https://a.example/mcp", "grant": "workload", "client_id": "c"`, `grant: "workload" needs the workload's JWT`},
+		{`"url": "https://a.example/mcp", "grant": "workload", "workload_token_env": "T"`, `"workload" needs client_id`},
+		{`"url": "https://a.example/mcp", "client_id": "c", "workload_token_env": "T"`, `only for grant "workload"`},
 	} {
 		path, _ := writeConfig(t, `{"mcpServers": {"srv": {`+c.body+`}}}`)
 		_, err := LoadConfig(path, fakeEnv(map[string]string{"S": "x", "T": "y"}))

@@ -25,9 +25,10 @@ var serverKeys = []string{
 	"token", "token_env", "token_file", "token_command",
 	"allow", "rules", "tools", "mode", "timeout", "connect_timeout", "disabled",
 	"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file", "client_secret_command",
-	"client_key_file", "client_metadata_url", "scopes", "grant", "store",
+	"client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
 	"idp_client_secret_command", "id_token", "id_token_env", "id_token_file", "id_token_command",
+	"workload_token", "workload_token_env", "workload_token_file", "workload_token_command",
 }
 
 // credentialKeys are the credential sources, at most one per server.

@@ -60,8 +60,12 @@ type ServerConfig struct {
 	ClientKeyFile       string   // a PEM private key: private_key_jwt client authentication
 	ClientMetadataURL   string   // a client ID metadata document's URL
 	Scopes              []string // asked for, with what the server asks for
-	Grant               string   // GrantAuthorizationCode (default), GrantClientCredentials or GrantEnterprise
+	Grant               string   // GrantAuthorizationCode (default), GrantClientCredentials, GrantEnterprise or GrantWorkload
 	Store               string   // StoreFile (default) or StoreMemory
+	// DPoP binds the tokens to a key of latch's (RFC 9449): each token
+	// request and each request to the server carries a proof signed with
+	// it, and the token is sent with the DPoP scheme; see oauth_dpop.go.
+	DPoP bool
 
 	// Enterprise-managed authorization (Grant GrantEnterprise; see
 	// oauth_enterprise.go): the identity provider's token endpoint, latch's
@@ -76,6 +80,14 @@ type ServerConfig struct {
 	IDTokenEnv             string   // a variable,
 	IDTokenFile            string   // a file,
 	IDTokenCommand         []string // or a command printing it
+
+	// Workload identity (Grant GrantWorkload; see oauth_workload.go): the
+	// JWT the workload's platform issued it, read each time a token is
+	// needed.
+	WorkloadToken        string   // a literal,
+	WorkloadTokenEnv     string   // a variable,
+	WorkloadTokenFile    string   // a file,
+	WorkloadTokenCommand []string // or a command printing it
 
 	InProcess *mcpserver.MCPServer // inprocess
 

@@ -23,6 +23,10 @@ const (
 	// an identity assertion (ID-JAG), which the client trades for a token
 	// at the server's authorization server; no browser.
 	GrantEnterprise = "enterprise"
+	// GrantWorkload is workload identity federation: a JWT the workload's
+	// platform issued it is traded for the token (JWT bearer grant); no
+	// browser.
+	GrantWorkload = "workload"
 
 	StoreFile   = "file"   // tokens kept in $XDG_STATE_HOME/latch/auth/<server>.json
 	StoreMemory = "memory" // tokens kept in memory only
@@ -54,6 +58,7 @@ type oauthState struct {
 	http   *http.Client // for the authorization server: no credentials of the MCP server
 	store  *tokenFile   // nil: memory only
 	getenv func(string) string
+	dpop   *dpopKey // nil unless cfg.DPoP
 	// browser opens a login URL; nil when no one can (latch -p).
 	browser func(ctx context.Context, url string) error
 	onURL   func(url string) // told every login URL, to show it
@@ -83,11 +88,25 @@ type authRecord struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	ExpiresAt    time.Time `json:"expires_at,omitzero"`
 	Scope        string    `json:"scope,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"` // "DPoP" for a DPoP-bound token, else Bearer
+	DPoPKey      string    `json:"dpop_key,omitempty"`   // PEM: the key the tokens are bound to
+}
+
+// heldFor is the record as far as it belongs to the authorization server
+// issuer: a client registered and tokens issued by another issuer are not
+// held for this one, so they are never presented to it (SEP-2352: a
+// resource may move to another authorization server). Every request to an
+// authorization server takes its client and refresh token from here.
+func (r authRecord) heldFor(issuer string) authRecord {
+	if r.Issuer == issuer {
+		return r
+	}
+	return authRecord{URL: r.URL}
 }
 
 // secrets are the record's credentials, for the redactor.
 func (r authRecord) secrets() []string {
-	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret}
+	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret, r.DPoPKey}
 }
 
 // usesOAuth reports whether cfg may log in with OAuth: an HTTP or SSE
@@ -108,9 +127,11 @@ func (c ServerConfig) grant() string {
 }
 
 // headless reports whether the grant gets tokens without a person (no
-// browser): client_credentials and enterprise, done again on expiry.
+// browser): client_credentials, enterprise and workload, done again on
+// expiry.
 func (c ServerConfig) headless() bool {
-	return c.grant() == GrantClientCredentials || c.grant() == GrantEnterprise
+	g := c.grant()
+	return g == GrantClientCredentials || g == GrantEnterprise || g == GrantWorkload
 }
 
 // newOAuthState makes the OAuth session of cfg and loads what an earlier
@@ -127,6 +148,13 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
 		if rec, err := o.store.load(); err == nil && rec.URL == cfg.URL {
 			m.red.add(rec.secrets()...)
 			o.rec = rec
+		}
+	}
+	if cfg.DPoP {
+		// A key that cannot be made leaves dpop nil: the token requests then
+		// carry no proof, and a server that wants one refuses them, saying so.
+		if o.dpop, _ = newDPoPKey(o.rec.DPoPKey); o.dpop != nil {
+			m.red.add(o.dpop.pem)
 		}
 	}
 	return o

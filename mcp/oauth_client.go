@@ -29,7 +29,7 @@ func (o *oauthState) identify(ctx context.Context, d *discovery, redirect string
 	if o.cfg.ClientMetadataURL != "" && d.meta.CIMDSupported {
 		return clientIdentity{id: o.cfg.ClientMetadataURL, method: "none"}, nil
 	}
-	if rec := o.record(); rec.ClientID != "" && rec.TokenURL == d.meta.TokenEndpoint {
+	if rec := o.record().heldFor(d.meta.Issuer); rec.ClientID != "" && rec.TokenURL == d.meta.TokenEndpoint {
 		return clientIdentity{id: rec.ClientID, secret: rec.ClientSecret, method: rec.AuthMethod}, nil
 	}
 	if d.meta.RegistrationEndpoint == "" {
@@ -82,9 +82,12 @@ func (o *oauthState) register(ctx context.Context, d *discovery, redirect string
 	if o.cfg.grant() == GrantClientCredentials {
 		grants = []string{GrantClientCredentials}
 	}
+	// latch runs on the person's own machine and logs in through a
+	// loopback redirect: a native application (SEP-837, OpenID Connect
+	// Dynamic Client Registration's application_type).
 	body := map[string]any{
 		"client_name": "latch", "grant_types": grants, "response_types": []string{"code"},
-		"token_endpoint_auth_method": "none",
+		"token_endpoint_auth_method": "none", "application_type": "native",
 	}
 	if redirect != "" {
 		body["redirect_uris"] = []string{redirect}

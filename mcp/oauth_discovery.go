@@ -30,7 +30,7 @@ func parseChallenge(h http.Header) challenge {
 	var c challenge
 	for _, line := range h.Values("WWW-Authenticate") {
 		scheme, params, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if !strings.EqualFold(scheme, "Bearer") {
+		if !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
 			continue
 		}
 		c.bearer = true

@@ -29,6 +29,8 @@ func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) er
 		return o.clientCredentials(ctx, d, ch, extra)
 	case GrantEnterprise:
 		return o.enterprise(ctx, d, ch, extra) // oauth_enterprise.go
+	case GrantWorkload:
+		return o.workload(ctx, d, ch, extra) // oauth_workload.go
 	}
 	if o.browser == nil {
 		return errNoLogin
@@ -116,6 +118,13 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if held := rec.heldFor(d.meta.Issuer); held.RefreshToken != rec.RefreshToken {
+		if !o.cfg.headless() {
+			o.setExpired(fmt.Sprintf("its authorization server is now %s: log in there", d.meta.Issuer))
+			return "", errNoLogin
+		}
+		rec = held
+	}
 	if rec.RefreshToken == "" {
 		switch o.cfg.grant() {
 		case GrantClientCredentials:
@@ -123,6 +132,9 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 			return o.record().AccessToken, err
 		case GrantEnterprise:
 			err := o.enterprise(ctx, d, challenge{}, strings.Fields(rec.Scope))
+			return o.record().AccessToken, err
+		case GrantWorkload:
+			err := o.workload(ctx, d, challenge{}, strings.Fields(rec.Scope))
 			return o.record().AccessToken, err
 		}
 		return "", errNoLogin
@@ -147,16 +159,27 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 	if err := o.authenticate(form, c, d); err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.meta.TokenEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return err
+	build := func() (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.meta.TokenEndpoint, strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if c.method == "client_secret_basic" {
+			req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
+		}
+		return req, nil
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if c.method == "client_secret_basic" {
-		req.SetBasicAuth(url.QueryEscape(c.id), url.QueryEscape(c.secret))
+	var resp *http.Response
+	var err error
+	if o.dpop != nil {
+		resp, err = o.dpop.sendDPoP(noRedirect(o.http).Do, build, "")
+	} else if req, berr := build(); berr != nil {
+		return berr
+	} else {
+		resp, err = noRedirect(o.http).Do(req)
 	}
-	resp, err := noRedirect(o.http).Do(req)
 	if err != nil {
 		return fmt.Errorf("token request: %s", o.red.apply(err.Error()))
 	}
@@ -168,16 +191,21 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 		return fmt.Errorf("the token request was refused: %s", oauthErrorText(resp.StatusCode, raw))
 	}
 	o.red.add(t.AccessToken, t.RefreshToken)
-	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer") {
-		return fmt.Errorf("the authorization server issued a %q token; latch sends Bearer tokens only", t.TokenType)
+	dpop := o.dpop != nil && strings.EqualFold(t.TokenType, "DPoP")
+	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer") && !dpop {
+		return fmt.Errorf("the authorization server issued a %q token; latch sends Bearer tokens (and DPoP ones with \"dpop\": true)", t.TokenType)
 	}
-	rec := o.record()
+	rec := o.record().heldFor(d.meta.Issuer) // nothing of another issuer's login is kept with this one's
 	rec.ClientID, rec.ClientSecret, rec.AuthMethod = c.id, c.secret, c.method
 	if o.cfg.ClientID != "" {
 		rec.ClientSecret = "" // a configured secret stays in its source
 	}
 	rec.Issuer, rec.TokenURL, rec.RevokeURL, rec.Resource = d.meta.Issuer, d.meta.TokenEndpoint, d.meta.RevocationEndpoint, d.resource
 	rec.setToken(&t, scope)
+	rec.TokenType, rec.DPoPKey = "", ""
+	if dpop {
+		rec.TokenType, rec.DPoPKey = "DPoP", o.dpop.pem
+	}
 	return o.setRecord(rec)
 }
 

@@ -36,7 +36,7 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		ch := parseChallenge(resp.Header)
 		switch {
 		case resp.StatusCode == http.StatusUnauthorized:
-			t.o.noteChallenge(ch)
+			t.o.noteChallenge(ch, tok != "")
 			if tok == "" && !t.o.cfg.headless() {
 				return resp, nil
 			}
@@ -53,7 +53,7 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		case resp.StatusCode == http.StatusForbidden && ch.err == "insufficient_scope" && stepUps < maxStepUps:
 			stepUps++
-			t.o.noteChallenge(ch)
+			t.o.noteChallenge(ch, false)
 			if t.o.login(r.Context(), ch, t.o.grantedScopes()) != nil {
 				return resp, nil
 			}
@@ -67,16 +67,29 @@ func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// send sends a copy of r with body and the token.
+// send sends a copy of r with body and the token: a DPoP-bound one with
+// the DPoP scheme and a fresh proof (again with the server's nonce when
+// it asks for one), any other as a Bearer token.
 func (t *authTransport) send(r *http.Request, body []byte, tok string) (*http.Response, error) {
-	r2 := r.Clone(r.Context())
-	if body != nil {
-		r2.Body = io.NopCloser(bytes.NewReader(body))
-		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	dpop := t.o.dpop != nil && tok != "" && t.o.record().TokenType == "DPoP"
+	build := func() (*http.Request, error) {
+		r2 := r.Clone(r.Context())
+		if body != nil {
+			r2.Body = io.NopCloser(bytes.NewReader(body))
+			r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		switch {
+		case dpop:
+			r2.Header.Set("Authorization", "DPoP "+tok)
+		case tok != "":
+			r2.Header.Set("Authorization", "Bearer "+tok)
+		}
+		return r2, nil
 	}
-	if tok != "" {
-		r2.Header.Set("Authorization", "Bearer "+tok)
+	if dpop {
+		return t.o.dpop.sendDPoP(t.base.RoundTrip, build, tok)
 	}
+	r2, _ := build()
 	return t.base.RoundTrip(r2)
 }
 
@@ -97,11 +110,16 @@ func drain(resp *http.Response) {
 
 // noteChallenge keeps the server's challenge for the next discovery (a
 // new resource metadata URL discovers again), and that it asked for a
-// login.
-func (o *oauthState) noteChallenge(ch challenge) {
+// login. A refused token discovers again too: the resource may have moved
+// to another authorization server (SEP-2352), whose issuer then holds
+// none of the old login (authRecord.heldFor).
+func (o *oauthState) noteChallenge(ch challenge, refused bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.asked = true
+	if refused {
+		o.disc = nil
+	}
 	if !ch.bearer {
 		return
 	}

@@ -46,6 +46,9 @@ func (s *Server) idpHandler() http.Handler {
 // client authenticated with HTTP Basic, and an ID-JAG the IDP issued, used
 // once. It answers the error itself and reports false.
 func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.WorkloadJWT != "" {
+		return s.workloadBearer(w, r)
+	}
 	id, _, ok := r.BasicAuth()
 	if !ok || id != s.cfg.ClientID {
 		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
@@ -57,6 +60,24 @@ func (s *Server) jwtBearer(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	delete(s.jags, jag)
+	s.JWTBearers++
+	return true
+}
+
+// workloadBearer checks a workload's JWT bearer grant (s.mu held): the
+// pre-registered client (its ID in the form: no secret) and
+// Config.WorkloadJWT as the assertion. Every attempt is counted in
+// WorkloadGrants; it answers the error itself and reports false.
+func (s *Server) workloadBearer(w http.ResponseWriter, r *http.Request) bool {
+	s.WorkloadGrants++
+	switch {
+	case r.PostFormValue("client_id") != s.cfg.ClientID:
+		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
+		return false
+	case r.PostFormValue("assertion") != s.cfg.WorkloadJWT:
+		writeJSON(w, 400, map[string]string{"error": "invalid_grant", "error_description": "the workload JWT does not verify"})
+		return false
+	}
 	s.JWTBearers++
 	return true
 }

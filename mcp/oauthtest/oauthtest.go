@@ -4,8 +4,11 @@
 // dynamic client registration or a pre-registered client, PKCE checked,
 // the authorization endpoint approving at once (it redirects to the
 // redirect URI with a code), refresh, client_credentials, revocation, a
-// step-up scope for tools/call, and an enterprise identity provider for
-// the token exchange and JWT bearer grant (idp.go).
+// step-up scope for tools/call, DPoP-bound tokens and nonces (dpop.go),
+// the RFC 9207 iss parameter (sent right,
+// wrong or not at all), a move to a second authorization server
+// (Migrate), and an enterprise identity provider for the token exchange
+// and JWT bearer grant (idp.go).
 package oauthtest
 
 import (
@@ -35,6 +38,9 @@ const (
 	PRMRoot     = "root"   // /.well-known/oauth-protected-resource only
 )
 
+// ISSOmit, given to SetISS, leaves iss out of the authorization response.
+const ISSOmit = "omit"
+
 // Config sets the servers' behaviour.
 type Config struct {
 	PRM          string        // PRMInHeader (default), PRMPath or PRMRoot
@@ -47,6 +53,17 @@ type Config struct {
 	// in a token exchange for an ID-JAG; set, the IDP is started and the
 	// AS takes the JWT bearer grant (idp.go).
 	IDToken string
+	// ISSSupported advertises authorization_response_iss_parameter_supported
+	// in the AS metadata (RFC 9207).
+	ISSSupported bool
+	// DPoP makes the AS issue DPoP-bound tokens only (RFC 9449): a token
+	// request without a valid proof is refused, and the MCP server wants
+	// the DPoP scheme and a proof by the token's key (dpop.go);
+	// DPoPNonce makes both servers ask for a nonce first.
+	DPoP, DPoPNonce bool
+	// WorkloadJWT is the workload JWT the AS takes in a JWT bearer grant
+	// from ClientID (workload identity; idp.go), when set.
+	WorkloadJWT string
 	// URLs replaces the URLs the servers name, by field: the 401's
 	// "resource_metadata", the resource metadata's
 	// "authorization_servers", and the authorization server metadata's
@@ -59,14 +76,29 @@ type Config struct {
 // with Config.IDToken an identity provider (IDP).
 type Server struct {
 	AS, MCP, IDP *httptest.Server
-	cfg          Config
+	// AS2 is the authorization server the resource moved to (Migrate);
+	// nil until then.
+	AS2 *httptest.Server
+	cfg Config
 
 	mu         sync.Mutex
 	challenges map[string]string   // code challenge by code
 	codes      map[string][]string // scopes by unused code
 	access     map[string]token    // valid access tokens
 	refresh    map[string]string   // scope by valid refresh token
-	clients    map[string]bool
+	clients    map[string]string   // the AS ("as", "as2") by registered client ID
+	issuedBy   map[string]string   // the AS by refresh token
+	movedTo    string              // the AS the resource metadata names: "as" or "as2"
+	iss        string              // SetISS
+	jtis       map[string]bool     // the DPoP proofs' jti seen
+	// DPoPProofs counts the valid DPoP proofs either server got.
+	DPoPProofs int
+	// WorkloadGrants counts the workload JWT bearer grants asked for.
+	WorkloadGrants int
+	// Registrations lists every dynamic client registration's request
+	// body, decoded, with "_as" naming the AS it reached and "_client_id"
+	// the client ID it got.
+	Registrations []map[string]any
 	// FailRefresh makes every refresh fail (invalid_grant).
 	FailRefresh bool
 	// Scopes lists the scope of every authorization request, in order.
@@ -91,17 +123,20 @@ type Server struct {
 type token struct {
 	scope   []string
 	expires time.Time
+	as      string // the AS that issued it
+	jkt     string // the DPoP key's thumbprint it is bound to ("" a Bearer token)
 }
 
 // New starts both servers; Close stops them.
 func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, challenges: map[string]string{}, codes: map[string][]string{},
-		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]bool{},
+		access: map[string]token{}, refresh: map[string]string{}, clients: map[string]string{},
+		issuedBy: map[string]string{}, movedTo: "as", jtis: map[string]bool{},
 		jags: map[string]bool{}, Seen: map[string][]string{}}
 	if cfg.TTL == 0 {
 		s.cfg.TTL = time.Hour
 	}
-	s.AS = httptest.NewServer(s.recorded("as", s.asHandler()))
+	s.AS = httptest.NewServer(s.recorded("as", s.asHandler("as")))
 	s.MCP = httptest.NewServer(s.recorded("mcp", s.mcpHandler()))
 	if cfg.IDToken != "" {
 		s.IDP = httptest.NewServer(s.recorded("idp", s.idpHandler()))
@@ -117,6 +152,9 @@ func (s *Server) Close() {
 	s.MCP.CloseClientConnections()
 	s.MCP.Close()
 	s.AS.Close()
+	if s.AS2 != nil {
+		s.AS2.Close()
+	}
 	if s.IDP != nil {
 		s.IDP.Close()
 	}
@@ -128,6 +166,35 @@ func (s *Server) Invalidate() {
 	s.mu.Lock()
 	s.access = map[string]token{}
 	s.mu.Unlock()
+}
+
+// Migrate moves the resource to a second authorization server (SEP-2352):
+// a new issuer with clients and tokens of its own, which the resource
+// metadata names from now on; every access token is invalid.
+func (s *Server) Migrate() {
+	as2 := httptest.NewServer(s.recorded("as2", s.asHandler("as2")))
+	s.mu.Lock()
+	s.AS2, s.movedTo = as2, "as2"
+	s.access = map[string]token{}
+	s.mu.Unlock()
+}
+
+// SetISS sets the iss parameter of the authorization response: "" the
+// AS's issuer (the default), ISSOmit none, anything else sent as it is.
+func (s *Server) SetISS(iss string) {
+	s.mu.Lock()
+	s.iss = iss
+	s.mu.Unlock()
+}
+
+// asURL is the URL (the issuer) of the AS named "as" or "as2".
+func (s *Server) asURL(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == "as2" {
+		return s.AS2.URL
+	}
+	return s.AS.URL
 }
 
 func random() string {
@@ -142,16 +209,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (s *Server) asHandler() http.Handler {
+func (s *Server) asHandler(name string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		m := map[string]any{"issuer": s.AS.URL, "authorization_endpoint": s.AS.URL + "/authorize",
-			"token_endpoint": s.AS.URL + "/token", "revocation_endpoint": s.AS.URL + "/revoke",
+		base := s.asURL(name)
+		m := map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize",
+			"token_endpoint": base + "/token", "revocation_endpoint": base + "/revoke",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials", grantJWTBearer},
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "none"}}
 		if !s.cfg.NoDCR {
-			m["registration_endpoint"] = s.AS.URL + "/register"
+			m["registration_endpoint"] = base + "/register"
+		}
+		if s.cfg.DPoP {
+			m["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
+		if s.cfg.ISSSupported {
+			m["authorization_response_iss_parameter_supported"] = true
 		}
 		for _, k := range []string{"authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"} {
 			if u, ok := s.cfg.URLs[k]; ok {
@@ -160,9 +234,9 @@ func (s *Server) asHandler() http.Handler {
 		}
 		writeJSON(w, 200, m)
 	})
-	mux.HandleFunc("POST /register", s.register)
-	mux.HandleFunc("GET /authorize", s.authorize)
-	mux.HandleFunc("POST /token", s.token)
+	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) { s.register(w, r, name) })
+	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) { s.authorize(w, r, name) })
+	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) { s.token(w, r, name) })
 	mux.HandleFunc("POST /revoke", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.Revoked = append(s.Revoked, r.PostFormValue("token"))
@@ -173,18 +247,22 @@ func (s *Server) asHandler() http.Handler {
 	return mux
 }
 
-func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+func (s *Server) register(w http.ResponseWriter, r *http.Request, as string) {
 	id := "dcr-" + random()
+	body := map[string]any{}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	body["_as"], body["_client_id"] = as, id
 	s.mu.Lock()
-	s.clients[id] = true
+	s.clients[id] = as
+	s.Registrations = append(s.Registrations, body)
 	s.mu.Unlock()
 	writeJSON(w, 201, map[string]any{"client_id": id, "token_endpoint_auth_method": "none"})
 }
 
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, as string) {
 	q := r.URL.Query()
 	s.mu.Lock()
-	known := s.clients[q.Get("client_id")] || (q.Get("client_id") == s.cfg.ClientID && s.cfg.ClientID != "")
+	known := s.clients[q.Get("client_id")] == as || (q.Get("client_id") == s.cfg.ClientID && s.cfg.ClientID != "")
 	s.Scopes = append(s.Scopes, q.Get("scope"))
 	s.mu.Unlock()
 	redirect, err := url.Parse(q.Get("redirect_uri"))
@@ -200,12 +278,21 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	rq := redirect.Query()
 	rq.Set("code", code)
 	rq.Set("state", q.Get("state"))
-	rq.Set("iss", s.AS.URL)
+	s.mu.Lock()
+	iss := s.iss
+	s.mu.Unlock()
+	switch iss {
+	case "":
+		rq.Set("iss", s.asURL(as))
+	case ISSOmit:
+	default:
+		rq.Set("iss", iss)
+	}
 	redirect.RawQuery = rq.Encode()
 	http.Redirect(w, r, redirect.String(), http.StatusFound)
 }
 
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+func (s *Server) token(w http.ResponseWriter, r *http.Request, as string) {
 	if r.PostFormValue("resource") == "" {
 		writeJSON(w, 400, map[string]string{"error": "invalid_target"})
 		return
@@ -213,6 +300,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if id, secret, ok := r.BasicAuth(); ok && (id != s.cfg.ClientID || secret != s.cfg.ClientSecret) {
 		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
 		return
+	}
+	jkt := ""
+	if s.cfg.DPoP {
+		var ok bool
+		if jkt, ok = s.dpopToken(w, r, as); !ok {
+			return
+		}
 	}
 	var scope []string
 	s.mu.Lock()
@@ -232,7 +326,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		delete(s.codes, code)
 	case "refresh_token":
 		sc, ok := s.refresh[r.PostFormValue("refresh_token")]
-		if !ok || s.FailRefresh {
+		if !ok || s.FailRefresh || s.issuedBy[r.PostFormValue("refresh_token")] != as {
 			writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
 			return
 		}
@@ -251,13 +345,18 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	at := "at-" + random()
-	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL)}
+	s.access[at] = token{scope: scope, expires: time.Now().Add(s.cfg.TTL), as: as, jkt: jkt}
 	s.Tokens = append(s.Tokens, at)
-	answer := map[string]any{"access_token": at, "token_type": "Bearer",
+	tokenType := "Bearer"
+	if jkt != "" {
+		tokenType = "DPoP"
+	}
+	answer := map[string]any{"access_token": at, "token_type": tokenType,
 		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")}
 	if r.PostFormValue("grant_type") != grantJWTBearer { // an ID-JAG's token is got again, not refreshed
 		rt := "rt-" + random()
 		s.refresh[rt] = strings.Join(scope, " ")
+		s.issuedBy[rt] = as
 		s.Tokens = append(s.Tokens, rt)
 		answer["refresh_token"] = rt
 	}
@@ -284,7 +383,10 @@ func (s *Server) mcpHandler() http.Handler {
 		})
 	h := server.NewStreamableHTTPServer(mcpSrv, server.WithStateLess(true))
 	prm := func(w http.ResponseWriter, r *http.Request) {
-		as := s.AS.URL
+		s.mu.Lock()
+		moved := s.movedTo
+		s.mu.Unlock()
+		as := s.asURL(moved)
 		if u, ok := s.cfg.URLs["authorization_servers"]; ok {
 			as = u
 		}
@@ -308,17 +410,21 @@ func (s *Server) mcpHandler() http.Handler {
 // need: read for all, CallScope as well for tools/call.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		s.mu.Lock()
 		t, ok := s.access[tok]
+		ok = ok && t.as == s.movedTo // a token of the AS the resource left is refused
 		s.mu.Unlock()
 		md := ""
 		if u := s.prmURL(); u != "" {
 			md = `, resource_metadata="` + u + `"`
 		}
-		if !ok || time.Now().After(t.expires) {
+		if !ok || time.Now().After(t.expires) || (t.jkt == "" && !strings.EqualFold(scheme, "Bearer")) {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", scope="read"`+md)
 			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if t.jkt != "" && !s.dpopAccess(w, r, scheme, tok, t, md) {
 			return
 		}
 		if s.cfg.CallScope != "" && r.Method == http.MethodPost && isCall(r) && !slices.Contains(t.scope, s.cfg.CallScope) {

@@ -18,7 +18,9 @@ import (
 // (it redirects to the redirect URI with a code), so the "browser" here is
 // an HTTP client that follows the redirects to latch's loopback listener.
 // The program connects, logs in when the server asks for it (as /login
-// does), calls the server's test-tool and checks its answer.
+// does), calls the server's test-tool and checks its answer; when the call
+// ends the login (the resource moved to another authorization server), it
+// logs in again and calls once more.
 
 // authContext is $MCP_CONFORMANCE_CONTEXT: the credentials a scenario
 // hands the client.
@@ -31,6 +33,8 @@ type authContext struct {
 	IDPTokenEndpoint string `json:"idp_token_endpoint"`
 	IDPClientID      string `json:"idp_client_id"`
 	IDPIDToken       string `json:"idp_id_token"`
+	// auth/wif-jwt-bearer: the workload's JWT from its platform.
+	ValidJWT string `json:"valid_jwt"`
 }
 
 // clientMetadataURL is the client ID metadata document URL the suite
@@ -61,6 +65,18 @@ func runAuth(url, scenario string) error {
 		return fmt.Errorf("%s: the server lists no tool test-tool (tools: %v)", scenario, originals(tools))
 	}
 	res, err := m.Call(ctx, t.Name, map[string]any{}, "")
+	if st, _ := m.Status(serverName); err != nil && st.State != mcp.StateConnected {
+		// The login stopped working (auth/authorization-server-migration:
+		// the resource moved to another authorization server): log in
+		// again, as a person would with /login, and call once more.
+		if err := m.Login(ctx, serverName); err != nil {
+			return fmt.Errorf("%s: log in again after %q: %v", scenario, st.Summary(), err)
+		}
+		if _, err := waitConnected(ctx, m); err != nil {
+			return err
+		}
+		res, err = m.Call(ctx, t.Name, map[string]any{}, "")
+	}
 	if err != nil {
 		return fmt.Errorf("%s: call test-tool: %v", scenario, err)
 	}
@@ -83,11 +99,15 @@ func authConfig(url, scenario string) (mcp.ServerConfig, error) {
 		}
 	}
 	cfg.ClientID, cfg.ClientSecret = c.ClientID, c.ClientSecret
+	cfg.DPoP = strings.HasPrefix(scenario, "auth/dpop") // latch's opt-in "dpop": true
 	if strings.HasPrefix(scenario, "auth/client-credentials-") {
 		cfg.Grant = mcp.GrantClientCredentials
 	}
 	if c.IDPTokenEndpoint != "" {
 		cfg.Grant, cfg.IDPTokenURL, cfg.IDPClientID, cfg.IDToken = mcp.GrantEnterprise, c.IDPTokenEndpoint, c.IDPClientID, c.IDPIDToken
+	}
+	if c.ValidJWT != "" {
+		cfg.Grant, cfg.WorkloadToken = mcp.GrantWorkload, c.ValidJWT
 	}
 	if c.PrivateKeyPEM != "" {
 		dir, err := os.MkdirTemp("", "latch-conformance-")
