@@ -130,37 +130,14 @@ func (x *exporter) event(e Event) {
 	s := x.sink
 	switch e := e.(type) {
 	case *SessionStarted:
-		s.line(words("started "), val(stamp(e.Time)), words(" · model "), val(e.Model), words(" · Ollama "), val(e.Host))
-		if e.Gateway {
-			s.line(words("a run of latch serve (gateway): its clients' calls"))
-		}
-		if e.Fork != nil {
-			s.line(words("forked from session "), val(e.Fork.Parent), words(fmt.Sprintf(" at its turn %d", e.Fork.Turn)))
-		}
+		x.started(e)
 	case *UserMessage:
 		s.heading(2, words(fmt.Sprintf("Turn %d · you", e.Turn)))
 		s.block(e.Text, "text")
 	case *AssistantMessage:
-		s.heading(3, words("model"))
-		if e.Thinking != "" {
-			s.fold("thinking", e.Thinking)
-		}
-		if e.Content != "" {
-			s.block(e.Content, "markdown")
-		}
-		if e.Partial {
-			s.line(words("(the reply did not finish)"))
-		}
+		x.reply(e)
 	case *ToolCallEvent:
-		ps := []part{words("tool call "), val(e.Tool), words(" on "), val(e.Server), words(" · id "), val(e.CallID)}
-		if e.FromText {
-			ps = append(ps, words(" · written by the model as text"))
-		}
-		if e.Client != "" {
-			ps = append(ps, words(" · by MCP client "), val(e.Client))
-		}
-		s.line(ps...)
-		s.block(jsonText(e.Arguments), "json")
+		x.toolCall(e)
 	case *PermissionEvent:
 		s.line(withReason([]part{words("decision on "), val(e.CallID), words(": "), val(e.Decision), words(" by "), val(e.By),
 			words(" (mode "), val(e.Mode), words(")")}, e.Reason)...)
@@ -202,6 +179,47 @@ func (x *exporter) event(e Event) {
 		s.line(words("event "), val(e.Head().Type))
 		s.block(jsonText(e), "json")
 	}
+}
+
+// started writes the start of the session (or of the fork, or of a
+// gateway's run).
+func (x *exporter) started(e *SessionStarted) {
+	s := x.sink
+	s.line(words("started "), val(stamp(e.Time)), words(" · model "), val(e.Model), words(" · Ollama "), val(e.Host))
+	if e.Gateway {
+		s.line(words("a run of latch serve (gateway): its clients' calls"))
+	}
+	if e.Fork != nil {
+		s.line(words("forked from session "), val(e.Fork.Parent), words(fmt.Sprintf(" at its turn %d", e.Fork.Turn)))
+	}
+}
+
+// reply writes the model's reply, its thinking folded.
+func (x *exporter) reply(e *AssistantMessage) {
+	s := x.sink
+	s.heading(3, words("model"))
+	if e.Thinking != "" {
+		s.fold("thinking", e.Thinking)
+	}
+	if e.Content != "" {
+		s.block(e.Content, "markdown")
+	}
+	if e.Partial {
+		s.line(words("(the reply did not finish)"))
+	}
+}
+
+// toolCall writes a tool call and its arguments.
+func (x *exporter) toolCall(e *ToolCallEvent) {
+	ps := []part{words("tool call "), val(e.Tool), words(" on "), val(e.Server), words(" · id "), val(e.CallID)}
+	if e.FromText {
+		ps = append(ps, words(" · written by the model as text"))
+	}
+	if e.Client != "" {
+		ps = append(ps, words(" · by MCP client "), val(e.Client))
+	}
+	x.sink.line(ps...)
+	x.sink.block(jsonText(e.Arguments), "json")
 }
 
 // result writes a tool call's outcome and what the model was given.
