@@ -30,10 +30,12 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits unless the config says otherwise: enough
-// for an agent, or many, calling one tool after another as fast as the
-// tools answer (200 calls in a row fit in the burst), not for one client
-// taking the upstream servers for itself.
-var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 100, Burst: 200}
+// for an agent, or a script, calling one tool after another as fast as
+// the tools answer (a call through latch takes a millisecond or more, so
+// calls in a row stay under the rate), not for one client taking the
+// upstream servers for itself (8 at once, and a tight loop over them held
+// to 2,000 a second).
+var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 2000, Burst: 4000}
 
 // withDefaults is l with each unset limit at its default.
 func (l Limits) withDefaults() Limits {

@@ -186,3 +186,24 @@ func TestStdioRunsCallsUpToTheLimit(t *testing.T) {
 		t.Errorf("the eighth call: %v, %+v; want an error result %q", err, res, want)
 	}
 }
+
+// With the default limits, a client calling one tool after another as fast
+// as latch answers (here a call every millisecond, by the clock the
+// limiter reads) is never refused: a script reading 5,000 things in a row
+// is not a flood.
+func TestDefaultLimitsLetCallsInARow(t *testing.T) {
+	up := newHoldServer()
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	r := newRig(t, gateway.Options{Now: clock}, session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	c := r.connect(t, "script", nil)
+	for i := range 5000 {
+		if res, err := call(t, c, "up__echo", nil); err != nil || res.IsError {
+			t.Fatalf("call %d in a row, a millisecond apart: %v %q", i+1, err, text(res))
+		}
+		mu.Lock()
+		now = now.Add(time.Millisecond)
+		mu.Unlock()
+	}
+}
