@@ -24,19 +24,21 @@ const stderrTailLines = 12
 // conn is one live client of a server: built once per connect and used by
 // every call until it is closed.
 type conn struct {
-	client  *client.Client
-	http    bool               // streamable HTTP or SSE: only these can answer 401
-	roots   bool               // the roots capability was declared (not on legacy SSE)
-	elicit  bool               // the elicitation capability was declared (not on legacy SSE)
-	sample  bool               // the sampling capability was declared (not on legacy SSE)
-	proc    *process           // stdio only
-	red     *redactor          // the manager's: every credential it knows
-	cancel  context.CancelFunc // ends the client's long-lived context
-	lost    chan error         // an SSE connection reports loss here
-	answers *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
-	started bool               // Start returned (an SSE stream sent its endpoint)
-	closed  chan struct{}      // closed by close
-	once    sync.Once
+	client   *client.Client
+	http     bool               // streamable HTTP or SSE: only these can answer 401
+	roots    bool               // the roots capability was declared (not on legacy SSE)
+	elicit   bool               // the elicitation capability was declared (not on legacy SSE)
+	sample   bool               // the sampling capability was declared (not on legacy SSE)
+	proc     *process           // stdio only
+	red      *redactor          // the manager's: every credential it knows
+	cancel   context.CancelFunc // ends the client's long-lived context
+	lost     chan error         // an SSE connection reports loss here
+	answers  *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
+	started  bool               // Start returned (an SSE stream sent its endpoint)
+	life     context.Context    // the client's long-lived context
+	listener listener           // the stateless era's subscriptions/listen stream (era.go)
+	closed   chan struct{}      // closed by close
+	once     sync.Once
 
 	mu   sync.Mutex
 	tail []string // last stderr lines (stdio)
@@ -73,10 +75,10 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	// Pin the last handshake-era protocol: a third-party server that
-	// ignores mcp-go's server/discover probe would otherwise stall every
-	// connect for 5 s (docs/ARCHITECTURE.md, "mcp-go").
-	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
+	// The era cfg.Protocol names, or the newest the server speaks, found
+	// by a probe that a server ignoring it delays by at most discoverWait
+	// (era.go).
+	opts, version := eraOptions(cfg)
 	if c.roots {
 		// Declares roots (listChanged) and answers roots/list: stdio and
 		// streamable HTTP (its listening stream) carry server requests.
@@ -84,18 +86,20 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	}
 	if c.elicit {
 		// Declares elicitation (form and url) and answers elicitation/create.
-		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)),
-			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: elicitCapability()}))
+		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)))
 	}
 	if c.sample {
 		// Declares sampling and answers sampling/createMessage.
 		opts = append(opts, client.WithSamplingHandler(h.sample))
 	}
+	// Declared in full here, so latch's own requests (toolslist.go) can
+	// repeat them in a stateless-era request's _meta.
+	opts = append(opts, client.WithClientCapabilities(c.capabilities()))
 	c.client = client.NewClient(tr, opts...)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
 	}
-	res, tools, err := c.handshake(abort, cfg)
+	res, tools, err := c.handshake(abort, cfg, version)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -165,7 +169,9 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 		// Without a listening GET stream, a legacy streamable-HTTP
 		// connection hears tools/list_changed only with the next
 		// request's reply (docs/ARCHITECTURE.md, "mcp-go").
-		transport.WithContinuousListening(), //nolint:staticcheck // deprecated, but its replacement (Client.Listen) needs protocol 2026-07-28; we pin a legacy one
+		// mcp-go opens it only on a legacy connection; a stateless one
+		// listens with subscriptions/listen (era.go).
+		transport.WithContinuousListening(), //nolint:staticcheck // deprecated: its replacement, Client.Listen, serves only the stateless era
 	}
 	if token != "" {
 		opts = append(opts, transport.WithHTTPHeaderFunc(bearer(token)))
@@ -174,7 +180,7 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 	if err != nil {
 		return nil, fmt.Errorf("bad url: %v", err)
 	}
-	return t, nil
+	return eitherEraHTTP{t}, nil
 }
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is
@@ -220,9 +226,9 @@ func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState, rec *htt
 // handshake starts the client, then runs the handshake and the first
 // tool list, within the connect timeout and until abort is done. On
 // failure it closes the connection and says why (see describe).
-func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
+func (c *conn) handshake(abort context.Context, cfg ServerConfig, version string) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
 	life, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
+	c.life, c.cancel = life, cancel
 	// The handshake's context is not the client's: the client lives on.
 	ctx, stop := context.WithTimeout(abort, cfg.connectTimeout())
 	defer stop()
@@ -241,13 +247,16 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 	}
 	c.started = true
 	var ir mcpgo.InitializeRequest
-	ir.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
-	ir.Params.ClientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
+	ir.Params.ProtocolVersion = version // "": the newest both speak
+	ir.Params.ClientInfo = clientInfo
 	res, err := c.client.Initialize(ctx, ir)
 	if err != nil {
 		return fail(err)
 	}
-	tools, err := listTools(ctx, c.client)
+	if cfg.Protocol == ProtocolModern && !isModern(res.ProtocolVersion) {
+		return fail(fmt.Errorf("the server does not speak protocol %s (it answered the %s handshake); protocol is pinned to %s", ProtocolModern, res.ProtocolVersion, ProtocolModern))
+	}
+	tools, err := listTools(ctx, c)
 	switch {
 	case err != nil && res.Capabilities.Tools == nil && ctx.Err() == nil:
 		// A server that offers no tools (only prompts, say) may refuse
@@ -259,6 +268,7 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 	if !unlink() { // given up at the last moment: the client's context is gone
 		return fail(ctx.Err())
 	}
+	c.listen(life)
 	return res, tools, nil
 }
 
@@ -399,6 +409,7 @@ func (c *conn) close() {
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.stopListening()
 	if c.proc != nil {
 		c.proc.stop()
 	}

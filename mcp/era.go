@@ -1,0 +1,155 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// The protocol eras a server may be pinned to (ServerConfig.Protocol).
+const (
+	// ProtocolAuto asks the server for the newest era it speaks
+	// (server/discover) and falls back to the handshake of the last
+	// legacy one. It is the default.
+	ProtocolAuto = "auto"
+	// ProtocolLegacy is the last era with the initialize handshake: no
+	// probe is sent.
+	ProtocolLegacy = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+	// ProtocolModern is the stateless era (server/discover, _meta on each
+	// request): a server that does not speak it fails to connect.
+	ProtocolModern = mcpgo.ProtocolVersion20260728
+)
+
+// discoverWait is how long an auto connect waits for the answer to its
+// server/discover probe before taking the server for a legacy one. A
+// legacy server answers an unknown method at once ("method not found");
+// this bounds the cost of one that ignores it (mcp-go's default is 5 s).
+const discoverWait = 250 * time.Millisecond
+
+// eraOptions are the client options and the version asked for in the
+// initialize request that make a connect speak the era cfg.Protocol
+// names.
+func eraOptions(cfg ServerConfig) ([]client.ClientOption, string) {
+	switch cfg.Protocol {
+	case ProtocolLegacy:
+		return []client.ClientOption{client.WithProtocolVersion(ProtocolLegacy)}, ProtocolLegacy
+	case ProtocolModern:
+		// The probe is bounded by the connect timeout alone.
+		return []client.ClientOption{client.WithProtocolVersion(ProtocolModern), client.WithDiscoverTimeout(-1)}, ProtocolModern
+	}
+	return []client.ClientOption{client.WithDiscoverTimeout(discoverWait)}, ""
+}
+
+// isModern reports whether a negotiated protocol version is of the
+// stateless era.
+func isModern(version string) bool { return mcpgo.IsModernProtocol(version) }
+
+// eitherEraHTTP is a streamable HTTP transport with its listening GET
+// stream on, which mcp-go's client would take as ruling out the stateless
+// era: the transport itself opens that stream only on a legacy
+// connection, so both eras stay open to negotiation.
+type eitherEraHTTP struct {
+	*transport.StreamableHTTP
+}
+
+// RequiresLegacyProtocol is false: see eitherEraHTTP.
+func (eitherEraHTTP) RequiresLegacyProtocol() bool { return false }
+
+// listener keeps a stateless-era connection's subscriptions/listen
+// stream open: the era's only way to hear list changes and resource
+// updates. A new filter (a watch added or dropped) replaces the stream.
+type listener struct {
+	mu   sync.Mutex
+	stop func()
+}
+
+// listen (re)opens the stream of a stateless-era connection with every
+// list change and the resources subscribed so far; on a legacy one it
+// does nothing (notifications arrive without asking).
+func (c *conn) listen(life context.Context) {
+	if !isModern(c.client.ProtocolVersion()) {
+		return
+	}
+	f := c.client.PendingSubscriptionFilter()
+	f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
+	stop, err := c.client.ListenAsync(life, f, nil)
+	if err != nil {
+		return
+	}
+	c.listener.mu.Lock()
+	old := c.listener.stop
+	c.listener.stop = stop
+	c.listener.mu.Unlock()
+	if old != nil {
+		old() // already superseded by the new stream: only waits for it
+	}
+}
+
+// stopListening closes the stream, if one is open.
+func (c *conn) stopListening() {
+	c.listener.mu.Lock()
+	stop := c.listener.stop
+	c.listener.stop = nil
+	c.listener.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// capabilities are what the connection declares: in the handshake, or in
+// every stateless-era request's _meta.
+func (c *conn) capabilities() mcpgo.ClientCapabilities {
+	var caps mcpgo.ClientCapabilities
+	if c.roots {
+		caps.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{ListChanged: true}
+	}
+	if c.elicit {
+		caps.Elicitation = elicitCapability()
+	}
+	if c.sample {
+		caps.Sampling = &mcpgo.SamplingCapability{}
+	}
+	return caps
+}
+
+// clientInfo is who latch says it is to a server.
+var clientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
+
+// eraRequest is req, one of latch's own requests sent through the
+// client's transport (params a map, nil when empty on a legacy one), as the connection's era wants it:
+// on the stateless era its params carry the protocol version, latch and
+// its capabilities in _meta, and over HTTP it has the standard headers
+// (Mcp-Method, Mcp-Name). A legacy request is left as it is.
+func (c *conn) eraRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
+	version := c.client.ProtocolVersion()
+	params, ok := req.Params.(map[string]any)
+	if !ok {
+		return req
+	}
+	if !isModern(version) {
+		if len(params) == 0 {
+			req.Params = nil // as before: no params at all
+		}
+		return req
+	}
+	params["_meta"] = map[string]any{
+		mcpgo.MetaKeyProtocolVersion:    version,
+		mcpgo.MetaKeyClientCapabilities: c.capabilities(),
+		mcpgo.MetaKeyClientInfo:         clientInfo,
+	}
+	if raw, err := json.Marshal(params); err == nil {
+		req.Header = http.Header{}
+		for k, v := range mcpgo.StandardHeaders(version, mcpgo.MCPMethod(req.Method), raw) {
+			req.Header.Set(k, v)
+		}
+	}
+	return req
+}

@@ -1,0 +1,91 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"latch/mcp/mcptestutil"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server/servertest"
+)
+
+// TestEraChosenPerServer connects the fake stdio server speaking both eras,
+// only the handshake era (refusing the probe, or ignoring it), each with
+// protocol auto or pinned, and checks the era /servers shows and that a
+// call works on it.
+func TestEraChosenPerServer(t *testing.T) {
+	for _, tc := range []struct {
+		name, legacy, protocol, want string
+	}{
+		{"both eras, auto", "", "", ProtocolModern},
+		{"both eras, pinned legacy", "", ProtocolLegacy, ProtocolLegacy},
+		{"both eras, pinned stateless", "", ProtocolModern, ProtocolModern},
+		{"refuses the probe", "answer", ProtocolAuto, ProtocolLegacy},
+		// mcp-go's own probe would wait 5 s: past this connect timeout.
+		{"ignores the probe", "ignore", "", ProtocolLegacy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fakeServer(t, "fake")
+			if tc.legacy != "" {
+				cfg.Args = []string{"-legacy", tc.legacy}
+			}
+			cfg.Protocol, cfg.ConnectTimeout = tc.protocol, 3*time.Second
+			m, _ := startFake(t, Options{}, cfg)
+			st := waitReady(t, m, "fake", 10*time.Second)
+			if st.ProtocolVersion != tc.want {
+				t.Fatalf("protocol %q, want %q", st.ProtocolVersion, tc.want)
+			}
+			if res := mustCall(t, m, "fake__echo", map[string]any{"message": "era"}); res.Text != "era" {
+				t.Fatalf("echo: %q", res.Text)
+			}
+		})
+	}
+}
+
+// TestEraPinnedStatelessRefusesALegacyServer: a server pinned to
+// 2026-07-28 that speaks only the handshake era fails, saying why.
+func TestEraPinnedStatelessRefusesALegacyServer(t *testing.T) {
+	cfg := fakeServer(t, "old", "-legacy", "answer")
+	cfg.Protocol = ProtocolModern
+	m, _ := startFake(t, Options{}, cfg)
+	st := waitState(t, m, "old", StateFailed, 10*time.Second)
+	if !strings.Contains(st.LastError, "does not speak protocol 2026-07-28") {
+		t.Fatalf("reason %q", st.LastError)
+	}
+}
+
+// TestEraListChangedOnBothEras: a tool added by an in-process server and
+// by a streamable HTTP one reaches the tool list on either era (the
+// stateless one hears it on its subscriptions/listen stream).
+func TestEraListChangedOnBothEras(t *testing.T) {
+	for _, transport := range []string{TransportInProcess, TransportHTTP} {
+		for _, era := range []string{ProtocolLegacy, ProtocolModern} {
+			t.Run(transport+" "+era, func(t *testing.T) {
+				srv := echoServer()
+				cfg := ServerConfig{Name: "web", Transport: transport, InProcess: srv, Protocol: era}
+				if transport == TransportHTTP {
+					h := servertest.NewTestStreamableHTTPServer(srv)
+					t.Cleanup(h.Close)
+					cfg.InProcess, cfg.URL = nil, h.URL+"/mcp"
+				}
+				m, _ := startFake(t, Options{}, cfg)
+				st := waitReady(t, m, "web", 10*time.Second)
+				if st.ProtocolVersion != era {
+					t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
+				}
+				srv.AddTool(mcpgo.NewTool("late"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					return mcpgo.NewToolResultText("late"), nil
+				})
+				if !mcptestutil.Eventually(5*time.Second, func() bool { _, ok := m.Lookup("web__late"); return ok }) {
+					t.Fatal("the new tool never reached the list")
+				}
+				if res := mustCall(t, m, "web__late", nil); res.Text != "late" {
+					t.Fatalf("late: %q", res.Text)
+				}
+			})
+		}
+	}
+}
