@@ -135,7 +135,7 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		if c.sample {
 			opts = append(opts, transport.WithSamplingHandler(h.sample))
 		}
-		return transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...), nil
+		return checkedInProcess{transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...)}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 }
@@ -157,7 +157,7 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 	c.proc = p
 	c.errs.Add(1)
 	go c.drainStderr(p.stderr, onLog)
-	return transport.NewIO(p.stdout, p.stdin, nil), nil
+	return checkedStdio{transport.NewIO(p.stdout, p.stdin, nil)}, nil
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,10 +37,11 @@ const discoverWait = 250 * time.Millisecond
 // initialize request that make a connect speak the era cfg.Protocol
 // names.
 func eraOptions(cfg ServerConfig) ([]client.ClientOption, string) {
-	switch cfg.Protocol {
-	case ProtocolLegacy:
+	switch {
+	case cfg.Protocol == ProtocolLegacy || cfg.Transport == TransportSSE:
+		// The stateless era has no HTTP+SSE transport.
 		return []client.ClientOption{client.WithProtocolVersion(ProtocolLegacy)}, ProtocolLegacy
-	case ProtocolModern:
+	case cfg.Protocol == ProtocolModern:
 		// The probe is bounded by the connect timeout alone.
 		return []client.ClientOption{client.WithProtocolVersion(ProtocolModern), client.WithDiscoverTimeout(-1)}, ProtocolModern
 	}
@@ -53,13 +55,63 @@ func isModern(version string) bool { return mcpgo.IsModernProtocol(version) }
 // eitherEraHTTP is a streamable HTTP transport with its listening GET
 // stream on, which mcp-go's client would take as ruling out the stateless
 // era: the transport itself opens that stream only on a legacy
-// connection, so both eras stay open to negotiation.
+// connection, so both eras stay open to negotiation. Its discover answers
+// are checked (checkDiscover).
 type eitherEraHTTP struct {
 	*transport.StreamableHTTP
 }
 
 // RequiresLegacyProtocol is false: see eitherEraHTTP.
 func (eitherEraHTTP) RequiresLegacyProtocol() bool { return false }
+
+// SendRequest sends req, checking a server/discover answer.
+func (t eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.StreamableHTTP.SendRequest(ctx, req)
+	return checkDiscover(req, resp, err)
+}
+
+// checkedStdio is a stdio transport whose discover answers are checked.
+type checkedStdio struct {
+	*transport.Stdio
+}
+
+// SendRequest sends req, checking a server/discover answer.
+func (t checkedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.Stdio.SendRequest(ctx, req)
+	return checkDiscover(req, resp, err)
+}
+
+// checkedInProcess is an in-process transport whose discover answers are
+// checked.
+type checkedInProcess struct {
+	*transport.InProcessTransport
+}
+
+// SendRequest sends req, checking a server/discover answer.
+func (t checkedInProcess) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.InProcessTransport.SendRequest(ctx, req)
+	return checkDiscover(req, resp, err)
+}
+
+// checkDiscover turns an answer to server/discover that names no
+// stateless-era version into "method not found": mcp-go takes any result
+// for the server speaking that era, and a legacy server that answers
+// every unknown method with an empty result (the conformance suite's do)
+// would be spoken to in an era it does not know. So mcp-go falls back to
+// the handshake, as for a server that refused the probe.
+func checkDiscover(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error) (*transport.JSONRPCResponse, error) {
+	if err != nil || resp == nil || resp.Error != nil || req.Method != string(mcpgo.MethodServerDiscover) {
+		return resp, err
+	}
+	var res struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	_ = json.Unmarshal(resp.Result, &res)
+	if slices.ContainsFunc(res.SupportedVersions, isModern) {
+		return resp, nil
+	}
+	return transport.NewJSONRPCErrorResponse(resp.ID, mcpgo.METHOD_NOT_FOUND, "server/discover answered without a supported version", nil), nil
+}
 
 // listener keeps a stateless-era connection's subscriptions/listen
 // stream open: the era's only way to hear list changes and resource
