@@ -126,6 +126,7 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	Protocol       string            // "protocol": "auto" (default, as ""), "2025-11-25" or "2026-07-28"
 	// Inputs are the ids of the VS Code ${input:ID} values its strings
 	// still hold, in order: asked for at start, or the server is left out
 	// (inputs.go). Secrets are the values given, redacted everywhere.
