@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"latch/mcp/mcptestutil"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mark3labs/mcp-go/server/servertest"
 )
 
@@ -88,4 +92,79 @@ func TestEraListChangedOnBothEras(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestEraResourceWatchOnBothEras: a watched resource's update and a change
+// of the resource list reach latch on either era (the stateless one by a
+// subscriptions/listen stream reopened with the watched URI).
+func TestEraResourceWatchOnBothEras(t *testing.T) {
+	for _, era := range []string{ProtocolLegacy, ProtocolModern} {
+		t.Run(era, func(t *testing.T) {
+			srv := mcptestutil.ResourceServer("")
+			m, ev := startFake(t, Options{}, ServerConfig{Name: "res", Transport: TransportInProcess, InProcess: srv, Protocol: era})
+			if st := waitReady(t, m, "res", 10*time.Second); st.ProtocolVersion != era {
+				t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
+			}
+			if err := m.Subscribe(context.Background(), "res", "test://notes/readme.txt"); err != nil {
+				t.Fatal(err)
+			}
+			// Until the server has the subscription, an update is lost:
+			// send it again until one arrives.
+			mcptestutil.WaitFor(t, 5*time.Second, "the update", func() bool {
+				mcptestutil.UpdateResource(srv, "test://notes/readme.txt")
+				time.Sleep(20 * time.Millisecond)
+				return strings.Contains(strings.Join(resourceEvents(ev), "|"), "updated res test://notes/readme.txt")
+			})
+			srv.DeleteResources("test://broken")
+			mcptestutil.WaitFor(t, 5*time.Second, "the list change", func() bool {
+				return strings.Contains(strings.Join(resourceEvents(ev), "|"), "changed res")
+			})
+		})
+	}
+}
+
+// TestEraListenNamesWatchesOverHTTP: over streamable HTTP on the stateless
+// era, a watch reopens the subscriptions/listen stream with the URI, and
+// the resource list's changes arrive on it. (mcp-go's server cannot send
+// a resources/updated to such a stream: it keeps its listening sessions
+// to itself and filters the update out of a broadcast.)
+func TestEraListenNamesWatchesOverHTTP(t *testing.T) {
+	srv := mcptestutil.ResourceServer("")
+	var mu sync.Mutex
+	var filters []mcpgo.SubscriptionFilter
+	hooks := &mcpserver.Hooks{}
+	hooks.AddBeforeAny(func(_ context.Context, _ any, method mcpgo.MCPMethod, msg any) {
+		if req, ok := msg.(*mcpgo.SubscriptionsListenRequest); ok && method == mcpgo.MethodSubscriptionsListen {
+			mu.Lock()
+			filters = append(filters, req.Params.Notifications)
+			mu.Unlock()
+		}
+	})
+	mcpserver.WithHooks(hooks)(srv)
+	h := servertest.NewTestStreamableHTTPServer(srv)
+	t.Cleanup(h.Close)
+	m, ev := startFake(t, Options{}, ServerConfig{Name: "res", Transport: TransportHTTP, URL: h.URL + "/mcp"})
+	if st := waitReady(t, m, "res", 10*time.Second); st.ProtocolVersion != ProtocolModern {
+		t.Fatalf("protocol %q", st.ProtocolVersion)
+	}
+	if err := m.Subscribe(context.Background(), "res", "test://notes/readme.txt"); err != nil {
+		t.Fatal(err)
+	}
+	mcptestutil.WaitFor(t, 5*time.Second, "a listen naming the watch", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range filters {
+			if slices.Equal(f.ResourceSubscriptions, []string{"test://notes/readme.txt"}) && f.ResourcesListChanged && f.ToolsListChanged {
+				return true
+			}
+		}
+		return false
+	})
+	n := 0
+	mcptestutil.WaitFor(t, 5*time.Second, "the list change", func() bool {
+		n++
+		srv.AddResource(mcpgo.NewResource(fmt.Sprintf("test://new/%d", n), "new"), nil)
+		time.Sleep(20 * time.Millisecond)
+		return strings.Contains(strings.Join(resourceEvents(ev), "|"), "changed res")
+	})
 }
