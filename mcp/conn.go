@@ -96,6 +96,8 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	// repeat them in a stateless-era request's _meta.
 	opts = append(opts, client.WithClientCapabilities(c.capabilities()))
 	c.client = client.NewClient(tr, opts...)
+	c.listener.acked = make(chan error, 1)
+	c.client.OnNotification(c.onListenNote)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
 	}
@@ -256,6 +258,9 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig, version string
 	if cfg.Protocol == ProtocolModern && !isModern(res.ProtocolVersion) {
 		return fail(fmt.Errorf("the server does not speak protocol %s (it answered the %s handshake); protocol is pinned to %s", ProtocolModern, res.ProtocolVersion, ProtocolModern))
 	}
+	// The stateless era's notifications come on a stream opened first,
+	// so that no change after the first lists is missed.
+	c.listen(ctx)
 	tools, err := listTools(ctx, c)
 	switch {
 	case err != nil && res.Capabilities.Tools == nil && ctx.Err() == nil:
@@ -268,7 +273,6 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig, version string
 	if !unlink() { // given up at the last moment: the client's context is gone
 		return fail(ctx.Err())
 	}
-	c.listen(life)
 	return res, tools, nil
 }
 

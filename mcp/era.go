@@ -117,29 +117,61 @@ func checkDiscover(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse
 // stream open: the era's only way to hear list changes and resource
 // updates. A new filter (a watch added or dropped) replaces the stream.
 type listener struct {
-	mu   sync.Mutex
-	stop func()
+	mu    sync.Mutex
+	stop  func()
+	acked chan error // the server acknowledged the stream (nil) or refused it
+}
+
+// listenWait bounds how long opening the stream waits for the server to
+// acknowledge it, so that nothing sent after it is missed.
+const listenWait = time.Second
+
+// onListenNote is the connection's notification handler for the stream's
+// acknowledgement.
+func (c *conn) onListenNote(n mcpgo.JSONRPCNotification) {
+	if n.Method == mcpgo.MethodNotificationSubscriptionsAcknowledged {
+		c.listener.ack(nil)
+	}
+}
+
+func (l *listener) ack(err error) {
+	select {
+	case l.acked <- err:
+	default:
+	}
 }
 
 // listen (re)opens the stream of a stateless-era connection with every
-// list change and the resources subscribed so far; on a legacy one it
-// does nothing (notifications arrive without asking).
-func (c *conn) listen(life context.Context) {
+// list change and the resources subscribed so far, and waits until the
+// server acknowledges it (at most listenWait, or until ctx is done): what
+// the server sends after listen returns reaches latch. On a legacy
+// connection it does nothing (notifications arrive without asking).
+func (c *conn) listen(ctx context.Context) {
 	if !isModern(c.client.ProtocolVersion()) {
 		return
 	}
 	f := c.client.PendingSubscriptionFilter()
 	f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
-	stop, err := c.client.ListenAsync(life, f, nil)
+	c.listener.mu.Lock()
+	defer c.listener.mu.Unlock()
+	select {
+	case <-c.listener.acked: // an old stream's
+	default:
+	}
+	stop, err := c.client.ListenAsync(c.life, f, c.listener.ack)
 	if err != nil {
 		return
 	}
-	c.listener.mu.Lock()
-	old := c.listener.stop
-	c.listener.stop = stop
-	c.listener.mu.Unlock()
-	if old != nil {
+	if old := c.listener.stop; old != nil {
 		old() // already superseded by the new stream: only waits for it
+	}
+	c.listener.stop = stop
+	wait := time.NewTimer(listenWait)
+	defer wait.Stop()
+	select {
+	case <-c.listener.acked:
+	case <-wait.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -233,7 +233,7 @@ func (m *Manager) subscription(ctx context.Context, name, uri string, on bool) e
 	}
 	// The stateless era has no resources/subscribe: the URI joins the
 	// filter of a new subscriptions/listen stream (era.go).
-	c.listen(c.life)
+	c.listen(ctx)
 	return nil
 }
 
