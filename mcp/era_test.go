@@ -168,3 +168,65 @@ func TestEraListenNamesWatchesOverHTTP(t *testing.T) {
 		return strings.Contains(strings.Join(resourceEvents(ev), "|"), "changed res")
 	})
 }
+
+// TestEraInputsOnBothEras: a tool that needs a form, a sample and the
+// roots gets them through latch's handlers, with the same result on either
+// era: on 2026-07-28 they come inside the call's result (input_required)
+// and the call is repeated with the answers.
+func TestEraInputsOnBothEras(t *testing.T) {
+	root := t.TempDir()
+	results := map[string]string{}
+	for _, era := range []string{ProtocolLegacy, ProtocolModern} {
+		t.Run(era, func(t *testing.T) {
+			var mu sync.Mutex
+			var forms, samples, calls int
+			srv := mcptestutil.InputServer()
+			hooks := &mcpserver.Hooks{}
+			hooks.AddBeforeCallTool(func(context.Context, any, *mcpgo.CallToolRequest) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+			})
+			mcpserver.WithHooks(hooks)(srv)
+			m, _ := startFake(t, Options{
+				Roots: []string{root},
+				Elicit: func(_ context.Context, server string, r ElicitRequest) (ElicitResponse, error) {
+					mu.Lock()
+					forms++
+					mu.Unlock()
+					if server != "in" || r.Mode != ElicitForm || r.Message != "Your name?" {
+						t.Errorf("form from %s: %+v", server, r)
+					}
+					return ElicitResponse{Action: ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+				},
+				Sample: func(_ context.Context, server string, r SampleRequest) (SampleResponse, error) {
+					mu.Lock()
+					samples++
+					mu.Unlock()
+					return SampleResponse{Text: "hi from the model", Model: "qwen3:8b"}, nil
+				},
+			}, ServerConfig{Name: "in", Transport: TransportInProcess, InProcess: srv, Protocol: era})
+			if st := waitReady(t, m, "in", 10*time.Second); st.ProtocolVersion != era {
+				t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
+			}
+			res := mustCall(t, m, "in__ask", nil)
+			results[era] = res.Text
+			mu.Lock()
+			defer mu.Unlock()
+			if forms != 1 || samples != 1 {
+				t.Errorf("%d forms, %d samples asked of the person and the model, want 1 each", forms, samples)
+			}
+			// 2026-07-28: the call, then the call with the answers; before,
+			// one call and the server's own requests.
+			if want := map[string]int{ProtocolLegacy: 1, ProtocolModern: 2}[era]; calls != want {
+				t.Errorf("%d tools/call requests, want %d", calls, want)
+			}
+		})
+	}
+	want := `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `"],"sample":"hi from the model"}`
+	for era, got := range results {
+		if got != want {
+			t.Errorf("%s: %s, want %s", era, got, want)
+		}
+	}
+}
