@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -37,6 +38,7 @@ type conn struct {
 	started  bool               // Start returned (an SSE stream sent its endpoint)
 	life     context.Context    // the client's long-lived context
 	listener listener           // the stateless era's subscriptions/listen stream (era.go)
+	logLevel atomic.Value       // string: the level /logs set, for the stateless era's _meta
 	closed   chan struct{}      // closed by close
 	once     sync.Once
 

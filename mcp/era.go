@@ -208,10 +208,11 @@ func (c *conn) capabilities() mcpgo.ClientCapabilities {
 var clientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
 
 // eraRequest is req, one of latch's own requests sent through the
-// client's transport (params a map, nil when empty on a legacy one), as the connection's era wants it:
-// on the stateless era its params carry the protocol version, latch and
-// its capabilities in _meta, and over HTTP it has the standard headers
-// (Mcp-Method, Mcp-Name). A legacy request is left as it is.
+// client's transport (params a map), as the connection's era wants it: on
+// the stateless era its params carry in _meta the protocol version,
+// latch, its capabilities and the log level /logs set, and over HTTP it
+// has the standard headers (Mcp-Method, Mcp-Name). On a legacy one it is
+// left as it is, without params when they are empty.
 func (c *conn) eraRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	version := c.client.ProtocolVersion()
 	params, ok := req.Params.(map[string]any)
@@ -224,11 +225,15 @@ func (c *conn) eraRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest
 		}
 		return req
 	}
-	params["_meta"] = map[string]any{
+	meta := map[string]any{
 		mcpgo.MetaKeyProtocolVersion:    version,
 		mcpgo.MetaKeyClientCapabilities: c.capabilities(),
 		mcpgo.MetaKeyClientInfo:         clientInfo,
 	}
+	if level, _ := c.logLevel.Load().(string); level != "" {
+		meta[mcpgo.MetaKeyLogLevel] = level
+	}
+	params["_meta"] = meta
 	if raw, err := json.Marshal(params); err == nil {
 		req.Header = http.Header{}
 		for k, v := range mcpgo.StandardHeaders(version, mcpgo.MCPMethod(req.Method), raw) {
