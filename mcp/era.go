@@ -82,15 +82,35 @@ func (t checkedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequ
 }
 
 // checkedInProcess is an in-process transport whose discover answers are
-// checked.
+// checked, and whose requests reach the server with none of the caller's
+// context values: mcp-go's server reads a request's HTTP headers from its
+// context, so a call made while serving another HTTP request (latch
+// serve's) would be checked against that request's Mcp-Name and
+// Mcp-Method headers on the 2026-07-28 era, and refused.
 type checkedInProcess struct {
 	*transport.InProcessTransport
 }
 
 // SendRequest sends req, checking a server/discover answer.
 func (t checkedInProcess) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	ctx, cancel := valuesDropped(ctx)
+	defer cancel()
 	resp, err := t.InProcessTransport.SendRequest(ctx, req)
 	return checkDiscover(req, resp, err)
+}
+
+// valuesDropped is a context ended with ctx (its deadline, its
+// cancellation) but carrying none of its values.
+func valuesDropped(ctx context.Context) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancelCause(context.Background())
+	if d, ok := ctx.Deadline(); ok {
+		var stopDeadline context.CancelFunc
+		out, stopDeadline = context.WithDeadline(out, d)
+		stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+		return out, func() { stop(); stopDeadline(); cancel(nil) }
+	}
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return out, func() { stop(); cancel(nil) }
 }
 
 // checkDiscover turns an answer to server/discover that names no
