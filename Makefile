@@ -88,6 +88,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'WrapLongLine' -benchtime 5x -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'ManyServers' -benchtime 3x ./mcp/
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
+	$(GO) test -run '^$$' -bench 'ConnectEra' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .

@@ -130,6 +130,7 @@ type ServerConfig struct {
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up
+	Protocol       string            // "protocol": "auto" (default, as ""), "2025-11-25" or "2026-07-28"
 	// Rules are "rules": argument rules on the server's own tool names
 	// (config_rules.go).
 	Rules []permissions.Rule

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,22 @@ func TestLoadConfigValues(t *testing.T) {
 		{"text_tool_calls true", `{"ollama": {"text_tool_calls": true}}`, nil, func(t *testing.T, cfg *Config) {
 			if !cfg.Ollama.TextToolCallsOn() {
 				t.Error("text_tool_calls true is off")
+			}
+		}},
+		{"protocol per server", `{"mcpServers": {
+			"a": {"command": "x"},
+			"b": {"command": "x", "protocol": "auto"},
+			"c": {"command": "x", "protocol": "2025-11-25"},
+			"d": {"url": "https://h/d", "protocol": "2026-07-28"}}}`, nil, func(t *testing.T, cfg *Config) {
+			var got []string
+			for _, s := range cfg.Servers {
+				got = append(got, s.Protocol)
+			}
+			if want := []string{"", "auto", "2025-11-25", "2026-07-28"}; !slices.Equal(got, want) {
+				t.Errorf("protocols %q, want %q", got, want)
+			}
+			if p := serverConfigs(cfg.Servers)[3].Protocol; p != "2026-07-28" {
+				t.Errorf("passed on to the session as %q", p)
 			}
 		}},
 		{"transport aliases", `{"mcpServers": {
@@ -418,6 +435,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"header name", `{"mcpServers": {"fs": {"url": "https://h/", "headers": {"X Org": "a"}}}}`, "fs", "headers", `"X Org" is not a valid header name`},
 		{"header value line break", `{"mcpServers": {"fs": {"url": "https://h/", "headers": {"X-Org": "a\r\nB: c"}}}}`, "fs", "headers.X-Org", "line break"},
 		{"disabled type", `{"mcpServers": {"fs": {"command": "x", "disabled": "yes"}}}`, "fs", "disabled", "expected true or false, got string"},
+		{"protocol value", `{"mcpServers": {"fs": {"command": "x", "protocol": "2026"}}}`, "fs", "protocol", `"2026" is not one of auto, 2025-11-25, 2026-07-28`},
+		{"protocol type", `{"mcpServers": {"fs": {"command": "x", "protocol": 2026}}}`, "fs", "protocol", "expected a string, got number"},
+		{"protocol sse", `{"mcpServers": {"web": {"url": "https://h/sse", "transport": "sse", "protocol": "2026-07-28"}}}`, "web", "protocol", `"2026-07-28" has no sse transport (use http)`},
 		{"url type", `{"mcpServers": {"fs": {"url": 1}}}`, "fs", "url", "expected a string, got number"},
 		{"token type", `{"mcpServers": {"fs": {"url": "https://h/", "token": 1}}}`, "fs", "token", "expected a string, got number"},
 

@@ -23,7 +23,7 @@ import (
 var serverKeys = []string{
 	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
-	"allow", "rules", "tools", "mode", "timeout", "connect_timeout", "disabled",
+	"allow", "rules", "tools", "mode", "timeout", "connect_timeout", "disabled", "protocol",
 	"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file", "client_secret_command",
 	"client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
@@ -117,6 +117,7 @@ func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *Ser
 	if b := l.boolean(srv, "disabled", obj["disabled"]); b != nil {
 		s.Disabled = *b
 	}
+	s.Protocol = l.oneOf(srv, "protocol", obj["protocol"], mcp.ProtocolAuto, mcp.ProtocolLegacy, mcp.ProtocolModern)
 	return f
 }
 
@@ -201,6 +202,9 @@ func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *Server
 	s.TokenFile = l.checkPath(srv, "token_file", f.tokenFile, live, false)
 	if obj["token_command"] != nil && s.TokenCommand != nil {
 		l.tokenCommand(srv, s.TokenCommand, live)
+	}
+	if s.Transport == "sse" && s.Protocol == mcp.ProtocolModern {
+		l.errorf(srv, "protocol", "%q has no sse transport (use http)", s.Protocol)
 	}
 	l.oauth(srv, obj, s, plainRemote, live) // config_oauth.go
 }

@@ -44,7 +44,7 @@ func serverConfigs(cs []ServerConfig) []session.ServerConfig {
 			InheritAll: c.EnvInheritAll, Inherit: c.EnvInherit,
 			URL: c.URL, Headers: c.Headers, Token: c.Token, TokenEnv: c.TokenEnv, TokenFile: c.TokenFile,
 			TokenCommand: c.TokenCommand, Timeout: c.Timeout, ConnectTimeout: c.ConnectTimeout, Disabled: c.Disabled,
-			Secrets: c.Secrets,
+			Secrets: c.Secrets, Protocol: c.Protocol,
 		})
 		applyOAuth(c, &out[len(out)-1])
 	}

@@ -137,10 +137,11 @@ func TestTokenRotationWithTokenFile(t *testing.T) {
 // TestCloseEndsHTTPSession: /close ends the streamable-HTTP session at the
 // server with a DELETE that carries the token, which mcp-go alone sends
 // without any header, so that a server behind a bearer check refused it.
+// (Only the handshake era has sessions.)
 func TestCloseEndsHTTPSession(t *testing.T) {
 	srv := newAuthServer(t, "tok-3333")
 	m := New([]ServerConfig{{Name: "crm", Transport: TransportHTTP, URL: srv.URL + "/mcp", Token: "tok-3333",
-		Headers: map[string]string{"X-Org": "acme"}}}, Options{})
+		Headers: map[string]string{"X-Org": "acme"}, Protocol: ProtocolLegacy}}, Options{})
 	defer m.CloseAll()
 	m.Start()
 	waitState(t, m, "crm", StateConnected, 5*time.Second)

@@ -339,7 +339,7 @@ func (m *Manager) refresh(s *server, gen int) (retry bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
 	defer cancel()
-	tools, err := listTools(ctx, c.client)
+	tools, err := listTools(ctx, c)
 	if err != nil {
 		s.log.add("latch: refreshing the tool list failed: " + m.red.apply(shortError(err)))
 		return false

@@ -47,6 +47,14 @@ func TestDeclaredCapabilities(t *testing.T) {
 				told = &c
 				mu.Unlock()
 			})
+			// On the stateless era, each request's _meta tells them.
+			hooks.AddBeforeListTools(func(ctx context.Context, _ any, _ *mcpgo.ListToolsRequest) {
+				if info := mcpserver.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+					mu.Lock()
+					told = info.ClientCapabilities
+					mu.Unlock()
+				}
+			})
 			srv := mcpserver.NewMCPServer("caps", "1.0", mcpserver.WithToolCapabilities(true),
 				mcpserver.WithPromptCapabilities(true), mcpserver.WithLogging(), mcpserver.WithHooks(hooks))
 			srv.AddTool(mcpgo.NewTool("echo"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -83,7 +91,7 @@ func TestDeclaredCapabilities(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			if told == nil {
-				t.Fatal("the server saw no initialize")
+				t.Fatal("the server saw no initialize and no _meta")
 			}
 			if declared := told.Roots != nil; declared != slices.Contains(tc.answers, "roots") {
 				t.Errorf("roots declared: %v, but latch answers %v", declared, tc.answers)

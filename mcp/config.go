@@ -91,6 +91,10 @@ type ServerConfig struct {
 
 	InProcess *mcpserver.MCPServer // inprocess
 
+	// Protocol is the era to speak: ProtocolLegacy, ProtocolModern, or
+	// ProtocolAuto ("" too), the newest the server speaks (era.go).
+	Protocol string
+
 	Timeout        time.Duration // per request (default 60 s), on every transport
 	ConnectTimeout time.Duration // connect + handshake + first tool list (default 15 s)
 	Disabled       bool          // not connected at start-up

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -24,19 +25,22 @@ const stderrTailLines = 12
 // conn is one live client of a server: built once per connect and used by
 // every call until it is closed.
 type conn struct {
-	client  *client.Client
-	http    bool               // streamable HTTP or SSE: only these can answer 401
-	roots   bool               // the roots capability was declared (not on legacy SSE)
-	elicit  bool               // the elicitation capability was declared (not on legacy SSE)
-	sample  bool               // the sampling capability was declared (not on legacy SSE)
-	proc    *process           // stdio only
-	red     *redactor          // the manager's: every credential it knows
-	cancel  context.CancelFunc // ends the client's long-lived context
-	lost    chan error         // an SSE connection reports loss here
-	answers *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
-	started bool               // Start returned (an SSE stream sent its endpoint)
-	closed  chan struct{}      // closed by close
-	once    sync.Once
+	client   *client.Client
+	http     bool               // streamable HTTP or SSE: only these can answer 401
+	roots    bool               // the roots capability was declared (not on legacy SSE)
+	elicit   bool               // the elicitation capability was declared (not on legacy SSE)
+	sample   bool               // the sampling capability was declared (not on legacy SSE)
+	proc     *process           // stdio only
+	red      *redactor          // the manager's: every credential it knows
+	cancel   context.CancelFunc // ends the client's long-lived context
+	lost     chan error         // an SSE connection reports loss here
+	answers  *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
+	started  bool               // Start returned (an SSE stream sent its endpoint)
+	life     context.Context    // the client's long-lived context
+	listener listener           // the stateless era's subscriptions/listen stream (era.go)
+	logLevel atomic.Value       // string: the level /logs set, for the stateless era's _meta
+	closed   chan struct{}      // closed by close
+	once     sync.Once
 
 	mu   sync.Mutex
 	tail []string // last stderr lines (stdio)
@@ -73,10 +77,10 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	// Pin the last handshake-era protocol: a third-party server that
-	// ignores mcp-go's server/discover probe would otherwise stall every
-	// connect for 5 s (docs/ARCHITECTURE.md, "mcp-go").
-	opts := []client.ClientOption{client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)}
+	// The era cfg.Protocol names, or the newest the server speaks, found
+	// by a probe that a server ignoring it delays by at most discoverWait
+	// (era.go).
+	opts, version := eraOptions(cfg)
 	if c.roots {
 		// Declares roots (listChanged) and answers roots/list: stdio and
 		// streamable HTTP (its listening stream) carry server requests.
@@ -84,18 +88,22 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	}
 	if c.elicit {
 		// Declares elicitation (form and url) and answers elicitation/create.
-		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)),
-			client.WithClientCapabilities(mcpgo.ClientCapabilities{Elicitation: elicitCapability()}))
+		opts = append(opts, client.WithElicitationHandler(c.elicitHandler(h)))
 	}
 	if c.sample {
 		// Declares sampling and answers sampling/createMessage.
 		opts = append(opts, client.WithSamplingHandler(h.sample))
 	}
+	// Declared in full here, so latch's own requests (toolslist.go) can
+	// repeat them in a stateless-era request's _meta.
+	opts = append(opts, client.WithClientCapabilities(c.capabilities()))
 	c.client = client.NewClient(tr, opts...)
+	c.listener.acked = make(chan error, 1)
+	c.client.OnNotification(c.onListenNote)
 	if h.onNote != nil {
 		c.client.OnNotification(h.onNote)
 	}
-	res, tools, err := c.handshake(abort, cfg)
+	res, tools, err := c.handshake(abort, cfg, version)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -131,7 +139,7 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		if c.sample {
 			opts = append(opts, transport.WithSamplingHandler(h.sample))
 		}
-		return transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...), nil
+		return checkedInProcess{transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...)}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 }
@@ -153,7 +161,7 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 	c.proc = p
 	c.errs.Add(1)
 	go c.drainStderr(p.stderr, onLog)
-	return transport.NewIO(p.stdout, p.stdin, nil), nil
+	return checkedStdio{transport.NewIO(p.stdout, p.stdin, nil)}, nil
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.
@@ -165,7 +173,9 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 		// Without a listening GET stream, a legacy streamable-HTTP
 		// connection hears tools/list_changed only with the next
 		// request's reply (docs/ARCHITECTURE.md, "mcp-go").
-		transport.WithContinuousListening(), //nolint:staticcheck // deprecated, but its replacement (Client.Listen) needs protocol 2026-07-28; we pin a legacy one
+		// mcp-go opens it only on a legacy connection; a stateless one
+		// listens with subscriptions/listen (era.go).
+		transport.WithContinuousListening(), //nolint:staticcheck // deprecated: its replacement, Client.Listen, serves only the stateless era
 	}
 	if token != "" {
 		opts = append(opts, transport.WithHTTPHeaderFunc(bearer(token)))
@@ -174,7 +184,7 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 	if err != nil {
 		return nil, fmt.Errorf("bad url: %v", err)
 	}
-	return t, nil
+	return eitherEraHTTP{t}, nil
 }
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is
@@ -220,9 +230,9 @@ func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState, rec *htt
 // handshake starts the client, then runs the handshake and the first
 // tool list, within the connect timeout and until abort is done. On
 // failure it closes the connection and says why (see describe).
-func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
+func (c *conn) handshake(abort context.Context, cfg ServerConfig, version string) (*mcpgo.InitializeResult, []mcpgo.Tool, error) {
 	life, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
+	c.life, c.cancel = life, cancel
 	// The handshake's context is not the client's: the client lives on.
 	ctx, stop := context.WithTimeout(abort, cfg.connectTimeout())
 	defer stop()
@@ -241,13 +251,19 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig) (*mcpgo.Initia
 	}
 	c.started = true
 	var ir mcpgo.InitializeRequest
-	ir.Params.ProtocolVersion = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
-	ir.Params.ClientInfo = mcpgo.Implementation{Name: "latch", Version: "0.1"}
+	ir.Params.ProtocolVersion = version // "": the newest both speak
+	ir.Params.ClientInfo = clientInfo
 	res, err := c.client.Initialize(ctx, ir)
 	if err != nil {
 		return fail(err)
 	}
-	tools, err := listTools(ctx, c.client)
+	if cfg.Protocol == ProtocolModern && !isModern(res.ProtocolVersion) {
+		return fail(fmt.Errorf("the server does not speak protocol %s (it answered the %s handshake); protocol is pinned to %s", ProtocolModern, res.ProtocolVersion, ProtocolModern))
+	}
+	// The stateless era's notifications come on a stream opened first,
+	// so that no change after the first lists is missed.
+	c.listen(ctx)
+	tools, err := listTools(ctx, c)
 	switch {
 	case err != nil && res.Capabilities.Tools == nil && ctx.Err() == nil:
 		// A server that offers no tools (only prompts, say) may refuse
@@ -399,6 +415,7 @@ func (c *conn) close() {
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.stopListening()
 	if c.proc != nil {
 		c.proc.stop()
 	}

@@ -218,7 +218,7 @@ func (m *Manager) subscription(ctx context.Context, name, uri string, on bool) e
 	if on {
 		var req mcpgo.SubscribeRequest
 		req.Params.URI = uri
-		err = c.client.Subscribe(ctx, req) //nolint:staticcheck // deprecated in protocol 2026-07-28; we pin a legacy one
+		err = c.client.Subscribe(ctx, req) //nolint:staticcheck // deprecated: on the stateless era it only records the URI for listen
 	} else {
 		var req mcpgo.UnsubscribeRequest
 		req.Params.URI = uri
@@ -231,6 +231,9 @@ func (m *Manager) subscription(ctx context.Context, name, uri string, on bool) e
 		}
 		return m.resourceError(name, verb+" "+uri, err)
 	}
+	// The stateless era has no resources/subscribe: the URI joins the
+	// filter of a new subscriptions/listen stream (era.go).
+	c.listen(ctx)
 	return nil
 }
 

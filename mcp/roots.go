@@ -164,8 +164,11 @@ func (m *Manager) SetLogLevel(name, level string) error {
 	defer cancel()
 	var req mcpgo.SetLevelRequest
 	req.Params.Level = mcpgo.LoggingLevel(level)
-	if err := c.client.SetLevel(ctx, req); err != nil { //nolint:staticcheck // deprecated in protocol 2026-07-28; we pin a legacy one
+	// On protocol 2026-07-28 it only sets the level mcp-go's requests
+	// carry in _meta; latch's own carry c.logLevel (era.go).
+	if err := c.client.SetLevel(ctx, req); err != nil { //nolint:staticcheck // deprecated: logging/setLevel is of the 2025-11-25 era only
 		return fmt.Errorf("%s: logging/setLevel: %s", name, m.red.apply(shortError(err)))
 	}
+	c.logLevel.Store(level)
 	return nil
 }

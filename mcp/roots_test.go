@@ -48,6 +48,14 @@ func newRootsServer() *rootsServer {
 		rs.levels = append(rs.levels, string(r.Params.Level))
 		rs.mu.Unlock()
 	})
+	// On the stateless era the level comes in each request's _meta.
+	hooks.AddBeforeCallTool(func(ctx context.Context, _ any, _ *mcpgo.CallToolRequest) {
+		if info := mcpserver.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern && info.LogLevel != "" {
+			rs.mu.Lock()
+			rs.levels = append(rs.levels, string(info.LogLevel))
+			rs.mu.Unlock()
+		}
+	})
 	rs.srv = mcpserver.NewMCPServer("roots", "1", mcpserver.WithLogging(), mcpserver.WithHooks(hooks))
 	rs.srv.AddNotificationHandler(string(mcpgo.MethodNotificationRootsListChanged), func(context.Context, mcpgo.JSONRPCNotification) {
 		rs.mu.Lock()
@@ -150,17 +158,28 @@ func TestRootsNotOfferedUnasked(t *testing.T) {
 // /logs SERVER LEVEL sends logging/setLevel; an unknown level and a server
 // without logging are refused.
 func TestSetLogLevel(t *testing.T) {
+	for _, era := range []string{ProtocolLegacy, ProtocolModern} {
+		t.Run(era, func(t *testing.T) { testSetLogLevel(t, era) })
+	}
+}
+
+// testSetLogLevel: the level reaches the server, by logging/setLevel on
+// the handshake era, with the next request on the stateless one.
+func testSetLogLevel(t *testing.T, era string) {
 	rs := newRootsServer()
 	plain := mcpserver.NewMCPServer("plain", "1")
 	plain.AddTool(mcpgo.NewTool("x"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("x"), nil
 	})
 	m, _ := startFake(t, Options{},
-		ServerConfig{Name: "r", Transport: TransportInProcess, InProcess: rs.srv},
-		ServerConfig{Name: "plain", Transport: TransportInProcess, InProcess: plain})
+		ServerConfig{Name: "r", Transport: TransportInProcess, InProcess: rs.srv, Protocol: era},
+		ServerConfig{Name: "plain", Transport: TransportInProcess, InProcess: plain, Protocol: era})
 	waitState(t, m, "r", StateConnected, 10*time.Second)
 	waitState(t, m, "plain", StateConnected, 10*time.Second)
 	if err := m.SetLogLevel("r", "debug"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Call(context.Background(), "r__roots", nil, ""); err != nil { // any request
 		t.Fatal(err)
 	}
 	if _, levels := rs.counts(); !slices.Equal(levels, []string{"debug"}) {

@@ -36,6 +36,14 @@ func newSamplerServer(req func() mcpgo.CreateMessageRequest) *samplerServer {
 		ss.declared = append(ss.declared, r.Params.Capabilities.Sampling != nil)
 		ss.mu.Unlock()
 	})
+	// On the stateless era each request's _meta declares it.
+	hooks.AddBeforeListTools(func(ctx context.Context, _ any, _ *mcpgo.ListToolsRequest) {
+		if info := mcpserver.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+			ss.mu.Lock()
+			ss.declared = append(ss.declared, info.ClientCapabilities.Sampling != nil)
+			ss.mu.Unlock()
+		}
+	})
 	ss.srv = mcpserver.NewMCPServer("sampler", "1", mcpserver.WithHooks(hooks))
 	ss.srv.AddTool(mcpgo.NewTool("sample"), func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		res, err := ss.srv.RequestSampling(ctx, req()) //nolint:staticcheck // deprecated in protocol 2026-07-28; latch pins a legacy one

@@ -24,23 +24,23 @@ var listSeq atomic.Int64
 // oneOf, $schema, description, prefixItems, $ref…) would be lost for the
 // model and for a gateway's clients. So tools/list goes through the
 // client's transport here, and the tools are read from the raw result.
-// (ListTools' other work, x-mcp-header checks, is for the 2026-07-28 form,
-// which latch does not speak to servers.) No $ref is followed.
-func listTools(ctx context.Context, c *client.Client) ([]mcpgo.Tool, error) {
+// On the stateless era each request carries the connection's _meta and
+// standard headers (era.go). No $ref is followed.
+func listTools(ctx context.Context, c *conn) ([]mcpgo.Tool, error) {
 	var out []mcpgo.Tool
 	var cursor mcpgo.Cursor
 	seen := map[mcpgo.Cursor]bool{"": true}
 	for {
-		var params any
+		params := map[string]any{}
 		if cursor != "" {
-			params = map[string]any{"cursor": cursor}
+			params["cursor"] = cursor
 		}
-		resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
+		resp, err := c.client.GetTransport().SendRequest(ctx, c.eraRequest(transport.JSONRPCRequest{
 			JSONRPC: mcpgo.JSONRPC_VERSION,
 			ID:      mcpgo.NewRequestId(fmt.Sprintf("latch-tools-%d", listSeq.Add(1))),
 			Method:  string(mcpgo.MethodToolsList),
 			Params:  params,
-		})
+		}))
 		if err != nil {
 			return nil, transport.NewError(err)
 		}

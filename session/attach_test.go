@@ -198,8 +198,12 @@ func TestWatchesSurviveAReconnect(t *testing.T) {
 	var mu sync.Mutex
 	subscribes := 0
 	hooks := &mcpserver.Hooks{}
-	hooks.AddBeforeAny(func(_ context.Context, _ any, method mcpgo.MCPMethod, _ any) {
-		if method == mcpgo.MethodResourcesSubscribe {
+	hooks.AddBeforeAny(func(_ context.Context, _ any, method mcpgo.MCPMethod, msg any) {
+		// resources/subscribe, or on 2026-07-28 a subscriptions/listen
+		// stream naming the resource.
+		listen, _ := msg.(*mcpgo.SubscriptionsListenRequest)
+		if method == mcpgo.MethodResourcesSubscribe ||
+			listen != nil && slices.Contains(listen.Params.Notifications.ResourceSubscriptions, "test://doc") {
 			mu.Lock()
 			subscribes++
 			mu.Unlock()
@@ -231,7 +235,7 @@ func TestWatchesSurviveAReconnect(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if subscribes != 2 {
-		t.Errorf("%d resources/subscribe requests, want 2 (the watch, then again after the reconnect)", subscribes)
+		t.Errorf("%d subscriptions, want 2 (the watch, then again after the reconnect)", subscribes)
 	}
 	if l, err := s.ListResources(ctx, "w"); err != nil || len(l.Watched) != 1 {
 		t.Errorf("watched after the reconnect: %v, %v", l.Watched, err)

@@ -94,10 +94,17 @@ func (m *Model) setLogLevel(name, level string) tea.Cmd {
 		m.addError(fmt.Sprintf("/logs %s: unknown level %q (levels: %s)", name, sanitize.Line(level), strings.Join(session.LogLevels, ", ")))
 		return nil
 	}
+	// Which way it goes depends on the server's protocol era.
+	way := "logging/setLevel"
+	for _, st := range m.srv.Servers() {
+		if st.Name == name && st.ProtocolVersion == "2026-07-28" {
+			way = "in each request's _meta: protocol 2026-07-28 has no logging/setLevel"
+		}
+	}
 	return func() tea.Msg {
 		if err := ls.SetLogLevel(name, level); err != nil {
 			return cmdDoneMsg{err: "/logs " + name + " " + level + ": " + sanitizeText(err.Error())}
 		}
-		return cmdDoneMsg{notice: fmt.Sprintf("%s: log level set to %s (/logs %s shows its log)", name, level, name)}
+		return cmdDoneMsg{notice: fmt.Sprintf("%s: log level set to %s, %s (/logs %s shows its log)", name, level, way, name)}
 	}
 }

@@ -34,6 +34,7 @@ func TestRootsAndLogLevelCommands(t *testing.T) {
 	f := &rootsFake{serversOnly: serversOnly{statuses: []session.ServerStatus{
 		{Name: "notes", Transport: "stdio", State: session.StateConnected, Offers: []string{"tools", "logging"}, Answers: []string{"roots"}},
 		{Name: "old", Transport: "sse", State: session.StateConnected, Offers: []string{"tools"}, NotOffered: []string{"roots"}},
+		{Name: "new", Transport: "http", ProtocolVersion: "2026-07-28", State: session.StateConnected, Offers: []string{"logging"}},
 	}}, roots: []string{"/home/me/my project"}}
 	m.srv = f
 	last := func() string { return m.chat.entries[len(m.chat.entries)-1].text }
@@ -59,11 +60,15 @@ func TestRootsAndLogLevelCommands(t *testing.T) {
 		t.Errorf("/roots add without a dir: %q", last())
 	}
 	run("/logs notes debug")
-	if len(f.levels) != 1 || f.levels[0] != "notes debug" || !strings.Contains(last(), "log level set to debug") {
+	if len(f.levels) != 1 || f.levels[0] != "notes debug" || !strings.Contains(last(), "log level set to debug, logging/setLevel") {
 		t.Errorf("/logs notes debug: %v %q", f.levels, last())
 	}
+	run("/logs new info")
+	if len(f.levels) != 2 || !strings.Contains(last(), "log level set to info, in each request's _meta: protocol 2026-07-28 has no logging/setLevel") {
+		t.Errorf("/logs new info: %v %q", f.levels, last())
+	}
 	run("/logs notes loud")
-	if !strings.Contains(last(), `unknown level "loud"`) || len(f.levels) != 1 {
+	if !strings.Contains(last(), `unknown level "loud"`) || len(f.levels) != 2 {
 		t.Errorf("/logs notes loud: %q", last())
 	}
 	run("/servers")

@@ -58,6 +58,10 @@
 //	-hostile               add the tool "rpc_error"
 //	-list-delay D          answer every tools/list only after D, writing
 //	                       "fakemcp: tools/list, waiting D" to stderr first
+//	-legacy MODE           speak only the 2025-11-25 era: server/discover and
+//	                       subscriptions/listen are answered "method not
+//	                       found" (MODE answer) or dropped unanswered (MODE
+//	                       ignore); without it the fake speaks both eras
 //	-fail-with MSG         add the tool "rpc_fail", whose JSON-RPC error is MSG
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
@@ -107,6 +111,7 @@ type options struct {
 	hostile          bool
 	listDelay        time.Duration
 	failWith         string
+	legacy           string
 }
 
 // grandchildLife is how long -sleep-forever sleeps: long enough for any test,
@@ -135,6 +140,7 @@ func main() {
 	flag.BoolVar(&o.hostile, "hostile", false, "add the tool \"rpc_error\", whose error holds terminal escapes")
 	flag.DurationVar(&o.listDelay, "list-delay", 0, "answer every tools/list only after this `duration`")
 	flag.StringVar(&o.failWith, "fail-with", "", "add the tool \"rpc_fail\", failing with this `message`")
+	flag.StringVar(&o.legacy, "legacy", "", "speak only the handshake era: `answer` the stateless era's methods with \"method not found\", or \"ignore\" them")
 	flag.Parse()
 
 	if o.sleepForever {
@@ -263,7 +269,13 @@ func serve(o options, start time.Time) error {
 	}
 
 	fmt.Fprintln(os.Stderr, "fakemcp: ready")
-	return server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
+	var in io.Reader = os.Stdin
+	var out io.Writer = os.Stdout
+	if o.legacy != "" {
+		lw := &lockedWriter{w: os.Stdout}
+		in, out = legacyFilter(os.Stdin, lw, o.legacy == "answer"), lw
+	}
+	return server.NewStdioServer(s).Listen(context.Background(), in, out)
 }
 
 func addTools(s *server.MCPServer, o options) {
