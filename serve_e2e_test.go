@@ -7,7 +7,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,28 +49,8 @@ type sdkOut struct {
 // environment, and parses what it prints.
 func sdkClient(t *testing.T, r *promptRig, plan map[string]any) sdkOut {
 	t.Helper()
-	mcptestutil.NPMPackage(t, "@modelcontextprotocol/sdk")
-	script := filepath.Join(mcptestutil.ModuleRoot(t), "testdata", "npm", "sdkclient", "client.mjs")
-	raw, err := json.Marshal(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script, string(raw))
-	cmd.Env, cmd.Dir = r.env, r.cwd
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("client.mjs: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
-	t.Logf("client.mjs stderr (latch's log):\n%s", errb.String())
 	var res sdkOut
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("client.mjs printed no JSON: %v\n%s", err, out.String())
-	}
-	res.Stderr = errb.String()
+	res.Stderr = startNodeClient(t, r, "@modelcontextprotocol/sdk", "sdkclient/client.mjs", plan).finish(t, &res)
 	return res
 }
 

@@ -6,18 +6,11 @@ package main
 // testdata/npm/sdkclient/tasks.mjs.
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"latch/mcp/mcptestutil"
 )
 
 // taskOut is what tasks.mjs prints.
@@ -61,39 +54,15 @@ type toolResult struct {
 // wait waits for it and parses what it printed.
 func startTaskClient(t *testing.T, r *promptRig, plan map[string]any) (wait func() taskOut) {
 	t.Helper()
-	mcptestutil.NPMPackage(t, "@modelcontextprotocol/sdk")
-	script := filepath.Join(mcptestutil.ModuleRoot(t), "testdata", "npm", "sdkclient", "tasks.mjs")
-	raw, err := json.Marshal(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, "node", script, string(raw))
-	cmd.Env, cmd.Dir = r.env, r.cwd
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	c := startNodeClient(t, r, "@modelcontextprotocol/sdk", "sdkclient/tasks.mjs", plan)
 	return func() taskOut {
 		t.Helper()
-		err := cmd.Wait()
-		cancel()
-		t.Logf("tasks.mjs stderr:\n%s", errb.String())
-		if err != nil {
-			t.Fatalf("tasks.mjs: %v\nstdout: %s", err, out.String())
-		}
 		var res taskOut
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			t.Fatalf("tasks.mjs printed no JSON: %v\n%s", err, out.String())
-		}
+		c.finish(t, &res)
 		if res.ConnectError != "" {
 			t.Fatalf("tasks.mjs could not connect: %s", res.ConnectError)
 		}
-		t.Logf("tasks.mjs: %s", out.String())
+		t.Logf("tasks.mjs: %s", c.out.String())
 		return res
 	}
 }

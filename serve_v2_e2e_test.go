@@ -6,17 +6,12 @@ package main
 // form: no initialize, no session, the version on every request.
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"latch/mcp/mcptestutil"
 )
@@ -44,26 +39,8 @@ type wireRequest struct {
 // rig's environment, and parses what it prints.
 func v2Client(t *testing.T, r *promptRig, plan map[string]any) v2Out {
 	t.Helper()
-	mcptestutil.NPMPackage(t, "@modelcontextprotocol/client")
-	script := filepath.Join(mcptestutil.ModuleRoot(t), "testdata", "npm", "v2client", "client.mjs")
-	raw, err := json.Marshal(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script, string(raw))
-	cmd.Env, cmd.Dir = r.env, r.cwd
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("v2client: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
 	var res v2Out
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("v2client printed no JSON: %v\n%s\nstderr: %s", err, out.String(), errb.String())
-	}
+	startNodeClient(t, r, "@modelcontextprotocol/client", "v2client/client.mjs", plan).finish(t, &res)
 	return res
 }
 
