@@ -35,21 +35,9 @@ func awaitTool() mcpgo.Tool {
 		mcpgo.WithOpenWorldHintAnnotation(false))
 }
 
-// await is latch_await_decision: a bounded long poll on a parked call.
-func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	start := time.Now()
-	client := clientName(ctx)
-	line := callLine{Client: client, Tool: AwaitTool}
-	defer func() {
-		line.Duration = time.Since(start)
-		g.logLine(line)
-	}()
-	release, refusal := g.lim.acquire(clientKey(ctx), client, true)
-	if refusal != "" {
-		line.Decision, line.Error = DecisionLimited, refusal
-		return errorResult(refusal), nil
-	}
-	defer release()
+// await is latch_await_decision: a bounded long poll on a parked call,
+// within the client's limits of polls (handle).
+func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest, line *callLine) (*mcpgo.CallToolResult, error) {
 	id := req.GetString("invocation_id", "")
 	out := g.o.Session.GatewayAwait(ctx, id, g.awaitPoll())
 	line.outcomeOf(out)

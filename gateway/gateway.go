@@ -170,9 +170,9 @@ func (g *Gateway) sync() {
 		parks := g.o.Session.GatewayParks(t.Name, g.o.ParkUnlisted)
 		want[t.Name] = t.Digest + fmt.Sprint(parks)
 		parking[t.Name] = parks
-		serve = append(serve, server.ServerTool{Tool: toolOf(t, parks), Handler: g.call})
+		serve = append(serve, server.ServerTool{Tool: toolOf(t, parks), Handler: g.handle(false, g.call)})
 	}
-	serve = append(serve, server.ServerTool{Tool: awaitTool(), Handler: g.await})
+	serve = append(serve, server.ServerTool{Tool: awaitTool(), Handler: g.handle(true, g.await)})
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.served != nil && mapsEqual(g.served, want) {
@@ -218,23 +218,32 @@ func toolOf(t session.Tool, parks bool) mcpgo.Tool {
 	return out
 }
 
-// call takes a client's call through the client's limits, then the
-// session's gate.
-func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	start := time.Now()
-	client := clientName(ctx)
-	name := req.Params.Name
-	line := callLine{Client: client, Tool: name}
-	defer func() {
-		line.Duration = time.Since(start)
-		g.logLine(line)
-	}()
-	release, refusal := g.lim.acquire(clientKey(ctx), client, false)
-	if refusal != "" {
-		line.Decision, line.Error = DecisionLimited, refusal
-		return errorResult(refusal), nil
+// handle is a tool handler of the gateway's: h runs within the client's
+// limits (those of polls, with poll), and the call is logged in one line
+// when it ends.
+func (g *Gateway) handle(poll bool, h func(context.Context, mcpgo.CallToolRequest, *callLine) (*mcpgo.CallToolResult, error)) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		start := time.Now()
+		client := clientName(ctx)
+		line := callLine{Client: client, Tool: req.Params.Name}
+		defer func() {
+			line.Duration = time.Since(start)
+			g.logLine(line)
+		}()
+		release, refusal := g.lim.acquire(clientKey(ctx), client, poll)
+		if refusal != "" {
+			line.Decision, line.Error = DecisionLimited, refusal
+			return errorResult(refusal), nil
+		}
+		defer release()
+		return h(ctx, req, &line)
 	}
-	defer release()
+}
+
+// call takes a client's call, within its limits (handle), through the
+// session's gate.
+func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *callLine) (*mcpgo.CallToolResult, error) {
+	client, name := line.Client, req.Params.Name
 	g.mu.Lock()
 	_, served := g.served[name]
 	g.mu.Unlock()
