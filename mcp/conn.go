@@ -184,7 +184,7 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 	if err != nil {
 		return nil, fmt.Errorf("bad url: %v", err)
 	}
-	return eitherEraHTTP{t}, nil
+	return &eitherEraHTTP{StreamableHTTP: t}, nil
 }
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -57,16 +58,38 @@ func isModern(version string) bool { return mcpgo.IsModernProtocol(version) }
 // era: the transport itself opens that stream only on a legacy
 // connection, so both eras stay open to negotiation. Its discover answers
 // are checked (checkDiscover).
+//
+// A probe the server refused for want of authorization (401) is the
+// answer to the handshake too: mcp-go would fall back to initialize on
+// any probe error, and the login or grant behind the refusal would be
+// tried a second time (a workload's refused JWT sent twice).
 type eitherEraHTTP struct {
 	*transport.StreamableHTTP
+
+	mu        sync.Mutex
+	probeAuth error // the probe's refusal for want of authorization
 }
 
 // RequiresLegacyProtocol is false: see eitherEraHTTP.
-func (eitherEraHTTP) RequiresLegacyProtocol() bool { return false }
+func (*eitherEraHTTP) RequiresLegacyProtocol() bool { return false }
 
 // SendRequest sends req, checking a server/discover answer.
-func (t eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	t.mu.Lock()
+	refused := t.probeAuth
+	t.probeAuth = nil
+	t.mu.Unlock()
+	if refused != nil && req.Method == string(mcpgo.MethodInitialize) {
+		return nil, refused
+	}
 	resp, err := t.StreamableHTTP.SendRequest(ctx, req)
+	var authErr *transport.AuthorizationRequiredError
+	var oauthErr *transport.OAuthAuthorizationRequiredError
+	if req.Method == string(mcpgo.MethodServerDiscover) && (errors.As(err, &authErr) || errors.As(err, &oauthErr)) {
+		t.mu.Lock()
+		t.probeAuth = err
+		t.mu.Unlock()
+	}
 	return checkDiscover(req, resp, err)
 }
 
