@@ -46,8 +46,19 @@ func eraOptions(cfg ServerConfig) ([]client.ClientOption, string) {
 		// The probe is bounded by the connect timeout alone.
 		return []client.ClientOption{client.WithProtocolVersion(ProtocolModern), client.WithDiscoverTimeout(-1)}, ProtocolModern
 	}
+	if cfg.Transport == TransportHTTP {
+		// Over HTTP every request is answered (a legacy server refuses
+		// the method at once, with an error or a 4xx): the wait covers
+		// the network and a busy server, not one that ignores the probe.
+		// A short one would take a distant or loaded modern server for a
+		// legacy one.
+		return []client.ClientOption{client.WithDiscoverTimeout(discoverWaitHTTP)}, ""
+	}
 	return []client.ClientOption{client.WithDiscoverTimeout(discoverWait)}, ""
 }
+
+// discoverWaitHTTP bounds an auto connect's probe over streamable HTTP.
+const discoverWaitHTTP = 5 * time.Second
 
 // isModern reports whether a negotiated protocol version is of the
 // stateless era.
