@@ -119,7 +119,7 @@ func TestServeAwaitUnknownID(t *testing.T) {
 	r := newPromptRig(t, nil, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),
 		"calls": []any{map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": "gw_nope"}}}})
-	if text, isErr := callText(t, res, 0); !isErr || !strings.Contains(text, "gw_nope") {
+	if text, isErr := callText(t, res, 0); !isErr || !strings.Contains(text, "gw_nope") || !strings.Contains(text, "latch approvals") {
 		t.Errorf("unknown id: %q (error %v)", text, isErr)
 	}
 }

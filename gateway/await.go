@@ -52,7 +52,8 @@ func (g *Gateway) await(ctx context.Context, req mcpgo.CallToolRequest, line *ca
 func outcomeResult(out session.GatewayOutcome) *mcpgo.CallToolResult {
 	switch out.Decision {
 	case session.GatewayUnknown:
-		return errorResult("no parked call has the invocation_id " + quote(out.ID))
+		return errorResult("no parked call has the invocation_id " + quote(out.ID) + " in this gateway's session " +
+			"(one parked by another latch serve on this config is answered there; latch approvals lists the waiting calls of every run)")
 	case session.GatewayParked:
 		return awaitingResult(out)
 	case session.GatewayExpired:
