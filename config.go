@@ -198,17 +198,19 @@ func FindConfig(flagPath string, getenv func(string) string) (path string, expli
 	return "", false
 }
 
-// LoadConfig reads and validates the file at path. path "" gives an empty,
-// valid Config. getenv is used for token_env checks and ~ expansion (pass
+// LoadConfig reads and validates the file at path and the server files in
+// the servers.d folder beside it (config_serversd.go). path "" reads
+// $XDG_CONFIG_HOME/latch/servers.d alone; with no such folder either, the
+// Config is empty and valid. getenv is used for token_env checks and ~ expansion (pass
 // os.Getenv in production). All problems are returned together, one per
 // line (errors.Join), in a fixed order; no error or warning contains a
 // credential value.
 func LoadConfig(path string, getenv func(string) string) (*Config, error) {
-	if path == "" {
-		return &Config{}, nil
-	}
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	if path == "" {
+		return loadServersDOnly(getenv) // config_serversd.go
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -224,7 +226,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		dir = filepath.Dir(path)
 	}
-	l := &loader{path: path, dir: dir, getenv: getenv}
+	l := &loader{path: path, dir: dir, getenv: getenv, serversDir: filepath.Join(dir, serversDName)}
 	cfg := l.load(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
@@ -244,15 +246,20 @@ type loader struct {
 	path   string
 	dir    string // absolute folder of the file, for relative paths
 	getenv func(string) string
-	errs   []error
-	warns  []string
+	// serversDir is the servers.d folder read with this file; "" for none
+	// (a servers.d file itself).
+	serversDir string
+	errs       []error
+	warns      []string
 	// foreign is set for a file of another app's shape (config_foreign.go).
 	foreign bool
 	ignored []string         // other apps' keys latch has no use for, for the one notice
 	inputs  map[string]Input // VS Code's "inputs", by id
 }
 
-func (l *loader) load(data []byte) *Config {
+// parse reads data as JSON; invalid JSON is an error naming the line
+// and column.
+func (l *loader) parse(data []byte) (json.RawMessage, bool) {
 	var raw json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
@@ -261,6 +268,14 @@ func (l *loader) load(data []byte) *Config {
 		} else {
 			l.errorf("", "", "invalid JSON: %v", err)
 		}
+		return nil, false
+	}
+	return raw, true
+}
+
+func (l *loader) load(data []byte) *Config {
+	raw, ok := l.parse(data)
+	if !ok {
 		return nil
 	}
 	top, ok := l.object("", "", raw)
@@ -314,6 +329,7 @@ func (l *loader) load(data []byte) *Config {
 	for _, key := range []string{"mcpServers", "servers"} {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
+	cfg.Servers = l.serversD(cfg.Servers) // config_serversd.go
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
