@@ -131,11 +131,15 @@ func (g *Gate) AllowList() []Entry {
 	for name := range g.grants {
 		list = append(list, Entry{Name: name, Source: FromSession})
 	}
+	for k := range g.argGrants {
+		list = append(list, Entry{Name: k.name, Source: FromSession, Server: k.server, Args: k.args})
+	}
 	slices.SortFunc(list, func(a, b Entry) int {
 		return cmp.Or(
 			cmp.Compare(a.Name, b.Name),
 			cmp.Compare(a.Source.rank(), b.Source.rank()),
 			cmp.Compare(a.Server, b.Server),
+			cmp.Compare(a.Args, b.Args),
 		)
 	})
 	return list

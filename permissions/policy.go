@@ -162,6 +162,9 @@ type Entry struct {
 	// Server is the server whose `allow` holds the entry (FromServer), or
 	// the server a saved grant is for (FromSaved).
 	Server string
+	// Args are the exact arguments (CanonicalArgs) a session grant of one
+	// call covers; "" for an entry of the whole tool.
+	Args string
 }
 
 // NamespaceSep joins a server name and a tool name into a namespaced name.

@@ -36,6 +36,11 @@ func TestAskModalExactKey(t *testing.T) {
 		t.Fatalf("e: %d runs", w.count())
 	}
 
+	h.command("/allow")
+	if v := h.m.View(); !strings.Contains(v, `these arguments only: {"text":"one"}`) {
+		t.Fatalf("/allow does not list the grant of these arguments:\n%s", v)
+	}
+
 	h.typeText("write one again")
 	h.key(tea.KeyEnter)
 	h.untilTurnDone()
