@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"latch/permissions"
+	"latch/session"
 	"latch/session/ollamatest"
 )
 
@@ -60,4 +61,37 @@ func TestAskModalExactKey(t *testing.T) {
 	if w.count() != 2 {
 		t.Fatalf("n: %d runs", w.count())
 	}
+}
+
+// TestAskModalExactServerA: on a server with approve_args "exact", the
+// box says a allows these arguments, and a does just that.
+func TestAskModalExactServerA(t *testing.T) {
+	h, w := toolHarnessWith(t, session.Options{Policy: permissions.Policy{Mode: permissions.Ask, ExactArgs: []string{"notes"}}})
+	h.srv.Script(
+		ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_1", "notes__write_note", "text", "one")}},
+		ollamatest.TextTurn("Written."),
+		ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_2", "notes__write_note", "text", "two")}},
+		ollamatest.TextTurn("Not written."),
+	)
+	h.typeText("write one")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
+	if v := h.m.View(); !strings.Contains(v, "a/e allow these arguments for this session") {
+		t.Fatalf("the box does not say what a does here:\n%s", v)
+	}
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'a'}})
+	h.untilTurnDone()
+	if w.count() != 1 {
+		t.Fatalf("a: %d runs", w.count())
+	}
+	h.typeText("write two")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	if w.count() != 1 {
+		t.Fatalf("other arguments ran without asking: %d runs", w.count())
+	}
+	pastGuard(h.m)
+	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
+	h.untilTurnDone()
 }
