@@ -210,6 +210,21 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("passed on to the session as %q", p)
 			}
 		}},
+		{"approve_args per server", `{"mcpServers": {
+			"a": {"command": "x"},
+			"b": {"command": "x", "approve_args": "tool"},
+			"c": {"command": "x", "approve_args": "exact"}}}`, nil, func(t *testing.T, cfg *Config) {
+			var got []string
+			for _, s := range cfg.Servers {
+				got = append(got, s.ApproveArgs)
+			}
+			if want := []string{"", "tool", "exact"}; !slices.Equal(got, want) {
+				t.Errorf("approve_args %q, want %q", got, want)
+			}
+			if p := (&settings{cfg: cfg, mode: "ask"}).policy(); !slices.Equal(p.ExactArgs, []string{"c"}) {
+				t.Errorf("the policy's exact-arguments servers %q, want [c]", p.ExactArgs)
+			}
+		}},
 		{"transport aliases", `{"mcpServers": {
 			"a": {"url": "https://h/a", "transport": "streamable-http"},
 			"b": {"url": "https://h/b", "type": "streamable_http"},
@@ -435,6 +450,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"header name", `{"mcpServers": {"fs": {"url": "https://h/", "headers": {"X Org": "a"}}}}`, "fs", "headers", `"X Org" is not a valid header name`},
 		{"header value line break", `{"mcpServers": {"fs": {"url": "https://h/", "headers": {"X-Org": "a\r\nB: c"}}}}`, "fs", "headers.X-Org", "line break"},
 		{"disabled type", `{"mcpServers": {"fs": {"command": "x", "disabled": "yes"}}}`, "fs", "disabled", "expected true or false, got string"},
+		{"approve_args value", `{"mcpServers": {"fs": {"command": "x", "approve_args": "Exact"}}}`, "fs", "approve_args", `"Exact" is not one of tool, exact`},
+		{"approve_args type", `{"mcpServers": {"fs": {"command": "x", "approve_args": true}}}`, "fs", "approve_args", "expected a string, got bool"},
 		{"protocol value", `{"mcpServers": {"fs": {"command": "x", "protocol": "2026"}}}`, "fs", "protocol", `"2026" is not one of auto, 2025-11-25, 2026-07-28`},
 		{"protocol type", `{"mcpServers": {"fs": {"command": "x", "protocol": 2026}}}`, "fs", "protocol", "expected a string, got number"},
 		{"protocol sse", `{"mcpServers": {"web": {"url": "https://h/sse", "transport": "sse", "protocol": "2026-07-28"}}}`, "web", "protocol", `"2026-07-28" has no sse transport (use http)`},

@@ -17,7 +17,7 @@ import (
 var (
 	// Inputs are asked for before (inputs.go): a server that still has
 	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
-	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true}
+	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true, "ApproveArgs": true}
 	mcpOnly    = map[string]bool{"InProcess": true}
 	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )

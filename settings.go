@@ -137,6 +137,9 @@ func (s *settings) policy() permissions.Policy {
 		if len(sv.Allow) > 0 {
 			p.ServerAllow[sv.Name] = sv.Allow
 		}
+		if sv.ApproveArgs == "exact" {
+			p.ExactArgs = append(p.ExactArgs, sv.Name)
+		}
 		p.Rules = append(p.Rules, sv.Rules...)
 	}
 	return p

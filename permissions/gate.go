@@ -23,6 +23,8 @@ type Gate struct {
 	flagAllow   map[string]struct{}            // --allow
 	servers     []string                       // the servers namespaced names are read against
 	grants      map[string]grant               // session grants, by model-facing name
+	argGrants   map[argsGrant]struct{}         // session grants of exact arguments (exactargs.go)
+	exactArgs   map[string]struct{}            // servers whose `a` grants exact arguments only
 	saved       map[savedKey]string            // saved grants: server and tool → definition digest
 	decisions   map[string]bool                // call id → the user's decision
 	interactive bool                           // someone can answer an AskUser
@@ -42,6 +44,7 @@ func NewGate(p Policy) *Gate {
 		servers:     knownServers(p),
 		interactive: true,
 		rules:       newRuleSet(p.Rules, p.Home),
+		exactArgs:   nameSet(p.ExactArgs),
 	}
 	for server, m := range p.ServerModes {
 		g.serverModes[server] = m.orReadOnly()
@@ -167,6 +170,9 @@ func (g *Gate) listed(c Call) (Source, bool) {
 		return FromSaved, true
 	}
 	if gr, ok := g.grants[c.Name]; ok && c.Name != "" && gr.covers(c, g.servers) {
+		return FromSession, true
+	}
+	if g.argsGranted(c) {
 		return FromSession, true
 	}
 	return "", false

@@ -71,14 +71,16 @@ func (g *Gate) grant(name string, gr grant) {
 	g.grants[name] = gr
 }
 
-// Revoke removes the session grant for name and reports whether there was
-// one. Entries from the config or the flags cannot be revoked.
+// Revoke removes the session grants for name, the whole tool's and those
+// of exact arguments, and reports whether there was one. Entries from the
+// config or the flags cannot be revoked.
 func (g *Gate) Revoke(name string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	_, ok := g.grants[name]
 	delete(g.grants, name)
-	return ok
+	args := g.dropArgGrants(name, func(argsGrant) bool { return true })
+	return ok || args
 }
 
 // ToolChanged is called when a tool's definition digest changes; it drops every
@@ -88,12 +90,16 @@ func (g *Gate) Revoke(name string) bool {
 func (g *Gate) ToolChanged(name, digest string) []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	args := g.dropArgGrants(name, func(k argsGrant) bool { return k.digest != digest })
 	old, ok := g.grants[name]
-	if !ok || old.digest == digest {
-		return nil
+	if ok && old.digest != digest {
+		delete(g.grants, name)
+		return []string{name}
 	}
-	delete(g.grants, name)
-	return []string{name}
+	if args {
+		return []string{name}
+	}
+	return nil
 }
 
 // AllowList returns every allow-list entry with where it came from, sorted by
@@ -125,11 +131,15 @@ func (g *Gate) AllowList() []Entry {
 	for name := range g.grants {
 		list = append(list, Entry{Name: name, Source: FromSession})
 	}
+	for k := range g.argGrants {
+		list = append(list, Entry{Name: k.name, Source: FromSession, Server: k.server, Args: k.args})
+	}
 	slices.SortFunc(list, func(a, b Entry) int {
 		return cmp.Or(
 			cmp.Compare(a.Name, b.Name),
 			cmp.Compare(a.Source.rank(), b.Source.rank()),
 			cmp.Compare(a.Server, b.Server),
+			cmp.Compare(a.Args, b.Args),
 		)
 	})
 	return list

@@ -68,6 +68,10 @@ type Policy struct {
 	// whatever their order; the order only says which of several rules of
 	// the winning decision is named as the one that decided.
 	Rules []Rule
+	// ExactArgs are the servers with approve_args "exact": for their
+	// tools `a` in the box approves the call's exact arguments for the
+	// session, not the whole tool (Gate.GrantArgs).
+	ExactArgs []string
 	// Home expands a leading "~" in a call's string arguments, as rules
 	// read them; "" leaves it as it is.
 	Home string
@@ -158,6 +162,9 @@ type Entry struct {
 	// Server is the server whose `allow` holds the entry (FromServer), or
 	// the server a saved grant is for (FromSaved).
 	Server string
+	// Args are the exact arguments (CanonicalArgs) a session grant of one
+	// call covers; "" for an entry of the whole tool.
+	Args string
 }
 
 // NamespaceSep joins a server name and a tool name into a namespaced name.

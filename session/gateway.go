@@ -145,12 +145,7 @@ func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, r
 		return out
 	}
 	s.gate.RecordDecision(c.id, true)
-	switch ans {
-	case AnswerAlways:
-		s.grant(c.perm)
-	case AnswerSave:
-		s.answerSaved(c)
-	}
+	s.applyAnswer(c, ans)
 	s.permission(c, "allowed", "user", "")
 	out.Decision = GatewayAllowed
 	out.Result, out.Error = s.invoke(ctx, c)

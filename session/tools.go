@@ -32,11 +32,16 @@ const (
 	// call parks, for /approve, latch approve or the client's poll. A
 	// model's asked call cannot wait: it is denied.
 	AnswerLater
+	// AnswerExact runs the call, and allows the tool with these exact
+	// arguments for the rest of the session: the same tool with other
+	// arguments is asked about again (`e`; `a` on a server with
+	// approve_args "exact").
+	AnswerExact
 )
 
 // runs says whether the answer runs the call; anything else refuses it.
 func (a Answer) runs() bool {
-	return a == AnswerYes || a == AnswerAlways || a == AnswerSave
+	return a == AnswerYes || a == AnswerAlways || a == AnswerSave || a == AnswerExact
 }
 
 // ollamaTools converts tools for the chat request.
@@ -249,12 +254,7 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 	if !ans.runs() {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
-	switch ans {
-	case AnswerAlways:
-		s.grant(c.perm)
-	case AnswerSave:
-		s.answerSaved(c)
-	}
+	s.applyAnswer(c, ans)
 	s.permission(c, "allowed", "user", "")
 	crashAt("after-decision")
 	return runCall

@@ -71,6 +71,9 @@ type Permissions interface {
 	SetServerMode(server string, m permissions.Mode) error
 	AllowList() []permissions.Entry
 	Grant(name string) error
+	// ApprovesExactArgs says whether `a` in the box approves only the
+	// call's exact arguments for server (approve_args "exact").
+	ApprovesExactArgs(server string) bool
 	// GrantAlways saves a grant for the tool as defined now (/allow NAME
 	// --always); SavedGrantsFile is where ("" when saved grants are off).
 	GrantAlways(name string) error

@@ -13,7 +13,7 @@ import (
 )
 
 // modal is the permission question over the chat: an asked call (y, n, a,
-// A, Esc) or a parked one (y, n, Esc = decide later).
+// e, A, Esc) or a parked one (y, n, Esc = decide later).
 type modal struct {
 	card     *card
 	approval string   // set for a parked call
@@ -53,6 +53,12 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	case isRune(msg, 'a'):
 		if md.approval == "" {
 			return m.answer(md, session.AnswerAlways)
+		}
+	case isRune(msg, 'e'):
+		// These exact arguments only, for the session: the same tool
+		// with other arguments asks again.
+		if md.approval == "" {
+			return m.answer(md, session.AnswerExact)
 		}
 	case isRune(msg, 'A'):
 		// Saved to the grants file by the session, for the tool as
@@ -182,9 +188,9 @@ func (md *modal) render(m *Model, width, height int) string {
 	case md.approval != "":
 		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
 	case c.client != "":
-		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc decide later"))
+		b.WriteString(st.Hint.Render(m.askKeys(c) + " · esc decide later"))
 	default:
-		b.WriteString(st.Hint.Render("y run once · n deny · a allow for this session · A allow always (saved) · esc deny and stop"))
+		b.WriteString(st.Hint.Render(m.askKeys(c) + " · esc deny and stop"))
 	}
 	if n := len(m.behind); n > 0 {
 		b.WriteString("\n" + st.Hint.Render(fmt.Sprintf("%d more %s waiting after this one", n, plural(n, "call", "calls"))))
@@ -226,4 +232,13 @@ func (m *Model) handleTick() tea.Cmd {
 	m.chat.dirty = true
 	m.dirty = true
 	return m.tick()
+}
+
+// askKeys is the key line of an asked call's box, but for Esc. On a
+// server with approve_args "exact", `a` is `e`: these arguments only.
+func (m *Model) askKeys(c *card) string {
+	if m.perms.ApprovesExactArgs(c.server) {
+		return "y run once · n deny · a/e allow these arguments for this session · A allow always (saved)"
+	}
+	return "y run once · n deny · a allow for this session · e only these arguments · A allow always (saved)"
 }

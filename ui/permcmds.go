@@ -124,6 +124,9 @@ func (m *Model) listAllow() {
 			saved = true
 			src += " (" + sanitize.Line(m.perms.SavedGrantsFile()) + ")"
 		}
+		if e.Args != "" {
+			src += ", these arguments only: " + firstLine(e.Args, 60)
+		}
 		fmt.Fprintf(&b, "\n  %-40s %s", sanitize.Line(e.Name), src)
 	}
 	if saved {
