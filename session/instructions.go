@@ -30,15 +30,15 @@ type Instruction struct {
 func ReadInstruction(name, path string) (Instruction, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Instruction{}, fmt.Errorf("instructions: %w", err)
+		return Instruction{}, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxInstructionBytes+1))
 	if err != nil {
-		return Instruction{}, fmt.Errorf("instructions %s: %w", path, err)
+		return Instruction{}, fmt.Errorf("%s %s: %w", name, path, err)
 	}
 	if len(b) > MaxInstructionBytes {
-		return Instruction{}, fmt.Errorf("instructions %s: larger than %d KiB", path, MaxInstructionBytes>>10)
+		return Instruction{}, fmt.Errorf("%s %s: larger than %d KiB", name, path, MaxInstructionBytes>>10)
 	}
 	return Instruction{Name: name, Path: path, Text: string(b)}, nil
 }
