@@ -238,7 +238,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 }
 
 var (
-	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
+	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
 		"system_prompt", "system_prompt_file", "instructions"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow", "rules"}

@@ -17,18 +17,18 @@ var errHelp = errors.New("help")
 
 // flags are the command-line options (docs/USING.md: Flags).
 type flags struct {
-	config  string
-	model   string
+	config string
+	model  string
 	// system is --system (a system prompt) and instructions --instructions
 	// (a project's instructions file); see instructions.go.
 	system, instructions string
-	host    string
-	mode    string
-	allow   listFlag
-	deny    listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
-	roots   listFlag // --root DIR, repeatable
-	theme   string
-	version bool
+	host                 string
+	mode                 string
+	allow                listFlag
+	deny                 listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
+	roots                listFlag // --root DIR, repeatable
+	theme                string
+	version              bool
 
 	prompt    string // -p: run one turn without the screen
 	promptSet bool

@@ -187,6 +187,13 @@ func contextReport(c session.ContextInfo) string {
 		fmt.Fprintf(&b, "    %-16s %6d\n", p.name, p.n)
 	}
 	fmt.Fprintf(&b, "    %-16s %6d\n", "total", c.Est.Total())
+	for _, in := range c.Instructions {
+		what := in.Name
+		if in.Path != "" {
+			what += " (" + in.Path + ")"
+		}
+		fmt.Fprintf(&b, "  instructions: %s, %d tokens (part of system)\n", what, in.Tokens)
+	}
 	if c.Used() > 0 {
 		fmt.Fprintf(&b, "  measured (Ollama): prompt %d + reply %d = %d\n", c.Prompt, c.Eval, c.Used())
 	}
