@@ -82,19 +82,20 @@ func instructionMessages(ins []Instruction) []api.Message {
 }
 
 // restoreInstructions compares the instructions a resumed session logged
-// with those given now: a file logged but not given is read again (the
-// resume sends the same), and one whose text changed since is used as it
-// is now, with a notice. A logged text that is gone is said.
+// with those given now, by name: a file logged but not given is read
+// again from its logged path (the resume sends the same), and one whose
+// text changed since is used as it is now, with a notice. A logged text
+// that is not given now is said, and not sent.
 func restoreInstructions(o *Options, logged *InstructionsEvent) (notices []string) {
 	if logged == nil {
 		return nil
 	}
-	now := map[string]int{}
+	now := map[string]int{} // by name: the system prompt, the instructions file's name
 	for i, in := range o.Instructions {
-		now[in.Name+"\x00"+in.Path] = i
+		now[in.Name] = i
 	}
 	for _, r := range logged.Instructions {
-		i, ok := now[r.Name+"\x00"+r.Path]
+		i, ok := now[r.Name]
 		var cur Instruction
 		switch {
 		case ok:
