@@ -46,6 +46,11 @@ type Config struct {
 	Inputs map[string]Input
 	// Serve is "serve": latch serve's token, TLS and what it exposes.
 	Serve ServeConfig
+	// SystemPrompt is "system_prompt", and SystemPromptFile
+	// "system_prompt_file" (absolute: ~ expanded, relative to the file's
+	// folder); Instructions is "instructions", a project's instructions
+	// file (e.g. "AGENTS.md") read from the working directory.
+	SystemPrompt, SystemPromptFile, Instructions string
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -236,7 +241,8 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 }
 
 var (
-	topKeys         = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve"}
+	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
+		"system_prompt", "system_prompt_file", "instructions"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
 	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -323,6 +329,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Mouse = *on
 	}
 	cfg.Roots = l.roots(top["roots"])
+	l.instructions(cfg, top)
 
 	if top["mcpServers"] != nil && top["servers"] != nil {
 		l.errorf("", "mcpServers, servers", "both given; use one (servers is VS Code's name for mcpServers)")

@@ -17,15 +17,18 @@ var errHelp = errors.New("help")
 
 // flags are the command-line options (docs/USING.md: Flags).
 type flags struct {
-	config  string
-	model   string
-	host    string
-	mode    string
-	allow   listFlag
-	deny    listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
-	roots   listFlag // --root DIR, repeatable
-	theme   string
-	version bool
+	config string
+	model  string
+	// system is --system (a system prompt) and instructions --instructions
+	// (a project's instructions file); see instructions.go.
+	system, instructions string
+	host                 string
+	mode                 string
+	allow                listFlag
+	deny                 listFlag // --deny TOOL or TOOL(NAME=VALUE, …), repeatable
+	roots                listFlag // --root DIR, repeatable
+	theme                string
+	version              bool
 
 	prompt    string // -p: run one turn without the screen
 	promptSet bool
@@ -94,6 +97,8 @@ func parseFlags(args []string, out io.Writer) (flags, error) {
 	fs.SetOutput(out)
 	fs.StringVar(&f.config, "config", "", "config file `path`")
 	fs.StringVar(&f.model, "model", "", "Ollama model `name` (e.g. one listed by `ollama list`)")
+	fs.StringVar(&f.system, "system", "", "system prompt `text` (instead of the config's system_prompt)")
+	fs.StringVar(&f.instructions, "instructions", "", "project instructions `file` sent first, e.g. AGENTS.md (instead of the config's instructions)")
 	fs.StringVar(&f.host, "host", "", "Ollama `host`, as OLLAMA_HOST (default http://127.0.0.1:11434)")
 	fs.StringVar(&f.mode, "mode", "", "permission `mode`: read_only, ask, approve or auto")
 	fs.Var(&f.allow, "allow", "allow a tool by its namespaced `name` (server__tool), or only calls whose arguments match: "+

@@ -49,6 +49,11 @@ func serverTools(cs []ServerConfig) map[string][]string {
 func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
 	o := sessionOptions(s, f, nonInteractive)
 	o.Client = ollamaClient(s)
+	ins, err := sessionInstructions(s.cfg, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.Instructions = ins
 	id := f.resume
 	if f.cont {
 		latest, err := session.Latest(s.stateDir)

@@ -121,6 +121,9 @@ type ContextInfo struct {
 	Truncated bool
 	// Est is the estimate of the conversation now, by part.
 	Est ContextEstimate
+	// Instructions are the system prompt and project instructions sent
+	// first, each with its estimated cost (part of Est.System).
+	Instructions []InstructionCost
 }
 
 // Used is the context the last reply took: its prompt and its own tokens.
@@ -232,8 +235,10 @@ func (s *Session) Context() ContextInfo {
 	defer s.mu.Unlock()
 	info := ContextInfo{Model: s.model, Trained: s.cx.trained[s.model]}
 	info.NumCtx, info.Source = s.numCtxLocked(s.model)
-	info.Est = estimateParts(s.history, s.cx.last.tools)
-	if l := s.cx.last; l.ok && l.model == s.model && len(s.history) >= l.msgs {
+	sent := append(instructionMessages(s.instructions), s.history...)
+	info.Est = estimateParts(sent, s.cx.last.tools)
+	info.Instructions = instructionCosts(s.instructions)
+	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {
 		info.Prompt, info.Eval, info.Truncated = l.prompt, l.eval, l.truncated
 	}
 	return info

@@ -322,6 +322,7 @@ var eventTypes = map[string]func() Event{
 	TypeSampling:         func() Event { return &SamplingEvent{} },
 	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
 	TypeLoginURL:         func() Event { return &LoginURLEvent{} },
+	TypeInstructions:     func() Event { return &InstructionsEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

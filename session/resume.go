@@ -61,6 +61,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 		o.Model = st.model
 	}
 	notices := restoreSettings(&o, st.settings)
+	notices = append(notices, restoreInstructions(&o, st.instructions)...)
 	o.ID, o.LogDir, o.lock = id, dir, lock
 	s := New(o)
 	s.resumeNotices = notices
@@ -128,21 +129,22 @@ func (e noSessionError) Is(target error) bool { return target == ErrNoSession }
 
 // logState is what a session log says, read event by event (replay).
 type logState struct {
-	history  []api.Message
-	model    string
-	turn     int
-	calls    map[string]*ToolCallEvent      // by call id
-	started  map[string]bool                // calls allowed to run
-	answered map[string]bool                // calls with a tool message or a result
-	messaged map[string]bool                // calls whose tool message the model has
-	results  map[string]*ToolResultEvent    // by call id
-	decided  map[string]bool                // call id → a person approved (or allowed) it
-	parked   map[string]ApprovalParkedEvent // approvals still pending, by id
-	order    []string                       // approval ids as they were parked
-	resolved []string                       // approval ids resolved
-	defs     map[string]parkedDef           // what each parked call was parked with, by call id
-	settings *SettingsEvent                 // the last
-	gateway  bool                           // a run of latch serve
+	history      []api.Message
+	model        string
+	turn         int
+	calls        map[string]*ToolCallEvent      // by call id
+	started      map[string]bool                // calls allowed to run
+	answered     map[string]bool                // calls with a tool message or a result
+	messaged     map[string]bool                // calls whose tool message the model has
+	results      map[string]*ToolResultEvent    // by call id
+	decided      map[string]bool                // call id → a person approved (or allowed) it
+	parked       map[string]ApprovalParkedEvent // approvals still pending, by id
+	order        []string                       // approval ids as they were parked
+	resolved     []string                       // approval ids resolved
+	defs         map[string]parkedDef           // what each parked call was parked with, by call id
+	settings     *SettingsEvent                 // the last
+	instructions *InstructionsEvent             // the last
+	gateway      bool                           // a run of latch serve
 }
 
 // replay reads the logged events into the state they leave.
@@ -180,6 +182,8 @@ func (st *logState) apply(e Event) {
 		st.permission(e)
 	case *SettingsEvent:
 		st.settings = e
+	case *InstructionsEvent:
+		st.instructions = e
 	case *ApprovalParkedEvent:
 		st.parked[e.ApprovalID] = *e
 		st.defs[e.CallID] = parkedDef{digest: e.Digest, description: e.Description}

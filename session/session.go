@@ -84,6 +84,10 @@ type Options struct {
 	// (ErrGatewayRun).
 	Gateway bool
 
+	// Instructions are the system prompt and project instructions, sent
+	// in this order as the first system messages (see instructions.go).
+	Instructions []Instruction
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -189,6 +193,9 @@ type Session struct {
 
 	// hist is the input history (history.go).
 	hist *inputHistory
+
+	// instructions open every request as system messages (instructions.go).
+	instructions []Instruction
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -209,6 +216,7 @@ func New(o Options) *Session {
 		parkedDefs: map[string]parkedDef{},
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
+		instructions: o.Instructions,
 	}
 	for name, list := range o.ServerTools {
 		s.offer[name] = slices.Clone(list)
@@ -295,6 +303,7 @@ func (s *Session) Start() {
 		s.publish(&Notice{Header: s.header(TypeNotice), Text: n})
 	}
 	s.publishSettings()
+	s.publishInstructions()
 }
 
 // Subscribe returns a queue of every event published from now on.
@@ -465,7 +474,7 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	s.mu.Lock()
 	req := &api.ChatRequest{
 		Model:    s.model,
-		Messages: append([]api.Message(nil), s.history...),
+		Messages: append(instructionMessages(s.instructions), s.history...),
 		Options:  s.requestOptionsLocked(), // with /context's num_ctx (context.go)
 	}
 	if s.keepAlive != nil {

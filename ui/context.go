@@ -12,6 +12,7 @@ import (
 
 	"latch/session"
 	"latch/themes"
+	"latch/ui/sanitize"
 )
 
 // The context budget on screen: the meter in the status line and /context
@@ -187,6 +188,13 @@ func contextReport(c session.ContextInfo) string {
 		fmt.Fprintf(&b, "    %-16s %6d\n", p.name, p.n)
 	}
 	fmt.Fprintf(&b, "    %-16s %6d\n", "total", c.Est.Total())
+	for _, in := range c.Instructions {
+		what := sanitize.Line(in.Name) // a file's name or path: one line on the screen
+		if in.Path != "" {
+			what += " (" + sanitize.Line(in.Path) + ")"
+		}
+		fmt.Fprintf(&b, "  instructions: %s, %d tokens (part of system)\n", what, in.Tokens)
+	}
 	if c.Used() > 0 {
 		fmt.Fprintf(&b, "  measured (Ollama): prompt %d + reply %d = %d\n", c.Prompt, c.Eval, c.Used())
 	}
