@@ -32,7 +32,7 @@ func ReadInstruction(name, path string) (Instruction, error) {
 	if err != nil {
 		return Instruction{}, fmt.Errorf("%s: %w", name, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	b, err := io.ReadAll(io.LimitReader(f, MaxInstructionBytes+1))
 	if err != nil {
 		return Instruction{}, fmt.Errorf("%s %s: %w", name, path, err)
