@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 	"testing"
@@ -14,24 +13,6 @@ import (
 	"latch/permissions"
 	"latch/session"
 )
-
-// syncBuffer is a log the gateway writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A client with as many calls running as it may run gets an error result
 // at once for one more, naming the limit; another client's calls run, and
@@ -47,7 +28,7 @@ func TestFloodingClientIsLimitedOthersKeepWorking(t *testing.T) {
 		t.Run(era.version, func(t *testing.T) {
 			up := newHoldServer()
 			defer up.release()
-			var log syncBuffer
+			var log mcptestutil.SyncBuffer
 			r := newRig(t, gateway.Options{Log: &log, Limits: gateway.Limits{Concurrent: 2}},
 				session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
 			flood, calm := r.connectAt(t, era.version, "flood", nil), r.connectAt(t, era.version, "calm", nil)

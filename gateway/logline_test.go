@@ -14,7 +14,7 @@ import (
 // client sent in the arguments, or the server put in its results, errors
 // or progress, is never in it, nor a terminal escape.
 func TestJSONLogOneObjectPerCallNoCredential(t *testing.T) {
-	var log syncBuffer
+	var log mcptestutil.SyncBuffer
 	r := newRig(t, gateway.Options{Log: &log, JSON: true}, hostileServers()...)
 	c := r.connect(t, "json-client", nil)
 	args := map[string]any{"arg": "the client's " + secret}

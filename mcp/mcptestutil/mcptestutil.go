@@ -253,7 +253,7 @@ func startNPMHTTP(t testing.TB, bin, mode string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := &syncBuffer{}
+	out := &SyncBuffer{}
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = out, out
@@ -337,19 +337,20 @@ func WaitProcessGone(pid int, timeout time.Duration) bool {
 	return true
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for concurrent use: a log one side
+// writes while a test reads it.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
