@@ -396,15 +396,22 @@ func TestServeSigtermStopsUpstreamServers(t *testing.T) {
 	}
 }
 
-func TestServeRedactsCredentials(t *testing.T) {
-	const secret = "sekrit-value-8c1f2e"
+// secretRig is a rig whose stdio fake's env tool echoes secret, a
+// credential latch knows (the token of a server nothing listens for).
+func secretRig(t *testing.T, secret string) *promptRig {
+	t.Helper()
 	fake := mcptestutil.BuildFakeMCP(t)
-	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+	return newPromptRig(t, map[string]any{"mcpServers": map[string]any{
 		"fake": map[string]any{"command": fake, "args": []string{"-echo-env", "LATCH_TEST_SECRET"},
 			"env_inherit": []string{"LATCH_TEST_SECRET"}, "allow": []string{"env"}},
 		// Its token is what the manager redacts; nothing listens there.
 		"remote": map[string]any{"url": "http://127.0.0.1:1/mcp", "token_env": "LATCH_TEST_SECRET"},
 	}}, false, "LATCH_TEST_SECRET="+secret)
+}
+
+func TestServeRedactsCredentials(t *testing.T) {
+	const secret = "sekrit-value-8c1f2e"
+	r := secretRig(t, secret)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{map[string]any{"name": "fake__env"}}})
 	if len(res.Calls) != 1 || res.Calls[0].Result == nil || res.Calls[0].Result.IsError {
 		t.Fatalf("call: %+v", res.Calls)

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"latch/mcp/mcptestutil"
 )
 
 // latch serve --json: every line on stderr is a JSON object, from the
@@ -14,12 +12,7 @@ import (
 // --quiet, no line per call.
 func TestServeJSONLog(t *testing.T) {
 	const secret = "sekrit-json-5d2b7a"
-	fake := mcptestutil.BuildFakeMCP(t)
-	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
-		"fake": map[string]any{"command": fake, "args": []string{"-echo-env", "LATCH_TEST_SECRET"},
-			"env_inherit": []string{"LATCH_TEST_SECRET"}, "allow": []string{"env"}},
-		"remote": map[string]any{"url": "http://127.0.0.1:1/mcp", "token_env": "LATCH_TEST_SECRET"},
-	}}, false, "LATCH_TEST_SECRET="+secret)
+	r := secretRig(t, secret)
 	res := sdkClient(t, r, map[string]any{
 		"stdio": map[string]any{"command": r.bin, "args": []string{"--config", r.cfg, "serve", "--stdio", "--json"}},
 		"calls": []any{map[string]any{"name": "fake__env", "arguments": map[string]any{"note": secret}}}})
