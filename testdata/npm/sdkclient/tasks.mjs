@@ -12,25 +12,13 @@
 // task then; "task": {...} makes it a task even when the tool is not
 // listed as taking tasks. An ID "@N" is the task id step N's stream created.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { transportOf } from "./transport.mjs";
 
 const plan = JSON.parse(process.argv[2]);
 const out = { steps: [] };
 const client = new Client({ name: plan.clientName ?? "sdk-tasks-e2e", version: "1.0.0" });
-let transport;
-if (plan.stdio) {
-  transport = new StdioClientTransport({
-    command: plan.stdio.command,
-    args: plan.stdio.args ?? [],
-    env: { ...process.env, ...(plan.stdio.env ?? {}) },
-    stderr: "inherit",
-  });
-} else {
-  const headers = plan.http.token ? { Authorization: `Bearer ${plan.http.token}` } : {};
-  transport = new StreamableHTTPClientTransport(new URL(plan.http.url), { requestInit: { headers } });
-}
+const transport = transportOf(plan);
 const idOf = (id) => (typeof id === "string" && id.startsWith("@") ? out.steps[Number(id.slice(1))]?.taskId ?? "" : id);
 const failure = (e) => ({ error: String(e?.message ?? e), code: e?.code });
 try {

@@ -12,6 +12,7 @@
 // the calls for notifications/tools/list_changed (the SDK's listChanged
 // handler, on 2026-07-28 a subscriptions/listen stream) and lists again.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { runPlan } from "../plan.mjs";
 
 const plan = JSON.parse(process.argv[2]);
 const out = { wire: [] };
@@ -54,26 +55,7 @@ try {
   out.protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
   out.era = client.getProtocolEra() ?? "";
   out.instructions = client.getInstructions() ?? "";
-  if (plan.list) {
-    out.tools = (await client.listTools()).tools;
-  }
-  out.calls = [];
-  for (let c of plan.calls ?? []) {
-    if (c.awaitCall !== undefined) {
-      const handle = out.calls[c.awaitCall]?.result?.structuredContent ?? {};
-      c = { name: "latch_await_decision", arguments: { invocation_id: handle.invocation_id ?? "" } };
-    }
-    try {
-      out.calls.push({ result: await client.callTool({ name: c.name, arguments: c.arguments ?? {} }) });
-    } catch (e) {
-      out.calls.push({ error: String(e?.message ?? e) });
-    }
-  }
-  if (plan.waitListChanged) {
-    const timeout = new Promise((resolve) => setTimeout(() => resolve(false), plan.waitListChanged).unref());
-    out.listChanged = await Promise.race([changed, timeout]);
-    out.toolsAfter = (await client.listTools()).tools;
-  }
+  await runPlan(client, plan, out, changed);
 } catch (e) {
   out.connectError = String(e?.message ?? e);
 }
