@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -34,6 +35,11 @@ type HTTPOptions struct {
 
 // Path is where the gateway serves MCP over streamable HTTP.
 const Path = "/mcp"
+
+// MaxRequestBody is the largest request body the gateway reads (8 MiB):
+// far more than any tool call's arguments, and a bound on what one
+// request can make it hold in memory. A larger body gets 413.
+const MaxRequestBody = 8 << 20
 
 // CheckBind says why latch serve refuses to listen on o.Addr, or nil: a
 // token is needed always, and an address other than loopback needs
@@ -150,8 +156,38 @@ func guard(next http.Handler, addr, asGiven, token string) http.Handler {
 			http.Error(w, "Unauthorized: a valid bearer token is needed (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
 			return
 		}
+		if !boundBody(w, r) {
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// boundBody reads r's body, refusing one over MaxRequestBody with 413
+// (false): said by its length, or found reading a body of unknown length
+// (chunked), never read past the bound. The body read is put back.
+func boundBody(w http.ResponseWriter, r *http.Request) bool {
+	tooLarge := func() bool {
+		http.Error(w, fmt.Sprintf("Request Entity Too Large: latch serve takes request bodies of at most %d bytes", MaxRequestBody),
+			http.StatusRequestEntityTooLarge)
+		return false
+	}
+	if r.ContentLength > MaxRequestBody {
+		return tooLarge()
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBody+1))
+	if err != nil {
+		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
+		return false
+	}
+	if len(body) > MaxRequestBody {
+		return tooLarge()
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
 }
 
 // allowedHosts are the Host values naming the listen address: as given,
