@@ -1,0 +1,199 @@
+package mcp
+
+// Real servers on both protocol eras: an mcp-go server (a stdio process,
+// and over real streamable HTTP) and a server of the official TypeScript
+// SDK v2 (testdata/npm/v2server, over stdio and streamable HTTP), each
+// forced to 2025-11-25 and to 2026-07-28, give latch the same results for
+// everything it does with a server: tools listed and called, a prompt, a
+// resource read and watched, a form, a URL form, a sample and the roots.
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server/servertest"
+
+	"latch/mcp/mcptestutil"
+)
+
+// erasPeer is a server with mcptestutil.ErasServer's surface, reached one
+// way; config starts it (when it is a process of its own) and names it
+// "eras".
+type erasPeer struct {
+	name   string
+	config func(t *testing.T) ServerConfig
+	// lacks is what the server itself cannot do on an era ("ERA KEY"),
+	// and why: the result expected there is erasLacking. Should the server
+	// learn it, the test fails and the entry goes.
+	lacks map[string]string
+}
+
+// erasLacking is what erasSurface says of a watch whose update never came.
+const erasLacking = "no update"
+
+// erasPeers are the servers TestErasSameResultsOnBothEras runs.
+var erasPeers = []erasPeer{
+	{"mcp-go over stdio", func(t *testing.T) ServerConfig { return fakeServer(t, "eras", "-eras") }, nil},
+	{"mcp-go over HTTP", func(t *testing.T) ServerConfig {
+		h := servertest.NewTestStreamableHTTPServer(mcptestutil.ErasServer())
+		t.Cleanup(h.Close)
+		return ServerConfig{Name: "eras", Transport: TransportHTTP, URL: h.URL + "/mcp"}
+	}, map[string]string{
+		// Its listening sessions are its own: a broadcast leaves them out
+		// (see TestEraListenNamesWatchesOverHTTP).
+		ProtocolModern + " watch": "mcp-go's HTTP server sends no resources/updated on a subscriptions/listen stream",
+	}},
+	{"TS SDK v2 over stdio", func(t *testing.T) ServerConfig {
+		return ServerConfig{Name: "eras", Transport: TransportStdio, Command: "node", Args: []string{v2Server(t), "stdio"}}
+	}, nil},
+	{"TS SDK v2 over HTTP", func(t *testing.T) ServerConfig {
+		return ServerConfig{Name: "eras", Transport: TransportHTTP, URL: mcptestutil.StartNPMHTTP(t, v2Server(t), "streamableHttp") + "/mcp"}
+	}, nil},
+}
+
+// v2Server is the path of testdata/npm/v2server/server.mjs, after checking
+// that the SDK it needs is installed (skipping, or failing under CI=true,
+// as the other npm peers do).
+func v2Server(t *testing.T) string {
+	t.Helper()
+	mcptestutil.NPMPackage(t, "@modelcontextprotocol/server")
+	return filepath.Join(mcptestutil.ModuleRoot(t), "testdata", "npm", "v2server", "server.mjs")
+}
+
+// erasAsked counts what a server asked of the person and of the model.
+type erasAsked struct {
+	mu            sync.Mutex
+	forms, sample int
+	links         []ElicitRequest
+}
+
+// options answers a form with the name Ada, accepts a URL form, and
+// samples "hi from the model", counting each.
+func (a *erasAsked) options(root string) Options {
+	return Options{
+		Roots: []string{root},
+		Elicit: func(_ context.Context, _ string, r ElicitRequest) (ElicitResponse, error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if r.Mode == ElicitURL {
+				a.links = append(a.links, r)
+				return ElicitResponse{Action: ElicitAccept}, nil
+			}
+			a.forms++
+			return ElicitResponse{Action: ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+		},
+		Sample: func(context.Context, string, SampleRequest) (SampleResponse, error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.sample++
+			return SampleResponse{Text: "hi from the model", Model: "qwen3:8b"}, nil
+		},
+	}
+}
+
+// erasSurface does with the connected server "eras" what the chat does, and
+// returns what a person would see of each.
+func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	tools, _ := m.ServerTools("eras")
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Original)
+	}
+	slices.Sort(names)
+	out["tools"] = strings.Join(names, ",")
+	out["echo"] = mustCall(t, m, "eras__echo", map[string]any{"message": "both eras"}).Text
+
+	if p, err := m.GetPrompt(ctx, "eras", "greet", map[string]string{"name": "Ada"}); err != nil {
+		out["prompt"] = "error: " + err.Error()
+	} else if len(p.Messages) > 0 {
+		out["prompt"] = p.Messages[0].Role + ": " + p.Messages[0].Text
+	}
+	if parts, err := m.ReadResource(ctx, "eras", mcptestutil.ErasNote, 0); err != nil {
+		out["read"] = "error: " + err.Error()
+	} else if len(parts) > 0 {
+		out["read"] = parts[0].Text
+	}
+
+	if err := m.Subscribe(ctx, "eras", mcptestutil.ErasNote); err != nil {
+		out["watch"] = "error: " + err.Error()
+	} else {
+		// The server hears of the watch when its answer (legacy) or the
+		// listen stream's acknowledgement (2026-07-28) has come: one touch
+		// should do; touch again in case it was missed, so a lost update
+		// fails only by the deadline.
+		updated := func() bool {
+			return slices.Contains(resourceEvents(ev), "updated eras "+mcptestutil.ErasNote)
+		}
+		out["watch"] = erasLacking
+		if mcptestutil.Eventually(10*time.Second, func() bool {
+			mustCall(t, m, "eras__touch", nil)
+			return mcptestutil.Eventually(300*time.Millisecond, updated)
+		}) {
+			out["watch"] = "updated"
+		}
+	}
+
+	out["ask"] = mustCall(t, m, "eras__ask", nil).Text
+	out["link"] = mustCall(t, m, "eras__link", nil).Text
+	asked.mu.Lock()
+	defer asked.mu.Unlock()
+	out["asked"] = strings.Join([]string{strconv.Itoa(asked.forms) + " form", strconv.Itoa(asked.sample) + " sample", strconv.Itoa(len(asked.links)) + " link"}, ", ")
+	for _, l := range asked.links {
+		out["link asked"] = l.Message + " " + l.URL
+	}
+	return out
+}
+
+// TestErasSameResultsOnBothEras: each real server, forced to each era, gives
+// the same results; on 2026-07-28 its forms, samples and roots come inside a
+// call's result and go through the same handlers as a legacy server's
+// requests.
+func TestErasSameResultsOnBothEras(t *testing.T) {
+	root := t.TempDir()
+	want := map[string]string{
+		"tools":      "ask,echo,link,touch",
+		"echo":       "both eras",
+		"prompt":     "user: Hello, Ada.",
+		"read":       "a note",
+		"watch":      "updated",
+		"ask":        `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `"],"sample":"hi from the model"}`,
+		"link":       "link: accept",
+		"asked":      "1 form, 1 sample, 1 link",
+		"link asked": "Sign in to eras. " + mcptestutil.ErasLink,
+	}
+	for _, peer := range erasPeers {
+		t.Run(peer.name, func(t *testing.T) {
+			got := map[string]map[string]string{}
+			for _, era := range []string{ProtocolLegacy, ProtocolModern} {
+				t.Run(era, func(t *testing.T) {
+					cfg := peer.config(t)
+					cfg.Protocol, cfg.ConnectTimeout, cfg.Timeout = era, 20*time.Second, 20*time.Second
+					asked := &erasAsked{}
+					m, ev := startFake(t, asked.options(root), cfg)
+					if st := waitReady(t, m, "eras", 30*time.Second); st.ProtocolVersion != era {
+						t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
+					}
+					got[era] = erasSurface(t, m, ev, asked)
+					for k, w := range want {
+						if why, ok := peer.lacks[era+" "+k]; ok {
+							t.Logf("%s: expecting %q: %s", k, erasLacking, why)
+							w = erasLacking
+						}
+						if got[era][k] != w {
+							t.Errorf("%s: %q, want %q", k, got[era][k], w)
+						}
+					}
+				})
+			}
+		})
+	}
+}

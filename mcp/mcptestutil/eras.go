@@ -1,0 +1,62 @@
+package mcptestutil
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ErasNote is the resource ErasServer serves and its tool touch says
+// changed.
+const ErasNote = "test://eras/note"
+
+// ErasLink is the URL ErasServer's tool link asks the person to open.
+const ErasLink = "https://example.com/eras/login?step=1"
+
+// ErasServer is an mcp-go server with what latch's tests ask of a server on
+// either protocol era, the same surface as testdata/npm/v2server (a server
+// of the official TypeScript SDK v2), so the two can be run by one test:
+//
+//	tool echo {message}  the message
+//	tool ask             InputServer's: a form, a sample and the roots
+//	tool link            a URL form (ErasLink), answered "link: ACTION"
+//	tool touch           notifications/resources/updated for ErasNote
+//	prompt greet {name}  one user message, "Hello, NAME."
+//	resource ErasNote    "a note" (subscriptions offered)
+//
+// The input requests are the 2026-07-28 era's (input_required); mcp-go
+// turns them into server requests for a 2025-11-25 client.
+func ErasServer() *server.MCPServer {
+	s := InputServer()
+	server.WithResourceCapabilities(true, true)(s)
+	server.WithPromptCapabilities(true)(s)
+	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Returns the message."), mcp.WithString("message", mcp.Required())),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("message", "")), nil
+		})
+	s.AddTool(mcp.NewTool("link", mcp.WithDescription("Asks the person to open a link.")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if a := server.ElicitationResponse(req.Params.InputResponses, "login"); a != nil {
+				return mcp.NewToolResultText("link: " + string(a.Action)), nil
+			}
+			return server.NewInputRequestBuilder("").
+				Elicit("login", mcp.ElicitationParams{Mode: "url", Message: "Sign in to eras.", URL: ErasLink, ElicitationID: "eras-login"}).
+				ToolResult(), nil
+		})
+	s.AddTool(mcp.NewTool("touch", mcp.WithDescription("Says the note changed.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			UpdateResource(s, ErasNote)
+			return mcp.NewToolResultText("touched"), nil
+		})
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("Greets someone."), mcp.WithArgument("name", mcp.RequiredArgument())),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			msg := mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["name"]+"."))
+			return mcp.NewGetPromptResult("", []mcp.PromptMessage{msg}), nil
+		})
+	s.AddResource(mcp.NewResource(ErasNote, "note", mcp.WithMIMEType("text/plain")),
+		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: ErasNote, MIMEType: "text/plain", Text: "a note"}}, nil
+		})
+	return s
+}
