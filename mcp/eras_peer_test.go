@@ -28,23 +28,27 @@ import (
 type erasPeer struct {
 	name   string
 	config func(t *testing.T) ServerConfig
-	// lacks is what the server itself cannot do on an era ("ERA KEY"),
-	// and why: the result expected there is erasLacking. Should the server
-	// learn it, the test fails and the entry goes.
+	// lacks is what the server itself cannot do ("KEY", or "ERA KEY" on
+	// one era only), and why: the result there must differ from the
+	// others'. Should the server learn it, the test fails and the entry
+	// goes.
 	lacks map[string]string
 }
 
-// erasLacking is what erasSurface says of a watch whose update never came.
-const erasLacking = "no update"
+// mcpgoLacks is what mcp-go's server cannot do, on either transport.
+var mcpgoLacks = map[string]string{
+	"read roots": "mcp-go's resource handlers return contents: they cannot ask for input",
+}
 
 // erasPeers are the servers TestErasSameResultsOnBothEras runs.
 var erasPeers = []erasPeer{
-	{"mcp-go over stdio", func(t *testing.T) ServerConfig { return fakeServer(t, "eras", "-eras") }, nil},
+	{"mcp-go over stdio", func(t *testing.T) ServerConfig { return fakeServer(t, "eras", "-eras") }, mcpgoLacks},
 	{"mcp-go over HTTP", func(t *testing.T) ServerConfig {
 		h := servertest.NewTestStreamableHTTPServer(mcptestutil.ErasServer())
 		t.Cleanup(h.Close)
 		return ServerConfig{Name: "eras", Transport: TransportHTTP, URL: h.URL + "/mcp"}
 	}, map[string]string{
+		"read roots": mcpgoLacks["read roots"],
 		// Its listening sessions are its own: a broadcast leaves them out
 		// (see TestEraListenNamesWatchesOverHTTP).
 		ProtocolModern + " watch": "mcp-go's HTTP server sends no resources/updated on a subscriptions/listen stream",
@@ -117,10 +121,17 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[str
 	} else if len(p.Messages) > 0 {
 		out["prompt"] = p.Messages[0].Role + ": " + p.Messages[0].Text
 	}
-	if parts, err := m.ReadResource(ctx, "eras", mcptestutil.ErasNote, 0); err != nil {
-		out["read"] = "error: " + err.Error()
-	} else if len(parts) > 0 {
-		out["read"] = parts[0].Text
+	if p, err := m.GetPrompt(ctx, "eras", "introduce", nil); err != nil {
+		out["prompt with a form"] = "error: " + err.Error()
+	} else if len(p.Messages) > 0 {
+		out["prompt with a form"] = p.Messages[0].Role + ": " + p.Messages[0].Text
+	}
+	for key, uri := range map[string]string{"read": mcptestutil.ErasNote, "read roots": "test://eras/roots"} {
+		if parts, err := m.ReadResource(ctx, "eras", uri, 0); err != nil {
+			out[key] = "error: " + err.Error()
+		} else if len(parts) > 0 {
+			out[key] = parts[0].Text
+		}
 	}
 
 	if err := m.Subscribe(ctx, "eras", mcptestutil.ErasNote); err != nil {
@@ -133,7 +144,7 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[str
 		updated := func() bool {
 			return slices.Contains(resourceEvents(ev), "updated eras "+mcptestutil.ErasNote)
 		}
-		out["watch"] = erasLacking
+		out["watch"] = "no update"
 		if mcptestutil.Eventually(10*time.Second, func() bool {
 			mustCall(t, m, "eras__touch", nil)
 			return mcptestutil.Eventually(300*time.Millisecond, updated)
@@ -160,15 +171,17 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[str
 func TestErasSameResultsOnBothEras(t *testing.T) {
 	root := t.TempDir()
 	want := map[string]string{
-		"tools":      "ask,echo,link,touch",
-		"echo":       "both eras",
-		"prompt":     "user: Hello, Ada.",
-		"read":       "a note",
-		"watch":      "updated",
-		"ask":        `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `"],"sample":"hi from the model"}`,
-		"link":       "link: accept",
-		"asked":      "1 form, 1 sample, 1 link",
-		"link asked": "Sign in to eras. " + mcptestutil.ErasLink,
+		"tools":              "ask,echo,link,touch",
+		"echo":               "both eras",
+		"prompt":             "user: Hello, Ada.",
+		"read":               "a note",
+		"read roots":         RootURI(root),
+		"prompt with a form": "user: I am Ada.",
+		"watch":              "updated",
+		"ask":                `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `"],"sample":"hi from the model"}`,
+		"link":               "link: accept",
+		"asked":              "2 form, 1 sample, 1 link",
+		"link asked":         "Sign in to eras. " + mcptestutil.ErasLink,
 	}
 	for _, peer := range erasPeers {
 		t.Run(peer.name, func(t *testing.T) {
@@ -184,11 +197,16 @@ func TestErasSameResultsOnBothEras(t *testing.T) {
 					}
 					got[era] = erasSurface(t, m, ev, asked)
 					for k, w := range want {
-						if why, ok := peer.lacks[era+" "+k]; ok {
-							t.Logf("%s: expecting %q: %s", k, erasLacking, why)
-							w = erasLacking
+						why, lacking := peer.lacks[k]
+						if !lacking {
+							why, lacking = peer.lacks[era+" "+k]
 						}
-						if got[era][k] != w {
+						switch {
+						case lacking && got[era][k] == w:
+							t.Errorf("%s: %q: the server does it now (it lacked it: %s)", k, w, why)
+						case lacking:
+							t.Logf("%s: %q, not %q: %s", k, got[era][k], w, why)
+						case got[era][k] != w:
 							t.Errorf("%s: %q, want %q", k, got[era][k], w)
 						}
 					}

@@ -23,7 +23,11 @@ const ErasLink = "https://example.com/eras/login?step=1"
 //	tool link            a URL form (ErasLink), answered "link: ACTION"
 //	tool touch           notifications/resources/updated for ErasNote
 //	prompt greet {name}  one user message, "Hello, NAME."
+//	prompt introduce     a form ("Your name?"), then "I am NAME."
 //	resource ErasNote    "a note" (subscriptions offered)
+//
+// (The TypeScript server also serves test://eras/roots, which asks for the
+// roots: mcp-go's resource handlers cannot ask for input.)
 //
 // The input requests are the 2026-07-28 era's (input_required); mcp-go
 // turns them into server requests for a 2025-11-25 client.
@@ -54,9 +58,32 @@ func ErasServer() *server.MCPServer {
 			msg := mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["name"]+"."))
 			return mcp.NewGetPromptResult("", []mcp.PromptMessage{msg}), nil
 		})
+	s.AddPrompt(mcp.NewPrompt("introduce", mcp.WithPromptDescription("Asks a name, then introduces it.")),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			a := server.ElicitationResponse(req.Params.InputResponses, "form")
+			if a == nil {
+				return server.NewInputRequestBuilder("").Elicit("form", mcp.ElicitationParams{Message: "Your name?", RequestedSchema: nameSchema()}).PromptResult(), nil
+			}
+			name := "nobody"
+			if content, ok := a.Content.(map[string]any); ok && a.Action == mcp.ElicitationResponseActionAccept {
+				name, _ = content["name"].(string)
+			}
+			msg := mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("I am "+name+"."))
+			return mcp.NewGetPromptResult("", []mcp.PromptMessage{msg}), nil
+		})
 	s.AddResource(mcp.NewResource(ErasNote, "note", mcp.WithMIMEType("text/plain")),
 		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: ErasNote, MIMEType: "text/plain", Text: "a note"}}, nil
 		})
 	return s
+}
+
+// nameSchema is the form of the tool ask and the prompt introduce: a
+// required name.
+func nameSchema() map[string]any {
+	return map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"name": map[string]any{"type": "string", "title": "Name"}},
+		"required":   []any{"name"},
+	}
 }

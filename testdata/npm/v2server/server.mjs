@@ -18,7 +18,9 @@
 //                        as "link: ACTION"
 //   tool touch           notifications/resources/updated for test://eras/note
 //   prompt greet {name}  "Hello, NAME."
-//   resource test://eras/note  "a note"
+//   prompt introduce     a form ("Your name?"), then "I am NAME."
+//   resource test://eras/note   "a note"
+//   resource test://eras/roots  the roots (asked for), one URI a line
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import {
@@ -33,6 +35,12 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 const noteURI = "test://eras/note";
+
+// nameForm is the form of ask and introduce.
+const nameForm = {
+  message: "Your name?",
+  requestedSchema: { type: "object", properties: { name: { type: "string", title: "Name" } }, required: ["name"] },
+};
 
 // build makes one server instance; touched tells whoever listens that the
 // note changed (the instance itself on stdio, every stream over HTTP).
@@ -51,14 +59,7 @@ function build(touched) {
     if (!answers || Object.keys(answers).length === 0) {
       return inputRequired({
         inputRequests: {
-          form: inputRequired.elicit({
-            message: "Your name?",
-            requestedSchema: {
-              type: "object",
-              properties: { name: { type: "string", title: "Name" } },
-              required: ["name"],
-            },
-          }),
+          form: inputRequired.elicit(nameForm),
           sample: inputRequired.createMessage({
             maxTokens: 50,
             messages: [{ role: "user", content: { type: "text", text: "Say hi." } }],
@@ -102,6 +103,21 @@ function build(touched) {
     { description: "Greets someone.", argsSchema: z.object({ name: z.string() }) },
     ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}.` } }] }),
   );
+  server.registerPrompt("introduce", { description: "Asks a name, then introduces it." }, async (ctx) => {
+    const form = inputResponse(ctx.mcpReq.inputResponses, "form");
+    if (form.kind !== "elicit") {
+      return inputRequired({ inputRequests: { form: inputRequired.elicit(nameForm) } });
+    }
+    const name = form.action === "accept" ? form.content?.name : "nobody";
+    return { messages: [{ role: "user", content: { type: "text", text: `I am ${name}.` } }] };
+  });
+  server.registerResource("roots", "test://eras/roots", { mimeType: "text/plain" }, async (uri, ctx) => {
+    const roots = inputResponse(ctx.mcpReq.inputResponses, "roots");
+    if (roots.kind !== "roots") {
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    }
+    return { contents: [{ uri: uri.href, mimeType: "text/plain", text: roots.roots.map((r) => r.uri).join("\n") }] };
+  });
   server.registerResource("note", noteURI, { mimeType: "text/plain" }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: "text/plain", text: "a note" }],
   }));
