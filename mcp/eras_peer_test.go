@@ -6,6 +6,8 @@ package mcp
 // forced to 2025-11-25 and to 2026-07-28, give latch the same results for
 // everything it does with a server: tools listed and called, a prompt, a
 // resource read and watched, a form, a URL form, a sample and the roots.
+// server-everything (npm), which speaks only 2025-11-25, does all of that on
+// its era.
 
 import (
 	"context"
@@ -211,6 +213,68 @@ func TestErasSameResultsOnBothEras(t *testing.T) {
 						}
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestErasEverythingOnItsEra: server-everything (npm, pinned) speaks only
+// 2025-11-25: over stdio and streamable HTTP, protocol auto connects on it
+// (its "method not found" to the probe costs nothing), a pin to 2026-07-28
+// fails saying why, and everything latch does with a server works on the
+// era it speaks — tools, a prompt, a resource read and watched, a form, a
+// URL form, a sample and the roots.
+func TestErasEverythingOnItsEra(t *testing.T) {
+	bin := mcptestutil.NPMBin(t, "mcp-server-everything")
+	for _, transport := range []string{TransportStdio, TransportHTTP} {
+		t.Run(transport, func(t *testing.T) {
+			pinned := peerEverything(t, bin, transport, 30*time.Second)
+			pinned.Protocol = ProtocolModern
+			m, _ := startFake(t, Options{}, pinned)
+			if st := waitState(t, m, "every", StateFailed, 30*time.Second); !strings.Contains(st.LastError, "does not speak protocol 2026-07-28") {
+				t.Errorf("pinned to 2026-07-28: %q", st.LastError)
+			}
+
+			root := t.TempDir()
+			asked := &erasAsked{}
+			m, ev, _ := peerConnectOpts(t, asked.options(root), peerEverything(t, bin, transport, 30*time.Second))
+			ctx := context.Background()
+			text := func(tool string, args map[string]any) string { return peerCall(t, m, "every__"+tool, args, "").Text }
+			if got := text("echo", map[string]any{"message": "both eras"}); got != "Echo: both eras" {
+				t.Errorf("echo: %q", got)
+			}
+			if p, err := m.GetPrompt(ctx, "every", "args-prompt", map[string]string{"city": "Paris"}); err != nil || len(p.Messages) != 1 ||
+				p.Messages[0].Text != "What's weather in Paris?" {
+				t.Errorf("args-prompt: %+v %v", p, err)
+			}
+			const doc = "demo://resource/static/document/features.md"
+			if parts, err := m.ReadResource(ctx, "every", doc, 0); err != nil || len(parts) != 1 || parts[0].Text == "" {
+				t.Errorf("read %s: %+v %v", doc, parts, err)
+			}
+			if err := m.Subscribe(ctx, "every", doc); err != nil {
+				t.Fatal(err)
+			}
+			text("toggle-subscriber-updates", nil)
+			t.Cleanup(func() { _, _ = m.Call(context.Background(), "every__toggle-subscriber-updates", nil, "") })
+			mcptestutil.WaitFor(t, 15*time.Second, "the watched resource's update", func() bool {
+				return slices.Contains(resourceEvents(ev), "updated every "+doc)
+			})
+			if got := text("trigger-elicitation-request", nil); !strings.Contains(got, "Ada") {
+				t.Errorf("form: %q", got)
+			}
+			if got := text("trigger-url-elicitation", map[string]any{"url": mcptestutil.ErasLink}); !strings.Contains(got, "User completed the URL elicitation flow") {
+				t.Errorf("URL form: %q", got)
+			}
+			if got := text("trigger-sampling-request", map[string]any{"prompt": "Say hi.", "maxTokens": 50}); !strings.Contains(got, "hi from the model") {
+				t.Errorf("sample: %q", got)
+			}
+			if got := text("get-roots-list", nil); !strings.Contains(got, RootURI(root)) {
+				t.Errorf("roots: %q", got)
+			}
+			asked.mu.Lock()
+			defer asked.mu.Unlock()
+			if asked.forms != 1 || asked.sample != 1 || len(asked.links) != 1 || asked.links[0].URL != mcptestutil.ErasLink {
+				t.Errorf("asked %d forms, %d samples, links %+v", asked.forms, asked.sample, asked.links)
 			}
 		})
 	}
