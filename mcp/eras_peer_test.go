@@ -40,6 +40,8 @@ type erasPeer struct {
 // mcpgoLacks is what mcp-go's server cannot do, on either transport.
 var mcpgoLacks = map[string]string{
 	"read roots": "mcp-go's resource handlers return contents: they cannot ask for input",
+	// Most legacy servers send every level until told otherwise.
+	ProtocolLegacy + " logs": "mcp-go's server sends only errors until logging/setLevel (its default level)",
 }
 
 // erasPeers are the servers TestErasSameResultsOnBothEras runs.
@@ -50,7 +52,8 @@ var erasPeers = []erasPeer{
 		t.Cleanup(h.Close)
 		return ServerConfig{Name: "eras", Transport: TransportHTTP, URL: h.URL + "/mcp"}
 	}, map[string]string{
-		"read roots": mcpgoLacks["read roots"],
+		"read roots":             mcpgoLacks["read roots"],
+		ProtocolLegacy + " logs": mcpgoLacks[ProtocolLegacy+" logs"],
 		// Its listening sessions are its own: a broadcast leaves them out
 		// (see TestEraListenNamesWatchesOverHTTP).
 		ProtocolModern + " watch": "mcp-go's HTTP server sends no resources/updated on a subscriptions/listen stream",
@@ -105,7 +108,8 @@ func (a *erasAsked) options(root string) Options {
 
 // erasSurface does with the connected server "eras" what the chat does, and
 // returns what a person would see of each.
-func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[string]string {
+// more is a directory /roots add adds.
+func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked, more string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]string{}
@@ -155,6 +159,25 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[str
 		}
 	}
 
+	out["logs"] = erasLogs(t, m)
+	if err := m.SetLogLevel("eras", "warning"); err != nil {
+		out["logs at warning"] = "error: " + err.Error()
+	} else {
+		out["logs at warning"] = erasLogs(t, m)
+	}
+
+	mustCall(t, m, "eras__grow", nil)
+	out["grow"] = "no tool late"
+	if mcptestutil.Eventually(10*time.Second, func() bool { _, ok := m.Lookup("eras__late"); return ok }) {
+		out["grow"] = mustCall(t, m, "eras__late", nil).Text
+	}
+
+	out["roots"] = mustCall(t, m, "eras__roots", nil).Text
+	if _, _, err := m.AddRoot(more); err != nil {
+		t.Fatal(err)
+	}
+	out["roots after add"] = mustCall(t, m, "eras__roots", nil).Text
+
 	out["ask"] = mustCall(t, m, "eras__ask", nil).Text
 	out["link"] = mustCall(t, m, "eras__link", nil).Text
 	asked.mu.Lock()
@@ -171,16 +194,21 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked) map[str
 // call's result and go through the same handlers as a legacy server's
 // requests.
 func TestErasSameResultsOnBothEras(t *testing.T) {
-	root := t.TempDir()
+	root, more := t.TempDir(), t.TempDir()
 	want := map[string]string{
-		"tools":              "ask,echo,link,touch",
+		"tools":              "ask,echo,grow,link,roots,say,touch",
+		"logs":               "quiet, loud",
+		"logs at warning":    "loud",
+		"grow":               "late",
+		"roots":              RootURI(root),
+		"roots after add":    RootURI(root) + "\n" + RootURI(more),
 		"echo":               "both eras",
 		"prompt":             "user: Hello, Ada.",
 		"read":               "a note",
 		"read roots":         RootURI(root),
 		"prompt with a form": "user: I am Ada.",
 		"watch":              "updated",
-		"ask":                `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `"],"sample":"hi from the model"}`,
+		"ask":                `{"form":{"action":"accept","content":{"name":"Ada"}},"roots":["` + RootURI(root) + `","` + RootURI(more) + `"],"sample":"hi from the model"}`,
 		"link":               "link: accept",
 		"asked":              "2 form, 1 sample, 1 link",
 		"link asked":         "Sign in to eras. " + mcptestutil.ErasLink,
@@ -197,7 +225,7 @@ func TestErasSameResultsOnBothEras(t *testing.T) {
 					if st := waitReady(t, m, "eras", 30*time.Second); st.ProtocolVersion != era {
 						t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
 					}
-					got[era] = erasSurface(t, m, ev, asked)
+					got[era] = erasSurface(t, m, ev, asked, more)
 					for k, w := range want {
 						why, lacking := peer.lacks[k]
 						if !lacking {
@@ -278,4 +306,30 @@ func TestErasEverythingOnItsEra(t *testing.T) {
 			}
 		})
 	}
+}
+
+// erasLogs calls the tool say and returns which of its log lines ("quiet"
+// at info, "loud" at warning) reached the server's log, or "none".
+func erasLogs(t *testing.T, m *Manager) string {
+	t.Helper()
+	before, _ := m.Logs("eras")
+	mustCall(t, m, "eras__say", nil)
+	var got []string
+	// The lines come as notifications, which may trail the result.
+	mcptestutil.Eventually(2*time.Second, func() bool {
+		lines, _ := m.Logs("eras")
+		got = got[:0]
+		for _, l := range lines[min(len(before), len(lines)):] {
+			for _, w := range []string{"quiet", "loud"} {
+				if strings.Contains(l, w) {
+					got = append(got, w)
+				}
+			}
+		}
+		return slices.Contains(got, "loud")
+	})
+	if len(got) == 0 {
+		return "none"
+	}
+	return strings.Join(got, ", ")
 }

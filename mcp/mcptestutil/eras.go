@@ -2,6 +2,7 @@ package mcptestutil
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -22,6 +23,10 @@ const ErasLink = "https://example.com/eras/login?step=1"
 //	tool ask             InputServer's: a form, a sample and the roots
 //	tool link            a URL form (ErasLink), answered "link: ACTION"
 //	tool touch           notifications/resources/updated for ErasNote
+//	tool say             logs "quiet" at info and "loud" at warning
+//	tool grow            adds the tool late (tools/list_changed), which
+//	                     returns "late"
+//	tool roots           the roots (asked for), one URI a line
 //	prompt greet {name}  one user message, "Hello, NAME."
 //	prompt introduce     a form ("Your name?"), then "I am NAME."
 //	resource ErasNote    "a note" (subscriptions offered)
@@ -35,6 +40,7 @@ func ErasServer() *server.MCPServer {
 	s := InputServer()
 	server.WithResourceCapabilities(true, true)(s)
 	server.WithPromptCapabilities(true)(s)
+	server.WithLogging()(s)
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Returns the message."), mcp.WithString("message", mcp.Required())),
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(req.GetString("message", "")), nil
@@ -52,6 +58,32 @@ func ErasServer() *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			UpdateResource(s, ErasNote)
 			return mcp.NewToolResultText("touched"), nil
+		})
+	s.AddTool(mcp.NewTool("say", mcp.WithDescription("Logs at info and at warning.")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			_ = s.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelInfo, "eras", "quiet"))
+			_ = s.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelWarning, "eras", "loud"))
+			return mcp.NewToolResultText("said"), nil
+		})
+	s.AddTool(mcp.NewTool("roots", mcp.WithDescription("Asks for the roots.")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := server.RootsResponse(req.Params.InputResponses, "roots")
+			if r == nil {
+				return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+			}
+			var uris []string
+			for _, root := range r.Roots {
+				uris = append(uris, root.URI)
+			}
+			return mcp.NewToolResultText(strings.Join(uris, "\n")), nil
+		})
+	s.AddTool(mcp.NewTool("grow", mcp.WithDescription("Adds the tool late.")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(mcp.NewTool("late", mcp.WithDescription("Added by grow.")),
+				func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return mcp.NewToolResultText("late"), nil
+				})
+			return mcp.NewToolResultText("grown"), nil
 		})
 	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("Greets someone."), mcp.WithArgument("name", mcp.RequiredArgument())),
 		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

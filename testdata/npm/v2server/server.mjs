@@ -17,6 +17,10 @@
 //   tool link            a URL form (https://example.com/eras/login), answered
 //                        as "link: ACTION"
 //   tool touch           notifications/resources/updated for test://eras/note
+//   tool say             logs "quiet" at info and "loud" at warning
+//   tool grow            adds the tool late (tools/list_changed), which
+//                        returns "late"
+//   tool roots           the roots (asked for), one URI a line
 //   prompt greet {name}  "Hello, NAME."
 //   prompt introduce     a form ("Your name?"), then "I am NAME."
 //   resource test://eras/note   "a note"
@@ -42,12 +46,29 @@ const nameForm = {
   requestedSchema: { type: "object", properties: { name: { type: "string", title: "Name" } }, required: ["name"] },
 };
 
+// grew says the tool late was added: every instance built since has it.
+let grew = false;
+
+function addLate(server) {
+  server.registerTool("late", { description: "Added by grow." }, async () => ({
+    content: [{ type: "text", text: "late" }],
+  }));
+}
+
 // build makes one server instance; touched tells whoever listens that the
-// note changed (the instance itself on stdio, every stream over HTTP).
-function build(touched) {
+// note changed, and grown that the tool list did (the instance itself on
+// stdio, every stream and session over HTTP).
+function build(touched, grown) {
   const server = new McpServer(
     { name: "eras-v2", version: "1.0.0" },
-    { capabilities: { tools: { listChanged: true }, prompts: {}, resources: { subscribe: true, listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: {},
+        resources: { subscribe: true, listChanged: true },
+        logging: {},
+      },
+    },
   );
   server.registerTool(
     "echo",
@@ -98,6 +119,23 @@ function build(touched) {
     await touched(server);
     return { content: [{ type: "text", text: "touched" }] };
   });
+  server.registerTool("say", { description: "Logs at info and at warning." }, async (ctx) => {
+    await ctx.mcpReq.log("info", "quiet");
+    await ctx.mcpReq.log("warning", "loud");
+    return { content: [{ type: "text", text: "said" }] };
+  });
+  server.registerTool("roots", { description: "Asks for the roots." }, async (ctx) => {
+    const roots = inputResponse(ctx.mcpReq.inputResponses, "roots");
+    if (roots.kind !== "roots") {
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    }
+    return { content: [{ type: "text", text: roots.roots.map((r) => r.uri).join("\n") }] };
+  });
+  server.registerTool("grow", { description: "Adds the tool late." }, async () => {
+    await grown(server);
+    return { content: [{ type: "text", text: "grown" }] };
+  });
+  if (grew) addLate(server);
   server.registerPrompt(
     "greet",
     { description: "Greets someone.", argsSchema: z.object({ name: z.string() }) },
@@ -130,8 +168,16 @@ function build(touched) {
 
 const updated = (server) => server.server.sendResourceUpdated({ uri: noteURI });
 
+// grow adds the tool late to server (which tells its client, if connected).
+const grow = async (server) => {
+  if (!grew) {
+    grew = true;
+    addLate(server);
+  }
+};
+
 if (process.argv[2] === "stdio") {
-  serveStdio(() => build(updated));
+  serveStdio(() => build(updated, grow));
 } else if (process.argv[2] === "streamableHttp") {
   serveHTTP(Number(process.env.PORT ?? 3001));
 } else {
@@ -148,14 +194,20 @@ function serveHTTP(port) {
     modern.notify.resourceUpdated(noteURI);
     for (const s of sessions.values()) await updated(s.server).catch(() => {});
   };
-  const modern = createMcpHandler(() => build(touched), { legacy: "reject" });
+  const grown = async () => {
+    if (grew) return;
+    grew = true;
+    modern.notify.toolsChanged();
+    for (const s of sessions.values()) addLate(s.server);
+  };
+  const modern = createMcpHandler(() => build(touched, grown), { legacy: "reject" });
   const legacy = async (request) => {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const s = sessions.get(id);
       return s ? s.transport.handleRequest(request) : new Response("unknown session", { status: 404 });
     }
-    const server = build(touched);
+    const server = build(touched, grown);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => sessions.set(sid, { transport, server }),
