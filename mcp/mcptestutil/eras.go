@@ -3,6 +3,7 @@ package mcptestutil
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -63,6 +64,10 @@ func ErasServer() *server.MCPServer {
 		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			_ = s.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelInfo, "eras", "quiet"))
 			_ = s.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelWarning, "eras", "loud"))
+			// mcp-go's HTTP server forwards a request's notifications from
+			// a goroutine that drops one it holds when the answer goes
+			// first: give it time to write them.
+			time.Sleep(100 * time.Millisecond)
 			return mcp.NewToolResultText("said"), nil
 		})
 	s.AddTool(mcp.NewTool("roots", mcp.WithDescription("Asks for the roots.")),
