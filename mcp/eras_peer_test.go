@@ -4,8 +4,10 @@ package mcp
 // and over real streamable HTTP) and a server of the official TypeScript
 // SDK v2 (testdata/npm/v2server, over stdio and streamable HTTP), each
 // forced to 2025-11-25 and to 2026-07-28, give latch the same results for
-// everything it does with a server: tools listed and called, a prompt, a
-// resource read and watched, a form, a URL form, a sample and the roots.
+// everything it does with a server: tools listed and called, a tool added
+// later, prompts (one asking a form), resources read (one asking the roots)
+// and watched, log messages (at the server's level and at one set), a
+// form, a URL form, a sample, and the roots (after /roots add too).
 // server-everything (npm), which speaks only 2025-11-25, does all of that on
 // its era.
 
@@ -106,12 +108,11 @@ func (a *erasAsked) options(root string) Options {
 	}
 }
 
-// erasSurface does with the connected server "eras" what the chat does, and
-// returns what a person would see of each.
-// more is a directory /roots add adds.
+// erasSurface does with the connected server "eras" what the chat does,
+// /roots add adding more on the way, and returns what a person would see
+// of each.
 func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked, more string) map[string]string {
 	t.Helper()
-	ctx := context.Background()
 	out := map[string]string{}
 	tools, _ := m.ServerTools("eras")
 	var names []string
@@ -121,43 +122,11 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked, more st
 	slices.Sort(names)
 	out["tools"] = strings.Join(names, ",")
 	out["echo"] = mustCall(t, m, "eras__echo", map[string]any{"message": "both eras"}).Text
-
-	if p, err := m.GetPrompt(ctx, "eras", "greet", map[string]string{"name": "Ada"}); err != nil {
-		out["prompt"] = "error: " + err.Error()
-	} else if len(p.Messages) > 0 {
-		out["prompt"] = p.Messages[0].Role + ": " + p.Messages[0].Text
-	}
-	if p, err := m.GetPrompt(ctx, "eras", "introduce", nil); err != nil {
-		out["prompt with a form"] = "error: " + err.Error()
-	} else if len(p.Messages) > 0 {
-		out["prompt with a form"] = p.Messages[0].Role + ": " + p.Messages[0].Text
-	}
-	for key, uri := range map[string]string{"read": mcptestutil.ErasNote, "read roots": "test://eras/roots"} {
-		if parts, err := m.ReadResource(ctx, "eras", uri, 0); err != nil {
-			out[key] = "error: " + err.Error()
-		} else if len(parts) > 0 {
-			out[key] = parts[0].Text
-		}
-	}
-
-	if err := m.Subscribe(ctx, "eras", mcptestutil.ErasNote); err != nil {
-		out["watch"] = "error: " + err.Error()
-	} else {
-		// The server hears of the watch when its answer (legacy) or the
-		// listen stream's acknowledgement (2026-07-28) has come: one touch
-		// should do; touch again in case it was missed, so a lost update
-		// fails only by the deadline.
-		updated := func() bool {
-			return slices.Contains(resourceEvents(ev), "updated eras "+mcptestutil.ErasNote)
-		}
-		out["watch"] = "no update"
-		if mcptestutil.Eventually(10*time.Second, func() bool {
-			mustCall(t, m, "eras__touch", nil)
-			return mcptestutil.Eventually(300*time.Millisecond, updated)
-		}) {
-			out["watch"] = "updated"
-		}
-	}
+	out["prompt"] = erasPrompt(m, "greet", map[string]string{"name": "Ada"})
+	out["prompt with a form"] = erasPrompt(m, "introduce", nil)
+	out["read"] = erasRead(m, mcptestutil.ErasNote)
+	out["read roots"] = erasRead(m, "test://eras/roots")
+	out["watch"] = erasWatch(t, m, ev)
 
 	out["logs"] = erasLogs(t, m)
 	if err := m.SetLogLevel("eras", "warning"); err != nil {
@@ -182,11 +151,58 @@ func erasSurface(t *testing.T, m *Manager, ev *events, asked *erasAsked, more st
 	out["link"] = mustCall(t, m, "eras__link", nil).Text
 	asked.mu.Lock()
 	defer asked.mu.Unlock()
-	out["asked"] = strings.Join([]string{strconv.Itoa(asked.forms) + " form", strconv.Itoa(asked.sample) + " sample", strconv.Itoa(len(asked.links)) + " link"}, ", ")
+	out["asked"] = strconv.Itoa(asked.forms) + " form, " + strconv.Itoa(asked.sample) + " sample, " + strconv.Itoa(len(asked.links)) + " link"
 	for _, l := range asked.links {
 		out["link asked"] = l.Message + " " + l.URL
 	}
 	return out
+}
+
+// erasPrompt is the first message of a prompt, or the error.
+func erasPrompt(m *Manager, name string, args map[string]string) string {
+	p, err := m.GetPrompt(context.Background(), "eras", name, args)
+	switch {
+	case err != nil:
+		return "error: " + err.Error()
+	case len(p.Messages) == 0:
+		return "no message"
+	}
+	return p.Messages[0].Role + ": " + p.Messages[0].Text
+}
+
+// erasRead is the text of a resource, or the error.
+func erasRead(m *Manager, uri string) string {
+	parts, err := m.ReadResource(context.Background(), "eras", uri, 0)
+	switch {
+	case err != nil:
+		return "error: " + err.Error()
+	case len(parts) == 0:
+		return "no contents"
+	}
+	return parts[0].Text
+}
+
+// erasWatch watches the note and says whether the update touch sends
+// reaches latch.
+func erasWatch(t *testing.T, m *Manager, ev *events) string {
+	t.Helper()
+	if err := m.Subscribe(context.Background(), "eras", mcptestutil.ErasNote); err != nil {
+		return "error: " + err.Error()
+	}
+	// The server hears of the watch when its answer (legacy) or the
+	// listen stream's acknowledgement (2026-07-28) has come: one touch
+	// should do; touch again in case it was missed, so a lost update
+	// fails only by the deadline.
+	updated := func() bool {
+		return slices.Contains(resourceEvents(ev), "updated eras "+mcptestutil.ErasNote)
+	}
+	if mcptestutil.Eventually(10*time.Second, func() bool {
+		mustCall(t, m, "eras__touch", nil)
+		return mcptestutil.Eventually(300*time.Millisecond, updated)
+	}) {
+		return "updated"
+	}
+	return "no update"
 }
 
 // TestErasSameResultsOnBothEras: each real server, forced to each era, gives
@@ -215,7 +231,6 @@ func TestErasSameResultsOnBothEras(t *testing.T) {
 	}
 	for _, peer := range erasPeers {
 		t.Run(peer.name, func(t *testing.T) {
-			got := map[string]map[string]string{}
 			for _, era := range []string{ProtocolLegacy, ProtocolModern} {
 				t.Run(era, func(t *testing.T) {
 					cfg := peer.config(t)
@@ -225,19 +240,19 @@ func TestErasSameResultsOnBothEras(t *testing.T) {
 					if st := waitReady(t, m, "eras", 30*time.Second); st.ProtocolVersion != era {
 						t.Fatalf("protocol %q, want %q", st.ProtocolVersion, era)
 					}
-					got[era] = erasSurface(t, m, ev, asked, more)
+					got := erasSurface(t, m, ev, asked, more)
 					for k, w := range want {
 						why, lacking := peer.lacks[k]
 						if !lacking {
 							why, lacking = peer.lacks[era+" "+k]
 						}
 						switch {
-						case lacking && got[era][k] == w:
+						case lacking && got[k] == w:
 							t.Errorf("%s: %q: the server does it now (it lacked it: %s)", k, w, why)
 						case lacking:
-							t.Logf("%s: %q, not %q: %s", k, got[era][k], w, why)
-						case got[era][k] != w:
-							t.Errorf("%s: %q, want %q", k, got[era][k], w)
+							t.Logf("%s: %q, not %q: %s", k, got[k], w, why)
+						case got[k] != w:
+							t.Errorf("%s: %q, want %q", k, got[k], w)
 						}
 					}
 				})
