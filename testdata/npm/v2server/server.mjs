@@ -14,8 +14,8 @@
 //   tool echo {message}  the message
 //   tool ask             a form ("Your name?"), a sample ("Say hi.") and the
 //                        roots, answered as {"form":…,"roots":[…],"sample":…}
-//   tool link            a URL form (https://example.com/eras/login), answered
-//                        as "link: ACTION"
+//   tool link            a URL form (https://example.com/eras/login?step=1),
+//                        answered as "link: ACTION"
 //   tool touch           notifications/resources/updated for test://eras/note
 //   tool say             logs "quiet" at info and "loud" at warning
 //   tool grow            adds the tool late (tools/list_changed), which
