@@ -63,9 +63,10 @@
 //	                       found" (MODE answer) or dropped unanswered (MODE
 //	                       ignore); without it the fake speaks both eras
 //	-fail-with MSG         add the tool "rpc_fail", whose JSON-RPC error is MSG
-//	-eras                  serve mcptestutil.ErasServer instead (tools echo,
-//	                       ask, link, touch; a prompt; a resource), on either
-//	                       era; the other flags but -legacy do not apply
+//	-eras                  serve mcptestutil.ErasServer instead (what latch
+//	                       does with a server, on either era: inputs,
+//	                       prompts, a resource, logs); of the other flags
+//	                       only -legacy and -pidfile apply
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
 // "fakemcp: got terminated, exiting" (or "got interrupt") to stderr and exit
@@ -146,7 +147,7 @@ func main() {
 	flag.BoolVar(&o.hostile, "hostile", false, "add the tool \"rpc_error\", whose error holds terminal escapes")
 	flag.DurationVar(&o.listDelay, "list-delay", 0, "answer every tools/list only after this `duration`")
 	flag.StringVar(&o.failWith, "fail-with", "", "add the tool \"rpc_fail\", failing with this `message`")
-	flag.BoolVar(&o.eras, "eras", false, "serve mcptestutil.ErasServer (both eras' inputs, a prompt, a resource)")
+	flag.BoolVar(&o.eras, "eras", false, "serve mcptestutil.ErasServer instead (inputs, prompts, a resource, logs, on either era)")
 	flag.StringVar(&o.legacy, "legacy", "", "speak only the handshake era: `answer` the stateless era's methods with \"method not found\", or \"ignore\" them")
 	flag.Parse()
 
