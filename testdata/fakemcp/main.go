@@ -65,8 +65,8 @@
 //	-fail-with MSG         add the tool "rpc_fail", whose JSON-RPC error is MSG
 //	-eras                  serve mcptestutil.ErasServer instead (what latch
 //	                       does with a server, on either era: inputs,
-//	                       prompts, a resource, logs); of the other flags
-//	                       only -legacy and -pidfile apply
+//	                       prompts, a resource, logs); the flags that add
+//	                       tools or shape their lists do not apply
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
 // "fakemcp: got terminated, exiting" (or "got interrupt") to stderr and exit
