@@ -260,6 +260,7 @@ func (c *conn) handshake(abort context.Context, cfg ServerConfig, version string
 	if cfg.Protocol == ProtocolModern && !isModern(res.ProtocolVersion) {
 		return fail(fmt.Errorf("the server does not speak protocol %s (it answered the %s handshake); protocol is pinned to %s", ProtocolModern, res.ProtocolVersion, ProtocolModern))
 	}
+	c.askForLogs()
 	// The stateless era's notifications come on a stream opened first,
 	// so that no change after the first lists is missed.
 	c.listen(ctx)

@@ -29,8 +29,9 @@ const (
 )
 
 // discoverWait is how long an auto connect waits for the answer to its
-// server/discover probe before taking the server for a legacy one. A
-// legacy server answers an unknown method at once ("method not found");
+// server/discover probe before taking the server for a legacy one — over
+// stdio, from the moment the server is seen to have read it (probeStdio).
+// A legacy server answers an unknown method at once ("method not found");
 // this bounds the cost of one that ignores it (mcp-go's default is 5 s).
 const discoverWait = 250 * time.Millisecond
 
@@ -53,6 +54,11 @@ func eraOptions(cfg ServerConfig) ([]client.ClientOption, string) {
 		// A short one would take a distant or loaded modern server for a
 		// legacy one.
 		return []client.ClientOption{client.WithDiscoverTimeout(discoverWaitHTTP)}, ""
+	}
+	if cfg.Transport == TransportStdio {
+		// The probe bounds itself: a server still starting is waited for
+		// (eraprobe.go).
+		return []client.ClientOption{client.WithDiscoverTimeout(-1)}, ""
 	}
 	return []client.ClientOption{client.WithDiscoverTimeout(discoverWait)}, ""
 }
@@ -109,8 +115,11 @@ type checkedStdio struct {
 	*transport.Stdio
 }
 
-// SendRequest sends req, checking a server/discover answer.
+// SendRequest sends req; server/discover is probed (probeStdio).
 func (t checkedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcpgo.MethodServerDiscover) {
+		return probeStdio(ctx, t.Stdio, req)
+	}
 	resp, err := t.Stdio.SendRequest(ctx, req)
 	return checkDiscover(req, resp, err)
 }

@@ -138,6 +138,26 @@ func (m *Manager) rootsChanged() int {
 	return n
 }
 
+// allLogs is the level a stateless-era connection asks for until /logs
+// NAME LEVEL sets one: every message. A server of that era sends none for
+// a request that names no level (SEP-2575), where a legacy server sends
+// what it likes unasked — every level, for most — so without it /logs
+// NAME would go quiet when a server moves to the new era.
+const allLogs = mcpgo.LoggingLevelDebug
+
+// askForLogs makes a stateless-era connection's requests, mcp-go's and
+// latch's own, name allLogs in their _meta. A legacy one is left alone:
+// nothing is sent.
+func (c *conn) askForLogs() {
+	if !isModern(c.client.ProtocolVersion()) {
+		return
+	}
+	var req mcpgo.SetLevelRequest
+	req.Params.Level = allLogs
+	_ = c.client.SetLevel(context.Background(), req) //nolint:staticcheck // on this era it only records the level for _meta, never fails
+	c.logLevel.Store(string(allLogs))
+}
+
 // LogLevels are the levels of logging/setLevel, least severe first.
 var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 

@@ -23,11 +23,7 @@ func InputServer() *server.MCPServer {
 			answers := req.Params.InputResponses
 			if len(answers) == 0 {
 				return server.NewInputRequestBuilder("asked").
-					Elicit("form", mcp.ElicitationParams{Message: "Your name?", RequestedSchema: map[string]any{
-						"type":       "object",
-						"properties": map[string]any{"name": map[string]any{"type": "string", "title": "Name"}},
-						"required":   []any{"name"},
-					}}).
+					Elicit("form", mcp.ElicitationParams{Message: "Your name?", RequestedSchema: nameSchema()}).
 					Sample("sample", mcp.CreateMessageParams{MaxTokens: 50, Messages: []mcp.SamplingMessage{
 						{Role: mcp.RoleUser, Content: mcp.NewTextContent("Say hi.")}}}).
 					Roots("roots").

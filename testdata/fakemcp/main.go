@@ -63,6 +63,10 @@
 //	                       found" (MODE answer) or dropped unanswered (MODE
 //	                       ignore); without it the fake speaks both eras
 //	-fail-with MSG         add the tool "rpc_fail", whose JSON-RPC error is MSG
+//	-eras                  serve mcptestutil.ErasServer instead (what latch
+//	                       does with a server, on either era: inputs,
+//	                       prompts, a resource, logs); the flags that add
+//	                       tools or shape their lists do not apply
 //
 // Without -ignore-term, SIGTERM or SIGINT makes it write
 // "fakemcp: got terminated, exiting" (or "got interrupt") to stderr and exit
@@ -88,6 +92,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"latch/mcp/mcptestutil"
 )
 
 type options struct {
@@ -112,6 +118,7 @@ type options struct {
 	listDelay        time.Duration
 	failWith         string
 	legacy           string
+	eras             bool
 }
 
 // grandchildLife is how long -sleep-forever sleeps: long enough for any test,
@@ -140,6 +147,7 @@ func main() {
 	flag.BoolVar(&o.hostile, "hostile", false, "add the tool \"rpc_error\", whose error holds terminal escapes")
 	flag.DurationVar(&o.listDelay, "list-delay", 0, "answer every tools/list only after this `duration`")
 	flag.StringVar(&o.failWith, "fail-with", "", "add the tool \"rpc_fail\", failing with this `message`")
+	flag.BoolVar(&o.eras, "eras", false, "serve mcptestutil.ErasServer instead (inputs, prompts, a resource, logs, on either era)")
 	flag.StringVar(&o.legacy, "legacy", "", "speak only the handshake era: `answer` the stateless era's methods with \"method not found\", or \"ignore\" them")
 	flag.Parse()
 
@@ -247,6 +255,9 @@ func serve(o options, start time.Time) error {
 	}
 	s := server.NewMCPServer("fakemcp", "1.0.0", opts...)
 	addTools(s, o)
+	if o.eras {
+		s = mcptestutil.ErasServer()
+	}
 
 	if o.listChangedAfter > 0 {
 		time.AfterFunc(o.listChangedAfter-time.Since(start), func() {
