@@ -25,7 +25,9 @@ var listSeq atomic.Int64
 // model and for a gateway's clients. So tools/list goes through the
 // client's transport here, and the tools are read from the raw result.
 // On the stateless era each request carries the connection's _meta and
-// standard headers (era.go). No $ref is followed.
+// standard headers (era.go). No $ref is followed. A tool whose
+// x-mcp-header annotations are invalid is left out where they would be
+// sent as headers (paramheaders.go).
 func listTools(ctx context.Context, c *conn) ([]mcpgo.Tool, error) {
 	var out []mcpgo.Tool
 	var cursor mcpgo.Cursor
@@ -62,6 +64,9 @@ func listTools(ctx context.Context, c *conn) ([]mcpgo.Tool, error) {
 			out = append(out, t)
 		}
 		if page.NextCursor == "" {
+			if c.paramHeaders() {
+				out = withValidHeaders(out, c.notice)
+			}
 			return out, nil
 		}
 		if seen[page.NextCursor] {
