@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -26,9 +27,8 @@ import (
 const maxParamHeader = 8 << 10
 
 // paramHeaders is whether the connection sends x-mcp-header parameters as
-// headers: a stateless-era one over streamable HTTP. Only such a
-// connection leaves out a tool whose annotations are invalid; others
-// ignore the annotations, as mcp-go does.
+// headers: a stateless-era one over streamable HTTP. Others ignore valid
+// annotations.
 func (c *conn) paramHeaders() bool {
 	return c.streamable && isModern(c.client.ProtocolVersion())
 }
@@ -46,17 +46,36 @@ func headerBindings(t mcpgo.Tool) []mcpgo.ParamHeaderBinding {
 // withValidHeaders is tools without those whose x-mcp-header annotations
 // break SEP-2243 (empty, not a token, on a type other than string,
 // integer or boolean, or the same header twice), which a client must not
-// call: each is left out and said, the others kept.
-func withValidHeaders(tools []mcpgo.Tool, notice func(string)) []mcpgo.Tool {
+// call: each is left out and said, the others kept. On every connection,
+// not only where the headers are sent: such a definition is malformed,
+// and latch serve offers the tools again over HTTP, through mcp-go's
+// server, which panics on one. The schema is checked as the server wrote
+// it and as latch offers it, redacted (red): a credential's mark in a
+// header name would make it invalid.
+func withValidHeaders(tools []mcpgo.Tool, red *redactor, notice func(string)) []mcpgo.Tool {
 	kept := tools[:0:0]
 	for _, t := range tools {
-		if err := mcpgo.ValidateParamHeaderAnnotations(&t); err != nil {
+		err := mcpgo.ValidateParamHeaderAnnotations(&t)
+		if err == nil && !headersValid(redactAll(red, schemaOf(t.RawInputSchema, t.InputSchema))) {
+			err = errors.New("a header is named after a credential")
+		}
+		if err != nil {
 			notice(fmt.Sprintf("tool %q left out: its x-mcp-header annotations are invalid (%v)", t.Name, err))
 			continue
 		}
 		kept = append(kept, t)
 	}
 	return kept
+}
+
+// headersValid reports whether a schema's x-mcp-header annotations are
+// valid.
+func headersValid(schema map[string]any) bool {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return false
+	}
+	return mcpgo.ValidateParamHeaderAnnotations(&mcpgo.Tool{RawInputSchema: raw}) == nil
 }
 
 // paramHeaderError is an argument that cannot travel as the header its

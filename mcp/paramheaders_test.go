@@ -50,13 +50,13 @@ func newHeaderRig(t *testing.T) *headerRig {
 	t.Cleanup(h.Close)
 	inner := h.Config.Handler
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Method") == "tools/call" {
-			got := http.Header{}
-			for k, v := range r.Header {
-				if strings.HasPrefix(k, "Mcp-Param-") {
-					got[k] = v
-				}
+		got := http.Header{}
+		for k, v := range r.Header {
+			if strings.HasPrefix(k, "Mcp-Param-") {
+				got[k] = v
 			}
+		}
+		if r.Header.Get("Mcp-Method") == "tools/call" || len(got) > 0 {
 			rig.mu.Lock()
 			rig.calls = append(rig.calls, got)
 			rig.mu.Unlock()
@@ -138,5 +138,45 @@ func TestParamHeaderRefusedBeforeSending(t *testing.T) {
 	rig.mu.Unlock()
 	if sent != 0 || rig.ran.Load() != 0 {
 		t.Fatalf("%d refused calls reached the server, %d ran", sent, rig.ran.Load())
+	}
+}
+
+// TestNoToolOfferedWithInvalidHeaders: a tool whose x-mcp-header
+// annotation is invalid is never offered, on a connection that sends no
+// Mcp-Param headers too (here 2025-11-25), nor one whose header name
+// turns invalid once the server's token in it is redacted: latch serve
+// offers every tool again through mcp-go's server, which panics on such
+// a definition.
+func TestNoToolOfferedWithInvalidHeaders(t *testing.T) {
+	const token = "tok-0123456789abcdef"
+	rig := newHeaderRig(t)
+	m, _ := startFake(t, Options{}, ServerConfig{Name: "hdr", Transport: TransportHTTP, URL: rig.url,
+		Protocol: ProtocolLegacy, Token: token})
+	waitReady(t, m, "hdr", 10*time.Second)
+	if _, ok := m.Lookup("hdr__bad"); ok {
+		t.Error("a tool with an invalid x-mcp-header annotation is offered on 2025-11-25")
+	}
+	mustCall(t, m, "hdr__deploy", map[string]any{"region": "eu"}) // the others kept: no headers on this era
+	rig.mu.Lock()
+	if len(rig.calls) != 0 {
+		t.Errorf("Mcp-Param headers on 2025-11-25: %v", rig.calls)
+	}
+	rig.mu.Unlock()
+
+	leaky := mcpserver.NewMCPServer("leaky", "1.0.0")
+	leaky.AddTool(mcpgo.NewToolWithRawSchema("echo", "names a header after the token",
+		json.RawMessage(`{"type":"object","properties":{"v":{"type":"string","x-mcp-header":"`+token+`"}}}`)),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("ok"), nil
+		})
+	h := servertest.NewTestStreamableHTTPServer(leaky)
+	t.Cleanup(h.Close)
+	m2, _ := startFake(t, Options{}, ServerConfig{Name: "leaky", Transport: TransportHTTP, URL: h.URL + "/mcp", Token: token})
+	waitReady(t, m2, "leaky", 10*time.Second)
+	for _, tool := range m2.Tools() {
+		raw, _ := json.Marshal(tool.InputSchema)
+		if err := mcpgo.ValidateParamHeaderAnnotations(&mcpgo.Tool{Name: tool.Name, RawInputSchema: raw}); err != nil {
+			t.Errorf("offered with an invalid annotation: %s: %v", tool.Name, err)
+		}
 	}
 }
