@@ -17,8 +17,10 @@
 // after the client reconnects its SSE stream) and
 // elicitation-sep1034-client-defaults (test_client_elicitation_defaults,
 // whose form latch accepts as its defaults fill it: mcp.ParseForm and
-// mcp.FormDefaults, what the session pre-fills a form with). The auth/*
-// scenarios are in auth.go.
+// mcp.FormDefaults, what the session pre-fills a form with). A scenario
+// whose $MCP_CONFORMANCE_CONTEXT lists toolCalls gets those calls
+// (http-custom-headers); the pre-release suite's other scenarios are in
+// next.go, the auth/* scenarios in auth.go.
 package main
 
 import (
