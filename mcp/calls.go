@@ -39,7 +39,7 @@ func (m *Manager) rename() {
 			tool.InputSchema = redactAll(m.red, tool.InputSchema)
 			tool.OutputSchema = redactAll(m.red, tool.OutputSchema)
 			tool.Annotations.Title = m.red.apply(tool.Annotations.Title)
-			names[name] = toolRef{server: s, tool: tool}
+			names[name] = toolRef{server: s, tool: tool, headers: headerBindings(t)}
 		}
 	}
 	m.mu.Lock()
@@ -111,8 +111,16 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 	timeout := s.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	req := callRequest(ref.tool.Original, args, callID)
+	if c.paramHeaders() {
+		// Refused here, before anything is sent, when an argument
+		// cannot be its header.
+		if req.Header, err = callHeaders(name, ref.headers, args); err != nil {
+			return nil, err
+		}
+	}
 	running := m.startCall(callID, cancel)
-	res, err := c.client.CallTool(cctx, callRequest(ref.tool.Original, args, callID))
+	res, err := c.client.CallTool(cctx, req)
 	stopped := m.endCall(callID, running)
 	switch {
 	case err == nil:

@@ -25,22 +25,24 @@ const stderrTailLines = 12
 // conn is one live client of a server: built once per connect and used by
 // every call until it is closed.
 type conn struct {
-	client   *client.Client
-	http     bool               // streamable HTTP or SSE: only these can answer 401
-	roots    bool               // the roots capability was declared (not on legacy SSE)
-	elicit   bool               // the elicitation capability was declared (not on legacy SSE)
-	sample   bool               // the sampling capability was declared (not on legacy SSE)
-	proc     *process           // stdio only
-	red      *redactor          // the manager's: every credential it knows
-	cancel   context.CancelFunc // ends the client's long-lived context
-	lost     chan error         // an SSE connection reports loss here
-	answers  *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
-	started  bool               // Start returned (an SSE stream sent its endpoint)
-	life     context.Context    // the client's long-lived context
-	listener listener           // the stateless era's subscriptions/listen stream (era.go)
-	logLevel atomic.Value       // string: the level /logs set, for the stateless era's _meta
-	closed   chan struct{}      // closed by close
-	once     sync.Once
+	client     *client.Client
+	http       bool               // streamable HTTP or SSE: only these can answer 401
+	streamable bool               // streamable HTTP: x-mcp-header parameters travel as headers (paramheaders.go)
+	notice     func(string)       // a line for the server's log, from latch
+	roots      bool               // the roots capability was declared (not on legacy SSE)
+	elicit     bool               // the elicitation capability was declared (not on legacy SSE)
+	sample     bool               // the sampling capability was declared (not on legacy SSE)
+	proc       *process           // stdio only
+	red        *redactor          // the manager's: every credential it knows
+	cancel     context.CancelFunc // ends the client's long-lived context
+	lost       chan error         // an SSE connection reports loss here
+	answers    *httpAnswers       // what an HTTP or SSE server answered (httpreasons.go)
+	started    bool               // Start returned (an SSE stream sent its endpoint)
+	life       context.Context    // the client's long-lived context
+	listener   listener           // the stateless era's subscriptions/listen stream (era.go)
+	logLevel   atomic.Value       // string: the level /logs set, for the stateless era's _meta
+	closed     chan struct{}      // closed by close
+	once       sync.Once
 
 	mu   sync.Mutex
 	tail []string // last stderr lines (stdio)
@@ -58,13 +60,14 @@ func dial(cfg ServerConfig, token string, onNote func(mcpgo.JSONRPCNotification)
 
 // dialHooks are what a connect tells its manager as it goes.
 type dialHooks struct {
-	onNote func(mcpgo.JSONRPCNotification) // a server notification
-	onLog  func(string)                    // a line of a stdio server's stderr
-	onProc func(*process)                  // a stdio server's process, as soon as it started
-	roots  rootsHandler                    // answers roots/list; zero: roots not offered
-	elicit elicitHandler                   // answers elicitation/create; zero: not offered
-	sample samplingHandler                 // answers sampling/createMessage; zero: not offered
-	auth   *oauthState                     // an OAuth server's login (http, sse)
+	onNote   func(mcpgo.JSONRPCNotification) // a server notification
+	onLog    func(string)                    // a line of a stdio server's stderr
+	onNotice func(string)                    // a line of latch's own for the server's log
+	onProc   func(*process)                  // a stdio server's process, as soon as it started
+	roots    rootsHandler                    // answers roots/list; zero: roots not offered
+	elicit   elicitHandler                   // answers elicitation/create; zero: not offered
+	sample   samplingHandler                 // answers sampling/createMessage; zero: not offered
+	auth     *oauthState                     // an OAuth server's login (http, sse)
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -72,7 +75,10 @@ type dialHooks struct {
 // stream's endpoint, the handshake, the first tool list) ends with abort or
 // the connect timeout.
 func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redactor, h dialHooks) (*conn, *mcpgo.InitializeResult, []mcpgo.Tool, error) {
-	c := &conn{red: red, lost: make(chan error, 1), closed: make(chan struct{})}
+	c := &conn{red: red, lost: make(chan error, 1), closed: make(chan struct{}), notice: h.onNotice}
+	if c.notice == nil {
+		c.notice = func(string) {}
+	}
 	tr, err := c.transport(cfg, token, h)
 	if err != nil {
 		return nil, nil, nil, err
@@ -120,7 +126,7 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 	case TransportStdio, "":
 		return c.stdioTransport(cfg, h)
 	case TransportHTTP:
-		c.http, c.answers = true, newHTTPAnswers()
+		c.http, c.streamable, c.answers = true, true, newHTTPAnswers()
 		return c.streamableTransport(cfg, token, h.auth)
 	case TransportSSE:
 		c.http, c.answers = true, newHTTPAnswers()

@@ -100,6 +100,9 @@ func (t *eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		return nil, refused
 	}
 	resp, err := t.StreamableHTTP.SendRequest(ctx, req)
+	if err == nil && refusedSupportedVersion(resp) {
+		resp, err = t.StreamableHTTP.SendRequest(ctx, req)
+	}
 	var authErr *transport.AuthorizationRequiredError
 	var oauthErr *transport.OAuthAuthorizationRequiredError
 	if req.Method == string(mcpgo.MethodServerDiscover) && (errors.As(err, &authErr) || errors.As(err, &oauthErr)) {
@@ -108,6 +111,26 @@ func (t *eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		t.mu.Unlock()
 	}
 	return checkDiscover(req, resp, err)
+}
+
+// refusedSupportedVersion reports whether resp refuses the request's
+// protocol version (-32022) while naming that same version among those
+// the server supports: the version is the right one, and the request is
+// sent once more as it was (the spec's retry at a supported version).
+// mcp-go renegotiates only when the server names another version, and
+// otherwise takes the refusal of its server/discover probe for a legacy
+// server: a stateless server that refused the first request (a node
+// restarting behind a balancer) would be spoken to with the handshake it
+// does not know, and fail.
+func refusedSupportedVersion(resp *transport.JSONRPCResponse) bool {
+	if resp == nil || resp.Error == nil || resp.Error.Code != mcpgo.UNSUPPORTED_PROTOCOL_VERSION {
+		return false
+	}
+	var refused mcpgo.UnsupportedProtocolVersionError
+	if !errors.As(resp.Error.AsError(), &refused) {
+		return false
+	}
+	return refused.Version != "" && slices.Contains(refused.Supported, refused.Version)
 }
 
 // checkedStdio is a stdio transport whose discover answers are checked.

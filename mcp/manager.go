@@ -85,6 +85,9 @@ type call struct {
 type toolRef struct {
 	server *server
 	tool   Tool
+	// headers are the tool's x-mcp-header parameters, read from its
+	// schema as the server wrote it (not the redacted one).
+	headers []mcpgo.ParamHeaderBinding
 }
 
 // server is one configured server and its connection, if any.
@@ -455,13 +458,14 @@ func (m *Manager) connect(s *server, a *attempt) {
 	}
 	m.red.add(token)
 	h := dialHooks{
-		onNote: func(n mcpgo.JSONRPCNotification) { m.notification(s, gen, n) },
-		onLog:  func(line string) { s.log.add("stderr: " + line) },
-		onProc: s.track,
-		roots:  rootsHandler{m},
-		elicit: elicitHandler{m: m, server: s.cfg.Name},
-		sample: samplingHandler{m, s.cfg.Name},
-		auth:   s.auth,
+		onNote:   func(n mcpgo.JSONRPCNotification) { m.notification(s, gen, n) },
+		onLog:    func(line string) { s.log.add("stderr: " + line) },
+		onNotice: func(line string) { s.log.add("latch: " + m.red.apply(line)) },
+		onProc:   s.track,
+		roots:    rootsHandler{m},
+		elicit:   elicitHandler{m: m, server: s.cfg.Name},
+		sample:   samplingHandler{m, s.cfg.Name},
+		auth:     s.auth,
 	}
 	c, res, tools, err := dialCtx(ctx, s.cfg, token, m.red, h)
 	if err != nil {

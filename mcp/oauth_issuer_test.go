@@ -114,3 +114,43 @@ func TestOAuthServerMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthServerMigrationWithoutRefresh: the resource moves to another
+// authorization server right after a login whose server issued no
+// refresh token (the conformance suite's authorization-server-migration:
+// the first login's token is refused on the very next request). The
+// status says where to log in now, and logging in there registers anew
+// with the new server and gives it nothing of the first login.
+func TestOAuthServerMigrationWithoutRefresh(t *testing.T) {
+	as := oauthtest.New(oauthtest.Config{NoRefresh: true})
+	t.Cleanup(as.Close)
+	m := oauthManager(t, as, t.TempDir(), nil)
+	m.Connect("web") //nolint:errcheck // it needs a login first
+	if err := m.Login(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	first := as.Registrations[0]
+	firstTokens := append([]string(nil), as.Tokens...)
+
+	as.Migrate()
+	if _, err := m.Call(context.Background(), "web__whoami", map[string]any{}, ""); err == nil {
+		t.Fatal("a call went through with the old issuer's token")
+	}
+	if st, _ := m.Status("web"); !strings.Contains(st.Summary(), "authorization server is now "+as.AS2.URL) {
+		t.Fatalf("after the move: %s, want it to say the authorization server changed", st.Summary())
+	}
+	if err := m.Login(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	callWhoami(t, m)
+	if last := as.Registrations[len(as.Registrations)-1]; last["_as"] != "as2" {
+		t.Errorf("no registration at the new authorization server: %v", as.Registrations)
+	}
+	for _, req := range as.Seen["as2"] {
+		for _, secret := range append(firstTokens, first["_client_id"].(string)) {
+			if strings.Contains(req, secret) {
+				t.Errorf("a credential of the first issuer (%s) reached the second:\n%s", secret, req)
+			}
+		}
+	}
+}

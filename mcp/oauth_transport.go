@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 )
@@ -151,7 +152,20 @@ func (o *oauthState) renewOrLogin(ctx context.Context, stale string, ch challeng
 		return o.record().AccessToken, nil
 	}
 	if stale != "" {
-		o.setExpired("the server refused the token (401)")
+		o.setExpired(o.refusedWhy(ctx))
 	}
 	return "", errNoLogin
+}
+
+// refusedWhy says why a token that cannot be renewed was refused: when
+// the resource now names another authorization server (SEP-2352; the 401
+// made discovery start afresh), that it moved and where to log in, as a
+// refresh would have found; else only that it was refused. Either way
+// the next login starts afresh at the issuer discovered.
+func (o *oauthState) refusedWhy(ctx context.Context) string {
+	issuer := o.record().Issuer
+	if d, err := o.discover(ctx); err == nil && issuer != "" && d.meta.Issuer != issuer {
+		return fmt.Sprintf("its authorization server is now %s: log in there", d.meta.Issuer)
+	}
+	return "the server refused the token (401)"
 }

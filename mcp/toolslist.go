@@ -25,7 +25,8 @@ var listSeq atomic.Int64
 // model and for a gateway's clients. So tools/list goes through the
 // client's transport here, and the tools are read from the raw result.
 // On the stateless era each request carries the connection's _meta and
-// standard headers (era.go). No $ref is followed.
+// standard headers (era.go). No $ref is followed. A tool whose
+// x-mcp-header annotations are invalid is left out (paramheaders.go).
 func listTools(ctx context.Context, c *conn) ([]mcpgo.Tool, error) {
 	var out []mcpgo.Tool
 	var cursor mcpgo.Cursor
@@ -62,7 +63,7 @@ func listTools(ctx context.Context, c *conn) ([]mcpgo.Tool, error) {
 			out = append(out, t)
 		}
 		if page.NextCursor == "" {
-			return out, nil
+			return withValidHeaders(out, c.red, c.notice), nil
 		}
 		if seen[page.NextCursor] {
 			return nil, fmt.Errorf("tools/list: %w: %q", client.ErrRepeatedListCursor, page.NextCursor)

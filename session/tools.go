@@ -56,22 +56,17 @@ func ollamaTools(tools []mcp.Tool) api.Tools {
 	return out
 }
 
-// toOllamaTool is a tool's definition as a request carries it.
+// toOllamaTool is a tool's definition as a request carries it: its
+// schema's keywords that Ollama's types cannot hold are noted in its
+// description (toolschema.go).
 func toOllamaTool(t mcp.Tool) api.Tool {
-	var params api.ToolFunctionParameters
-	raw, err := json.Marshal(t.InputSchema)
-	if err == nil {
-		_ = json.Unmarshal(raw, &params)
-	}
-	if params.Type == "" {
-		params.Type = "object"
-	}
+	params, rest := modelParams(t.InputSchema)
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title
 	}
 	return api.Tool{Type: "function", Function: api.ToolFunction{
-		Name: t.Name, Description: desc, Parameters: params,
+		Name: t.Name, Description: withSchemaNote(desc, rest, "\n\nArguments: "), Parameters: params,
 	}}
 }
 

@@ -49,6 +49,7 @@ type Config struct {
 	ClientSecret string        // its secret
 	TTL          time.Duration // access tokens' lifetime (default 1 h)
 	CallScope    string        // a scope tools/call needs beyond the others (step-up)
+	NoRefresh    bool          // no refresh tokens: an expired login needs a person
 	// IDToken is the person's ID token an identity provider (IDP) accepts
 	// in a token exchange for an ID-JAG; set, the IDP is started and the
 	// AS takes the JWT bearer grant (idp.go).
@@ -353,7 +354,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, as string) {
 	}
 	answer := map[string]any{"access_token": at, "token_type": tokenType,
 		"expires_in": int(s.cfg.TTL / time.Second), "scope": strings.Join(scope, " ")}
-	if r.PostFormValue("grant_type") != grantJWTBearer { // an ID-JAG's token is got again, not refreshed
+	if r.PostFormValue("grant_type") != grantJWTBearer && !s.cfg.NoRefresh { // an ID-JAG's token is got again, not refreshed
 		rt := "rt-" + random()
 		s.refresh[rt] = strings.Join(scope, " ")
 		s.issuedBy[rt] = as

@@ -17,8 +17,10 @@
 // after the client reconnects its SSE stream) and
 // elicitation-sep1034-client-defaults (test_client_elicitation_defaults,
 // whose form latch accepts as its defaults fill it: mcp.ParseForm and
-// mcp.FormDefaults, what the session pre-fills a form with). The auth/*
-// scenarios are in auth.go.
+// mcp.FormDefaults, what the session pre-fills a form with). A scenario
+// whose $MCP_CONFORMANCE_CONTEXT lists toolCalls gets those calls
+// (http-custom-headers); the pre-release suite's other scenarios are in
+// next.go, the auth/* scenarios in auth.go.
 package main
 
 import (
@@ -78,7 +80,7 @@ func run() error {
 	if strings.HasPrefix(scenario, "auth/") {
 		return runAuth(url, scenario) // auth.go
 	}
-	calls, ok := scenarios[scenario]
+	plan, ok := planFor(scenario)
 	if !ok {
 		return fmt.Errorf("scenario %q is not handled", scenario)
 	}
@@ -99,20 +101,45 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	for _, c := range calls {
-		t, ok := findTool(tools, c.tool)
-		if !ok {
-			return fmt.Errorf("%s: the server lists no tool %q (tools: %v)", scenario, c.tool, originals(tools))
-		}
-		res, err := m.Call(ctx, t.Name, c.args, "")
-		if err != nil {
-			return fmt.Errorf("%s: call %s: %v", scenario, c.tool, err)
-		}
-		if res.IsError || !strings.Contains(res.Text, c.want) {
-			return fmt.Errorf("%s: call %s: got %q (isError %v), want a text containing %q", scenario, c.tool, res.Text, res.IsError, c.want)
-		}
+	return plan(ctx, m, tools)
+}
+
+// plan is what a scenario does once the server is connected, given its
+// tools.
+type plan func(ctx context.Context, m *mcp.Manager, tools []mcp.Tool) error
+
+// planFor is the plan of a scenario: the calls the suite's context lists
+// (toolCalls), or those scenarios names, or one of nextPlans (next.go).
+func planFor(scenario string) (plan, bool) {
+	if listed, ok := contextCalls(); ok {
+		return callEach(scenario, listed), true
 	}
-	return nil
+	if calls, ok := scenarios[scenario]; ok {
+		return callEach(scenario, calls), true
+	}
+	p, ok := nextPlans[scenario]
+	return p, ok
+}
+
+// callEach is the plan that makes the calls, in order, each of whose
+// results must be a success containing its want.
+func callEach(scenario string, calls []call) plan {
+	return func(ctx context.Context, m *mcp.Manager, tools []mcp.Tool) error {
+		for _, c := range calls {
+			t, ok := findTool(tools, c.tool)
+			if !ok {
+				return fmt.Errorf("%s: the server lists no tool %q (tools: %v)", scenario, c.tool, originals(tools))
+			}
+			res, err := m.Call(ctx, t.Name, c.args, "")
+			if err != nil {
+				return fmt.Errorf("%s: call %s: %v", scenario, c.tool, err)
+			}
+			if res.IsError || !strings.Contains(res.Text, c.want) {
+				return fmt.Errorf("%s: call %s: got %q (isError %v), want a text containing %q", scenario, c.tool, res.Text, res.IsError, c.want)
+			}
+		}
+		return nil
+	}
 }
 
 // waitConnected polls the server's status until it is connected and its
