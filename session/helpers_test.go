@@ -35,6 +35,18 @@ func newServer(t testing.TB, models ...ollamatest.Model) *ollamatest.Server {
 	return srv
 }
 
+// newServerAs is newServer for a fake that answers as the given Ollama
+// version (ollamatest.Versions).
+func newServerAs(t testing.TB, version string, models ...ollamatest.Model) *ollamatest.Server {
+	t.Helper()
+	if len(models) == 0 {
+		models = []ollamatest.Model{qwen, tiny}
+	}
+	srv := ollamatest.NewAs(version, models...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // newSession makes a session talking to srv through the real api client,
 // filling in Client and Host, and closes it when the test ends (before the
 // server, since cleanups run last-in first-out).
