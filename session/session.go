@@ -22,17 +22,17 @@ import (
 
 // Options configure a Session.
 type Options struct {
-	Client    *api.Client    // required
-	Host      string         // the Ollama host, for messages
-	Model     string         // may be empty: the user picks one later
-	Think     *bool          // sent only to models that can think
+	Client *api.Client // required
+	Host   string      // the Ollama host, for messages
+	Model  string      // may be empty: the user picks one later
+	Think  *bool       // sent only to models that can think
 	// ThinkLevel, when set ("low", "medium", "high" or "max"), is asked of
 	// a model that can think instead of Think's yes or no (think.go).
 	ThinkLevel string
 	// Truncate lets Ollama cut a prompt longer than the context, as it
 	// does by default; without it latch asks Ollama to refuse such a
 	// prompt (truncate:false) and says how to make room (context.go).
-	Truncate bool
+	Truncate  bool
 	KeepAlive *time.Duration // nil: Ollama's default
 	Options   map[string]any // model options, passed through
 	ID        string         // session id; a new one when empty
@@ -128,8 +128,8 @@ type Session struct {
 	history []api.Message
 	// unsent is the user's message of the running turn until Ollama takes
 	// it (unsent.go): not in history, so one Ollama refuses is never kept.
-	unsent *api.Message
-	turn   int
+	unsent  *api.Message
+	turn    int
 	cancel  context.CancelFunc     // of the running turn, nil when idle
 	done    chan struct{}          // closed when the running turn ends
 	asks    map[string]chan Answer // asked calls waiting for the user, by call id
@@ -217,7 +217,7 @@ func New(o Options) *Session {
 	}
 	s := &Session{
 		client: o.Client, host: o.Host, id: id, think: thinkValue(o.Think, o.ThinkLevel), gateway: o.Gateway,
-		truncate: o.Truncate,
+		truncate:  o.Truncate,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
