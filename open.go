@@ -11,7 +11,8 @@ import (
 func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 	return session.Options{
 		Host: s.host.String(), Model: s.model,
-		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
+		Think: s.cfg.Ollama.Think, ThinkLevel: s.cfg.Ollama.ThinkLevel, Truncate: s.cfg.Ollama.Truncate,
+		KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
 		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
 		GrantsFile:      session.GrantsFile(s.getenv),

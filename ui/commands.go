@@ -47,6 +47,7 @@ func init() {
 		{"retry", "CALL_ID", "run a call in doubt (after a crash) again, through the gate", (*Model).cmdRetry},
 		{"dismiss", "CALL_ID", "tell the model a call in doubt has an unknown outcome", (*Model).cmdDismiss},
 		{"context", "[NUM|default]", "the context budget by part; NUM sets num_ctx for the session", (*Model).cmdContext},
+		{"think", "[on|off|low|medium|high|max|default]", "show or set what models that can think are asked", (*Model).cmdThink},
 		{"theme", "[NAME]", "list the themes, or switch to one", (*Model).cmdTheme},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"fork", "", "go on in a new session branched from this one (this one stays, resumable)", (*Model).cmdFork},

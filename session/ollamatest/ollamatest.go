@@ -648,6 +648,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var body chatBody
 	raw, err := readJSON(r, &body)
 	if err == nil {
+		s.record(raw)
 		body.ChatRequest.Think, err = s.parseThink(body.Think)
 	}
 	if err != nil {
@@ -655,7 +656,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := body.ChatRequest
-	s.record(raw)
 	fail := func(status int, msg string) { writeJSON(w, status, jsonUTF8, errBody(msg)) }
 	e, status, msg := s.chatModel(&req)
 	if status != 0 {
