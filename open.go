@@ -49,7 +49,7 @@ func serverTools(cs []ServerConfig) map[string][]string {
 // one (--continue, --resume ID), or a fork (--fork ID). All log to the state directory.
 func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
 	o := sessionOptions(s, f, nonInteractive)
-	o.Client = ollamaClient(s)
+	o.Client, o.Raw = ollamaClient(s), ollamaRaw(s)
 	ins, err := sessionInstructions(s.cfg, f)
 	if err != nil {
 		return nil, nil, err

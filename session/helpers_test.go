@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,15 @@ func newServer(t testing.TB, models ...ollamatest.Model) *ollamatest.Server {
 	return srv
 }
 
+// rawOf is the session's raw way to srv (session.RawOllama).
+func rawOf(srv *ollamatest.Server) session.RawOllama {
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		panic(err)
+	}
+	return session.RawOllama{URL: u, HTTP: srv.HTTPClient()}
+}
+
 // newServerAs is newServer for a fake that answers as the given Ollama
 // version (ollamatest.Versions).
 func newServerAs(t testing.TB, version string, models ...ollamatest.Model) *ollamatest.Server {
@@ -54,6 +64,7 @@ func newSession(t testing.TB, srv *ollamatest.Server, o session.Options) *sessio
 	t.Helper()
 	o.Client = srv.Client()
 	o.Host = srv.Host()
+	o.Raw = rawOf(srv)
 	s := session.New(o)
 	t.Cleanup(s.Close)
 	return s

@@ -23,9 +23,11 @@ import (
 // Options configure a Session.
 type Options struct {
 	Client *api.Client // required
-	Host   string      // the Ollama host, for messages
-	Model  string      // may be empty: the user picks one later
-	Think  *bool       // sent only to models that can think
+	// Raw reaches Ollama for what Client cannot read (tags.go); optional.
+	Raw   RawOllama
+	Host  string // the Ollama host, for messages
+	Model string // may be empty: the user picks one later
+	Think *bool  // sent only to models that can think
 	// ThinkLevel, when set ("low", "medium", "high" or "max"), is asked of
 	// a model that can think instead of Think's yes or no (think.go).
 	ThinkLevel string
@@ -101,6 +103,7 @@ type Options struct {
 // Session is one conversation. Its methods are safe for concurrent use.
 type Session struct {
 	client    *api.Client
+	raw       RawOllama
 	host      string
 	gateway   bool // a latch serve run (Options.Gateway)
 	id        string
@@ -217,7 +220,7 @@ func New(o Options) *Session {
 	}
 	s := &Session{
 		client: o.Client, host: o.Host, id: id, think: thinkValue(o.Think, o.ThinkLevel), gateway: o.Gateway,
-		truncate:  o.Truncate,
+		truncate: o.Truncate, raw: o.Raw,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},

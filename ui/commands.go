@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"latch/session"
+	"latch/ui/sanitize"
 )
 
 type command struct {
@@ -310,14 +311,23 @@ func capsNote(info session.ModelInfo) string {
 	return " (" + strings.Join(caps, ", ") + ")"
 }
 
-// modelTable lists models: name, size, parameters, tools, thinking.
+// modelTable lists models: name, size, parameters, tools, thinking, and
+// any other capability a model has (vision, audio, …: names Ollama may add
+// are shown as they come, never refused), in a last column when some model
+// has one.
 func modelTable(ms []session.ModelInfo, current string) string {
 	w := len("MODEL")
+	also := false
 	for _, x := range ms {
 		w = max(w, len(x.Name))
+		also = also || otherCaps(x) != ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %-*s  %8s  %6s  %-7s  %-8s\n", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	head := fmt.Sprintf("  %-*s  %8s  %6s  %-7s  %-8s", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	if also {
+		head += "  ALSO"
+	}
+	b.WriteString(strings.TrimRight(head, " ") + "\n")
 	for _, x := range ms {
 		mark := " "
 		if x.Name == current {
@@ -327,10 +337,26 @@ func modelTable(ms []session.ModelInfo, current string) string {
 		if !x.CapsKnown() {
 			tools, thinking = "unknown", "unknown" // /api/show failed: see handleModels
 		}
-		fmt.Fprintf(&b, "%s %-*s  %8s  %6s  %-7s  %-8s\n", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
+		line := fmt.Sprintf("%s %-*s  %8s  %6s  %-7s  %-8s", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
 			tools, thinking)
+		if also {
+			line += "  " + otherCaps(x)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// otherCaps are a model's capabilities besides completion, tools and
+// thinking, as one line: Ollama's names, sanitized.
+func otherCaps(x session.ModelInfo) string {
+	var out []string
+	for _, c := range x.Capabilities {
+		if c != "completion" && c != "tools" && c != "thinking" {
+			out = append(out, sanitize.Line(c))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func yesNo(b bool) string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,9 @@ func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
 func newHarnessOn(t *testing.T, w, h int, srv *ollamatest.Server, o session.Options) *harness {
 	t.Helper()
 	o.Client, o.Host, o.ID = srv.Client(), "127.0.0.1:11434", "20261129-120000-abcdef"
+	if u, err := url.Parse(srv.URL); err == nil {
+		o.Raw = session.RawOllama{URL: u, HTTP: srv.HTTPClient()}
+	}
 	sess := session.New(o)
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)

@@ -189,6 +189,7 @@ type Server struct {
 	loaded    map[*entry]time.Time
 	numCtx    map[*entry]int // the context of each loaded runner
 	embedded  []string       // every input /api/embed embedded, in order (embed.go)
+	shows     int            // /api/show requests answered
 }
 
 type entry struct {
@@ -274,6 +275,16 @@ func (s *Server) Client() *api.Client {
 		panic(err)
 	}
 	return api.NewClient(u, s.ts.Client())
+}
+
+// HTTPClient is the HTTP client Client uses, for requests of one's own.
+func (s *Server) HTTPClient() *http.Client { return s.ts.Client() }
+
+// Shows reports how many /api/show requests the server has answered.
+func (s *Server) Shows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shows
 }
 
 // Host returns "127.0.0.1:PORT", usable as OLLAMA_HOST.
@@ -577,6 +588,9 @@ func readJSON(r *http.Request, v any) ([]byte, error) {
 }
 
 func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.shows++
+	s.mu.Unlock()
 	var req api.ShowRequest
 	if _, err := readJSON(r, &req); err != nil {
 		writeJSON(w, http.StatusBadRequest, jsonUTF8, errBody(err.Error()))
