@@ -81,25 +81,21 @@ func TestSilentTruncationSaid(t *testing.T) {
 // as it does on v0.17.4 (which keeps 256). The prompt is one the estimate
 // (bytes/4) puts under the context, as for the tiny models' byte tokens.
 func TestHalfContextCutSaid(t *testing.T) {
-	for _, v := range ollamatest.Versions {
-		t.Run(v, func(t *testing.T) {
-			srv := newServerAs(t, v)
-			srv.SetDefault(ollamatest.TextTurn("ok"))
-			s := newSession(t, srv, session.Options{Model: "qwen3:8b", Truncate: true, Options: map[string]any{"num_ctx": 256}})
-			r := newReader(t, s)
-			send(t, s, strings.Repeat("a!", 300)) // 600 tokens for the fake, 154 estimated
-			evs := r.turn()
-			saw := map[string]string{ollamatest.V0174: "saw 256 tokens", ollamatest.V03215: "saw 131 tokens"}[v]
-			n := ctxNotices(evs)
-			if len(n) != 1 {
-				t.Fatalf("want one context warning, got %q in %s", n, kinds(evs))
-			}
-			containsAll(t, n[0], "context full", saw, "/compact", "/context NUM")
-			if c := s.Context(); !c.Truncated {
-				t.Errorf("context %+v not marked cut", c)
-			}
-		})
-	}
+	eachTarget(t, func(t *testing.T, tg target) {
+		s := tg.session(t, session.Options{Model: tg.model, Truncate: true, Options: map[string]any{"num_ctx": 256}})
+		r := newReader(t, s)
+		send(t, s, strings.Repeat("a!", 300)) // 600 tokens, 154 estimated
+		evs := r.turn()
+		saw := map[string]string{ollamatest.V0174: "saw 256 tokens", ollamatest.V03215: "saw 131 tokens"}[tg.version]
+		n := ctxNotices(evs)
+		if len(n) != 1 {
+			t.Fatalf("want one context warning, got %q in %s", n, kinds(evs))
+		}
+		containsAll(t, n[0], "context full", saw, "/compact", "/context NUM")
+		if c := s.Context(); !c.Truncated {
+			t.Errorf("context %+v not marked cut", c)
+		}
+	})
 }
 
 // TestContextWarningTurn: Ollama may cut (ollama.truncate); a chat with

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -16,46 +17,74 @@ import (
 // it is unsent), and once there is room the same message is answered and
 // kept once.
 func TestOverLongPromptRefusedKeepsNothing(t *testing.T) {
-	for _, v := range ollamatest.Versions {
-		t.Run(v, func(t *testing.T) {
-			srv := newServerAs(t, v)
-			srv.SetDefault(ollamatest.TextTurn("ok"))
-			s := newSession(t, srv, session.Options{Model: "qwen3:8b", Options: map[string]any{"num_ctx": 256}})
-			r := newReader(t, s)
-			send(t, s, "hi")
-			r.turn()
-			long := strings.Repeat("word ", 400)
-			send(t, s, long)
-			evs := r.turn()
-			d := done(t, evs)
-			if d.Reason != session.ReasonError || !d.Unsent {
-				t.Fatalf("turn_done %+v, want an error with the message unsent", d)
-			}
-			msg := one[*session.Error](t, evs).Message
-			containsAll(t, msg, "Ollama refused this message", "the context of 256", "not in the conversation",
-				"/compact", "/context NUM", "up to 40960", "/clear")
-			if n := ctxNotices(evs); len(n) != 0 {
-				t.Errorf("a refusal also warned of a cut: %q", n)
-			}
-			reqs := srv.Requests()
+	eachTarget(t, func(t *testing.T, tg target) {
+		s := tg.session(t, session.Options{Model: tg.model, Options: map[string]any{"num_ctx": 256}})
+		r := newReader(t, s)
+		send(t, s, "hi")
+		if d := done(t, r.turn()); d.Reason != session.ReasonStop {
+			t.Fatalf("hi: %+v", d)
+		}
+		long := strings.Repeat("a!", 150) // about 300 tokens, for the fake and the real tiny model alike
+		send(t, s, long)
+		evs := r.turn()
+		d := done(t, evs)
+		if d.Reason != session.ReasonError || !d.Unsent {
+			t.Fatalf("turn_done %+v, want an error with the message unsent (%s)", d, kinds(evs))
+		}
+		msg := one[*session.Error](t, evs).Message
+		containsAll(t, msg, "Ollama refused this message", "the context of 256", "not in the conversation",
+			"/compact", "/context NUM", fmt.Sprintf("up to %d", tg.trained), "/clear")
+		if n := ctxNotices(evs); len(n) != 0 {
+			t.Errorf("a refusal also warned of a cut: %q", n)
+		}
+		if tg.fake != nil {
+			reqs := tg.fake.Requests()
 			if last := reqs[len(reqs)-1]; last.Truncate == nil || *last.Truncate {
 				t.Errorf("the request did not ask Ollama to refuse (truncate %v)", last.Truncate)
 			}
-			if h := s.History(); len(h) != 2 || h[0].Content != "hi" {
-				t.Fatalf("the refused message was kept: %+v", h)
-			}
+		}
+		if h := s.History(); len(h) != 2 || h[0].Content != "hi" {
+			t.Fatalf("the refused message was kept: %+v", h)
+		}
 
-			if _, err := s.SetNumCtx(bounded(t), 8192); err != nil {
-				t.Fatal(err)
-			}
-			send(t, s, long)
-			if d := done(t, r.turn()); d.Reason != session.ReasonStop || d.Unsent {
-				t.Fatalf("with room: %+v", d)
-			}
-			h := s.History()
-			if len(h) != 4 || h[2].Content != long {
-				t.Fatalf("history after the resend: %d messages", len(h))
-			}
-		})
+		if _, err := s.SetNumCtx(bounded(t), 1024); err != nil {
+			t.Fatal(err)
+		}
+		send(t, s, long)
+		if d := done(t, r.turn()); d.Reason != session.ReasonStop || d.Unsent {
+			t.Fatalf("with room: %+v", d)
+		}
+		h := s.History()
+		if len(h) != 4 || h[2].Content != long {
+			t.Fatalf("history after the resend: %d messages", len(h))
+		}
+	})
+}
+
+// TestRefusedMessageNotResumed: a message Ollama refused is in the log
+// as what was typed, never as part of the conversation: a resumed session
+// sends without it.
+func TestRefusedMessageNotResumed(t *testing.T) {
+	srv := newServerAs(t, ollamatest.V03215)
+	dir := t.TempDir()
+	o := session.Options{Model: "qwen3:8b", LogDir: dir, Options: map[string]any{"num_ctx": 256}}
+	s := newSession(t, srv, o)
+	r := newReader(t, s)
+	send(t, s, "hi")
+	r.turn()
+	send(t, s, strings.Repeat("word ", 400))
+	if d := done(t, r.turn()); !d.Unsent {
+		t.Fatalf("%+v", d)
+	}
+	id := s.ID()
+	s.Close()
+	o.Client, o.Host, o.Raw = srv.Client(), srv.Host(), rawOf(srv)
+	back, _, err := session.Resume(o, dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(back.Close)
+	if h := back.History(); len(h) != 2 || h[0].Content != "hi" {
+		t.Fatalf("resumed history %+v", h)
 	}
 }
