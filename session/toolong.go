@@ -109,6 +109,11 @@ func (s *Session) tooLongAdvice(turn int, r round) string {
 			". Make room, then send a message to go on: "
 	}
 	fix := roomFix(s.trainedMax(req.Model), numCtx, len(req.Tools), tools)
+	if s.noOne {
+		// -p: no slash commands, the config is the way.
+		head = strings.Replace(head, "Make room, then send it again: ", "", 1)
+		fix = promptFix(s.trainedMax(req.Model), numCtx, len(req.Tools), tools)
+	}
 	if r.unsent && numCtx > 0 && len(req.Messages) > 0 && estimateMessage(req.Messages[len(req.Messages)-1]) > numCtx {
 		fix += "; or send a shorter message: this one alone is larger than the context"
 	}
@@ -136,4 +141,20 @@ func roomFix(trained, numCtx, nTools, toolTokens int) string {
 	}
 	ways = append(ways, "/clear starts afresh")
 	return strings.Join(ways, "; ")
+}
+
+// promptFix is roomFix for -p, where no command can be typed: the
+// config's num_ctx, fewer tools, or a shorter prompt.
+func promptFix(trained, numCtx, nTools, toolTokens int) string {
+	ways := []string{"To make room, set a larger ollama.options.num_ctx in the config"}
+	if trained > 0 && numCtx >= trained {
+		ways[0] = "The context is already this model's maximum"
+	} else if trained > 0 {
+		ways[0] += fmt.Sprintf(" (up to %d for this model)", trained)
+	}
+	if nTools > 0 {
+		ways = append(ways, fmt.Sprintf("offer fewer tools (the %d offered take about %d tokens: a server's tools list, or a lower ollama.max_tools)",
+			nTools, toolTokens))
+	}
+	return strings.Join(ways, "; ") + "; or send a shorter prompt"
 }

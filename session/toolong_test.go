@@ -88,3 +88,20 @@ func TestRefusedMessageNotResumed(t *testing.T) {
 		t.Fatalf("resumed history %+v", h)
 	}
 }
+
+// TestOverLongPromptAdviceForPrompt: with -p no command can be typed, so
+// the refusal's advice names the config's num_ctx and a shorter prompt,
+// never /compact.
+func TestOverLongPromptAdviceForPrompt(t *testing.T) {
+	srv := newServerAs(t, ollamatest.V03215)
+	s := newSession(t, srv, session.Options{Model: "qwen3:8b", NonInteractive: true, Options: map[string]any{"num_ctx": 256}})
+	r := newReader(t, s)
+	send(t, s, strings.Repeat("a!", 150))
+	evs := r.turn()
+	msg := one[*session.Error](t, evs).Message
+	containsAll(t, msg, "Ollama refused this message", "set a larger ollama.options.num_ctx in the config (up to 40960",
+		"or send a shorter prompt", "Ollama counted")
+	if strings.Contains(msg, "/compact") || strings.Contains(msg, "/context") {
+		t.Errorf("-p advice names commands: %s", msg)
+	}
+}
