@@ -222,6 +222,14 @@ func NewAt(addr string, models ...Model) (*Server, error) {
 	return newAt(addr, V0174, models)
 }
 
+// NewAtAs is NewAt for a server that answers as the given Ollama version.
+func NewAtAs(addr, version string, models ...Model) (*Server, error) {
+	if !slices.Contains(Versions, version) {
+		return nil, fmt.Errorf("ollamatest: no such version %q (%s)", version, strings.Join(Versions, ", "))
+	}
+	return newAt(addr, version, models)
+}
+
 func newAt(addr, version string, models []Model) (*Server, error) {
 	s := &Server{
 		version: version,
