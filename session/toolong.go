@@ -69,8 +69,8 @@ func ollamaWords(err error) (msg string, prompt, numCtx int) {
 	if json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
 		msg, prompt, numCtx = body.Error.Message, body.Error.NPrompt, body.Error.NCtx
 	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
+	if r := []rune(msg); len(r) > 200 {
+		msg = string(r[:200]) + "…"
 	}
 	return msg, prompt, numCtx
 }

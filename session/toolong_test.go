@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/session/ollamatest"
 )
@@ -103,5 +104,33 @@ func TestOverLongPromptAdviceForPrompt(t *testing.T) {
 		"or send a shorter prompt", "Ollama counted")
 	if strings.Contains(msg, "/compact") || strings.Contains(msg, "/context") {
 		t.Errorf("-p advice names commands: %s", msg)
+	}
+}
+
+// TestOverLongAfterToolsRefusedToGoOn: a tool's result makes the next
+// request of the turn too long; Ollama refuses it, and the turn ends
+// saying so, with the ways to make room (the tools offered and their
+// cost among them). The user's message was taken with the first reply:
+// it and the call's answer stay in the conversation, and nothing is
+// given back to the input.
+func TestOverLongAfterToolsRefusedToGoOn(t *testing.T) {
+	h := newToolHarness(t, session.Options{Policy: permissions.Policy{Mode: permissions.Auto},
+		Options: map[string]any{"num_ctx": 512}})
+	long := strings.Repeat("a!", 200)
+	h.ol.Script(callsTurn(toolCall("c1", "notes__write_note", "text", long)))
+	send(t, h.sess, "note it")
+	evs := h.r.turn()
+	d := done(t, evs)
+	if d.Reason != session.ReasonError || d.Unsent {
+		t.Fatalf("turn_done %+v (%s), want an error, the message kept", d, kinds(evs))
+	}
+	containsAll(t, one[*session.Error](t, evs).Message, "Ollama refused to go on", "no longer fits the context of 512",
+		"/compact", "fewer tools: the 4 offered take about", "/tools NAME off")
+	hist := h.sess.History()
+	if len(hist) != 3 || hist[0].Content != "note it" || hist[1].Role != "assistant" {
+		t.Fatalf("history %+v", hist)
+	}
+	if w := h.notes.written(); len(w) != 1 {
+		t.Errorf("writes %q", w)
 	}
 }

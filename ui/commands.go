@@ -348,13 +348,27 @@ func modelTable(ms []session.ModelInfo, current string) string {
 }
 
 // otherCaps are a model's capabilities besides completion, tools and
-// thinking, as one line: Ollama's names, sanitized.
+// thinking, as one line: Ollama's names, sanitized, each at most 24
+// characters and at most 6 of them (a server may send anything).
 func otherCaps(x session.ModelInfo) string {
 	var out []string
+	more := 0
 	for _, c := range x.Capabilities {
-		if c != "completion" && c != "tools" && c != "thinking" {
-			out = append(out, sanitize.Line(c))
+		switch {
+		case c == "completion" || c == "tools" || c == "thinking":
+		case len(out) == 6:
+			more++
+		default:
+			if r := []rune(sanitize.Line(c)); len(r) > 24 {
+				c = string(r[:23]) + "…"
+			} else {
+				c = string(r)
+			}
+			out = append(out, c)
 		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("+%d more", more))
 	}
 	return strings.Join(out, ", ")
 }
