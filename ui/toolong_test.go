@@ -83,3 +83,31 @@ func TestGoldenRefusedMessage(t *testing.T) {
 	h.send(strings.Repeat("word ", 300))
 	golden.RequireEqual(t, []byte(entriesWith(h.m, "refused")+entriesWith(h.m, "back in the input")))
 }
+
+// TestRefusedMessageQueuedBehindWait: a message queued while the refused
+// one was sent is not sent in its place: it waits, said so, and goes
+// after the refused one, once that is sent again and answered.
+func TestRefusedMessageQueuedBehindWait(t *testing.T) {
+	srv := ollamatest.NewAs(ollamatest.V03215, qwenModel)
+	t.Cleanup(srv.Close)
+	srv.SetDefault(ollamatest.TextTurn("ok"))
+	h := newHarnessOn(t, 100, 30, srv, session.Options{Model: qwenModel.Name})
+	h.send("hi")
+	srv.Script(ollamatest.Turn{Status: 400, Error: ollamatest.ErrPromptTooLong})
+	h.typeText("first")
+	h.key(tea.KeyEnter)
+	// Typed and sent while the first runs (the refusal is too quick to
+	// type it in time here): queued.
+	h.m.queued = append(h.m.queued, "second")
+	h.untilTurnDone()
+	if !strings.Contains(allText(h.m), "the 1 queued behind") || h.m.input.value() != "first" {
+		t.Fatalf("input %q:\n%s", h.m.input.value(), allText(h.m))
+	}
+	h.key(tea.KeyEnter) // the first, again
+	h.untilTurnDone()
+	h.untilTurnDone() // then the queued one
+	hist := h.sess.History()
+	if len(hist) != 6 || hist[2].Content != "first" || hist[4].Content != "second" {
+		t.Fatalf("history %+v", hist)
+	}
+}

@@ -1,6 +1,10 @@
 package ui
 
-import "latch/session"
+import (
+	"fmt"
+
+	"latch/session"
+)
 
 // A message Ollama refused before any reply (too long for the context, a
 // think level it does not take) is not in the conversation
@@ -27,7 +31,15 @@ func (m *Model) giveBack(e *session.TurnDone) {
 	m.input.set(text)
 	m.layout()
 	m.addNotice("your message is back in the input, not sent. To make room first, clear the input (ctrl+c) " +
-		"and run /compact or /context NUM: the message comes back here after the command")
+		"and run /compact or /context NUM: the message comes back here after the command" + queuedBehind(len(m.queued)))
+}
+
+// queuedBehind says that messages queued behind a refused one wait.
+func queuedBehind(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the %d queued behind it wait for the next reply to end)", n)
 }
 
 // restoreHeld puts the held message back in the input once a command has
