@@ -30,6 +30,9 @@ type target struct {
 	trained        int
 }
 
+// hear is a model with capabilities latch has no column for.
+var hear = ollamatest.Model{Name: "hear:2b", Capabilities: []string{"completion", "vision", "audio"}, ContextLength: 16384}
+
 // session makes a session over the target (Client, Host and Raw filled
 // in), closed when the test ends.
 func (tg target) session(t *testing.T, o session.Options) *session.Session {
@@ -49,7 +52,7 @@ func eachTarget(t *testing.T, f func(t *testing.T, tg target)) {
 	fakeThinker := ollamatest.Model{Name: "tiny-think", Capabilities: []string{"completion", "thinking"}, ContextLength: 8192}
 	for _, v := range ollamatest.Versions {
 		t.Run(v, func(t *testing.T) {
-			srv := newServerAs(t, v, qwen, tiny, fakeThinker)
+			srv := newServerAs(t, v, qwen, tiny, fakeThinker, hear)
 			srv.SetDefault(ollamatest.Turn{Chunks: append(ollamatest.ThinkingTokens("hmm"), ollamatest.Tokens("ok")...)})
 			f(t, target{name: "fake " + v, version: v, fake: srv, client: srv.Client(), raw: rawOf(srv),
 				model: "qwen3:8b", thinker: "tiny-think", trained: qwen.ContextLength})
