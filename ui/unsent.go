@@ -43,9 +43,11 @@ func queuedBehind(n int) string {
 }
 
 // restoreHeld puts the held message back in the input once a command has
-// run, when the input is empty.
+// run, when the input is empty and the command opened nothing that takes
+// the keys (a picker, the masked /token input): then the next command
+// brings it back.
 func (m *Model) restoreHeld() {
-	if m.held != "" && m.input.value() == "" {
+	if m.held != "" && m.input.value() == "" && m.token == nil && m.picker == nil {
 		m.input.set(m.held)
 	}
 }
