@@ -56,8 +56,15 @@ type Config struct {
 // OllamaConfig is the "ollama" section of the config file.
 type OllamaConfig struct {
 	Host string // "host", parsed later the way Ollama parses OLLAMA_HOST
-	// Think is "think"; nil when unset.
+	// Think is "think" given as true or false; nil when unset or a level.
 	Think *bool
+	// ThinkLevel is "think" given as a level: "low", "medium", "high" or
+	// "max" (session.ThinkLevels); "" otherwise.
+	ThinkLevel string
+	// Truncate is "truncate": true lets Ollama cut a prompt longer than
+	// the context without a word, as it does by default; unset or false,
+	// latch asks it to refuse such a prompt and says how to make room.
+	Truncate bool
 	// KeepAlive is "keep_alive" as given: a Go duration string ("5m", "-1s")
 	// or, when the file has a JSON integer, its seconds in decimal ("300").
 	// "" when unset. See KeepAliveDuration.
@@ -243,7 +250,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 var (
 	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
 		"system_prompt", "system_prompt_file", "instructions"}
-	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model", "truncate"}
 	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
@@ -302,7 +309,10 @@ func (l *loader) load(data []byte) *Config {
 	if ol, ok := l.object("", "ollama", top["ollama"]); ok {
 		l.unknownKeys("", "ollama", ol, ollamaKeys)
 		cfg.Ollama.Host, _ = l.str("", "ollama.host", ol["host"])
-		cfg.Ollama.Think = l.boolean("", "ollama.think", ol["think"])
+		cfg.Ollama.Think, cfg.Ollama.ThinkLevel = l.think(ol["think"])
+		if t := l.boolean("", "ollama.truncate", ol["truncate"]); t != nil {
+			cfg.Ollama.Truncate = *t
+		}
 		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
 		cfg.Ollama.TextToolCalls = l.boolean("", "ollama.text_tool_calls", ol["text_tool_calls"])
 		cfg.Ollama.MaxTools = l.positiveInt("", "ollama.max_tools", ol["max_tools"])

@@ -175,8 +175,13 @@ func TestLoadConfigValues(t *testing.T) {
 			}
 		}},
 		{"think false", `{"ollama": {"think": false}}`, nil, func(t *testing.T, cfg *Config) {
-			if cfg.Ollama.Think == nil || *cfg.Ollama.Think {
-				t.Errorf("think = %v", cfg.Ollama.Think)
+			if cfg.Ollama.Think == nil || *cfg.Ollama.Think || cfg.Ollama.ThinkLevel != "" || cfg.Ollama.Truncate {
+				t.Errorf("think = %v %q, truncate %v", cfg.Ollama.Think, cfg.Ollama.ThinkLevel, cfg.Ollama.Truncate)
+			}
+		}},
+		{"think level and truncate", `{"ollama": {"think": "max", "truncate": true}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.Think != nil || cfg.Ollama.ThinkLevel != "max" || !cfg.Ollama.Truncate {
+				t.Errorf("think = %v %q, truncate %v", cfg.Ollama.Think, cfg.Ollama.ThinkLevel, cfg.Ollama.Truncate)
 			}
 		}},
 		{"text_tool_calls default", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
@@ -397,7 +402,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ollama type", `{"ollama": "x"}`, "", "ollama", "ollama: expected an object, got string"},
 		{"ollama unknown key", `{"ollama": {"hots": "h"}}`, "", "ollama", `unknown key "hots"; did you mean "host"?`},
 		{"ollama.host type", `{"ollama": {"host": 1}}`, "", "ollama.host", "expected a string, got number"},
-		{"ollama.think type", `{"ollama": {"think": "yes"}}`, "", "ollama.think", "expected true or false, got string"},
+		{"ollama.think level", `{"ollama": {"think": "yes"}}`, "", "ollama.think",
+			`expected true, false or a level (low, medium, high, max), got "yes"`},
+		{"ollama.think type", `{"ollama": {"think": 1}}`, "", "ollama.think", "expected true, false or a level (low, medium, high, max), got number"},
+		{"ollama.truncate type", `{"ollama": {"truncate": "no"}}`, "", "ollama.truncate", "expected true or false, got string"},
 		{"ollama.text_tool_calls type", `{"ollama": {"text_tool_calls": "no"}}`, "", "ollama.text_tool_calls", "expected true or false, got string"},
 		{"ollama.text_tool_calls null", `{"ollama": {"text_tool_calls": null}}`, "", "ollama.text_tool_calls", "expected true or false, got null"},
 		{"ollama.keep_alive string", `{"ollama": {"keep_alive": "5 minutes"}}`, "", "ollama.keep_alive", `"5 minutes" is not a duration`},

@@ -17,6 +17,7 @@ import (
 
 	"latch/mcp"
 	"latch/permissions"
+	"latch/session"
 	"latch/themes"
 )
 
@@ -526,6 +527,28 @@ func (l *loader) boolean(scope, field string, raw json.RawMessage) *bool {
 	var b bool
 	_ = json.Unmarshal(raw, &b)
 	return &b
+}
+
+// think reads ollama.think: true, false, or a thinking level.
+func (l *loader) think(raw json.RawMessage) (*bool, string) {
+	if raw == nil {
+		return nil, ""
+	}
+	if themes.JSONKind(raw) == "boolean" {
+		return l.boolean("", "ollama.think", raw), ""
+	}
+	levels := strings.Join(session.ThinkLevels, ", ")
+	if k := themes.JSONKind(raw); k != "string" {
+		l.errorf("", "ollama.think", "expected true, false or a level (%s), got %s", levels, k)
+		return nil, ""
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	if !slices.Contains(session.ThinkLevels, s) {
+		l.errorf("", "ollama.think", "expected true, false or a level (%s), got %q", levels, s)
+		return nil, ""
+	}
+	return nil, s
 }
 
 func (l *loader) object(scope, field string, raw json.RawMessage) (map[string]json.RawMessage, bool) {

@@ -11,7 +11,8 @@ import (
 func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 	return session.Options{
 		Host: s.host.String(), Model: s.model,
-		Think: s.cfg.Ollama.Think, KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
+		Think: s.cfg.Ollama.Think, ThinkLevel: s.cfg.Ollama.ThinkLevel, Truncate: s.cfg.Ollama.Truncate,
+		KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
 		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
 		GrantsFile:      session.GrantsFile(s.getenv),
@@ -48,7 +49,7 @@ func serverTools(cs []ServerConfig) map[string][]string {
 // one (--continue, --resume ID), or a fork (--fork ID). All log to the state directory.
 func openSession(s *settings, f flags, nonInteractive bool) (*session.Session, *session.Resumed, error) {
 	o := sessionOptions(s, f, nonInteractive)
-	o.Client = ollamaClient(s)
+	o.Client, o.Raw = ollamaClient(s), ollamaRaw(s)
 	ins, err := sessionInstructions(s.cfg, f)
 	if err != nil {
 		return nil, nil, err

@@ -25,9 +25,19 @@ import (
 // stream for minutes) but connecting is bounded, so an unreachable host is
 // reported quickly.
 func ollamaClient(s *settings) *api.Client {
+	return api.NewClient(s.host, ollamaHTTP())
+}
+
+// ollamaRaw reaches the same host for what the api client cannot read
+// (session.RawOllama: /api/tags' capabilities on Ollama v0.32).
+func ollamaRaw(s *settings) session.RawOllama {
+	return session.RawOllama{URL: s.host, HTTP: ollamaHTTP()}
+}
+
+func ollamaHTTP() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	return api.NewClient(s.host, &http.Client{Transport: tr})
+	return &http.Client{Transport: tr}
 }
 
 // serverConfigs hands the config file's servers to the connection manager.

@@ -14,12 +14,16 @@ import (
 
 // The context budget (docs/OLLAMA.md, "Context length"): without
 // options.num_ctx Ollama runs a model with a small default context (4,096
-// tokens on a CPU), whatever it was trained for, and a prompt longer than
-// the context is cut silently: 200, done_reason "stop", no error. What the
-// model saw is prompt_eval_count, which counts the whole prompt even when
-// the runner reuses its cache: a reliable witness. This file follows the
-// budget: the num_ctx in effect, what the last reply used, an estimate of
-// each part of the prompt, and whether the model saw less than was sent.
+// tokens on a CPU), whatever it was trained for, and by default a prompt
+// longer than the context is cut silently: 200, done_reason "stop", no
+// error (v0.17.4 keeps about num_ctx tokens, v0.32.15 about half). latch
+// asks Ollama to refuse such a prompt instead (toolong.go), unless
+// ollama.truncate lets it cut, and a server older than v0.12.4 cuts
+// whatever it is asked. What the model saw is prompt_eval_count, which
+// counts the whole prompt even when the runner reuses its cache: a
+// reliable witness. This file follows the budget: the num_ctx in effect,
+// what the last reply used, an estimate of each part of the prompt, and
+// whether the model saw less than was sent.
 
 // estimateTokens is the simple estimator of a text's size in tokens:
 // bytes/4, rounded up. Real tokenizers give about 4 bytes a token for
@@ -235,7 +239,7 @@ func (s *Session) Context() ContextInfo {
 	defer s.mu.Unlock()
 	info := ContextInfo{Model: s.model, Trained: s.cx.trained[s.model]}
 	info.NumCtx, info.Source = s.numCtxLocked(s.model)
-	sent := append(instructionMessages(s.instructions), s.history...)
+	sent := append(instructionMessages(s.instructions), s.conversationLocked()...)
 	info.Est = estimateParts(sent, s.cx.last.tools)
 	info.Instructions = instructionCosts(s.instructions)
 	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {
@@ -368,6 +372,7 @@ func sameModel(a, b string) bool {
 type promptCheck struct {
 	prompt     int  // prompt_eval_count: what the model saw
 	numCtx     int  // the context in effect, 0 if unknown
+	numKeep    int  // options.num_keep in effect (Ollama's default 4)
 	est        int  // the estimate of the prompt sent
 	prevPrompt int  // prompt_eval_count of the last request, 0 if none
 	grew       bool // this request is the last one's with more after it
@@ -375,9 +380,10 @@ type promptCheck struct {
 
 // truncated is the rule: the model saw less than was sent when its count
 // of the prompt dropped while the conversation only grew, or sits at the
-// context's size (the real server keeps a little under it; the fake
-// exactly it), or is under half the estimate of a prompt that is larger
-// than the context (a tiny num_ctx: the real server keeps well under it).
+// context's size (v0.17.4 keeps about num_ctx tokens), or is exactly what
+// v0.32.15's cut keeps of a prompt estimated larger (halfCut), or is under
+// half the estimate of a prompt that is larger than the context (a tiny
+// num_ctx: the server keeps well under it).
 func (c promptCheck) truncated() bool {
 	switch {
 	case c.prompt <= 0:
@@ -386,10 +392,36 @@ func (c promptCheck) truncated() bool {
 		return true
 	case c.numCtx > 0 && c.prompt*100 >= c.numCtx*97:
 		return true
+	case c.numCtx > 0 && c.est > c.prompt && c.halfCut():
+		return true
 	case c.numCtx > 0 && c.est > c.numCtx && c.prompt*2 < c.est:
 		return true
 	}
 	return false
+}
+
+// halfCut reports whether the count is what v0.32.15 keeps of a prompt
+// that does not fit: num_keep tokens (one more with the BOS token a model
+// adds) and half of the rest, num_ctx − (num_ctx − keep)/2 — 131 of 256
+// (llm/llama_server.go, contextShiftPromptLimit). Such a count is under
+// the context, so only its exact value tells a cut from a prompt that fit.
+func (c promptCheck) halfCut() bool {
+	for _, keep := range []int{c.numKeep, c.numKeep + 1} {
+		keep = max(0, min(keep, c.numCtx-1))
+		if c.prompt == c.numCtx-max((c.numCtx-keep)/2, 1) {
+			return true
+		}
+	}
+	return false
+}
+
+// numKeepLocked is options.num_keep as the next request sends it, or
+// Ollama's default (4). Callers hold mu.
+func (s *Session) numKeepLocked() int {
+	if v, set := s.options["num_keep"]; set {
+		return intOption(v)
+	}
+	return 4
 }
 
 // lostPart says what a cut prompt lost: the tool definitions, when they
@@ -400,15 +432,6 @@ func lostPart(e ContextEstimate, numCtx int) string {
 		return fmt.Sprintf("the tool definitions (about %d tokens, more than the whole context)", e.Tools)
 	}
 	return "the oldest messages"
-}
-
-// ctxFix is the fix for a context too small, for the warnings.
-func ctxFix(trained int) string {
-	up := ""
-	if trained > 0 {
-		up = fmt.Sprintf(", up to %d for this model", trained)
-	}
-	return "Raise it with /context NUM for this session" + up + ", or set ollama.options.num_ctx in the config"
 }
 
 func ctxSource(src string) string {
@@ -436,7 +459,9 @@ func (s *Session) preflight(turn int, req *api.ChatRequest) {
 	if l := s.cx.last; !l.truncated && l.prompt > 0 && l.grewFrom(req.Model, req.Messages, tools) {
 		total = l.prompt + l.eval + estimateMessages(req.Messages[min(l.msgs+1, len(req.Messages)):])
 	}
-	warn := numCtx > 0 && total > numCtx && s.cx.warnOnce(turn)
+	// Asked to refuse (truncate:false), Ollama says so itself if the
+	// prompt does not fit: the estimate would only guess it first.
+	warn := s.truncate && numCtx > 0 && total > numCtx && s.cx.warnOnce(turn)
 	s.mu.Unlock()
 	if !warn {
 		return
@@ -444,8 +469,8 @@ func (s *Session) preflight(turn int, req *api.ChatRequest) {
 	trained := s.trainedMax(req.Model)
 	s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
 		"context too small: this prompt is about %d tokens (estimated), over the context of %d (%s); "+
-			"Ollama will cut %s without a word. %s",
-		total, numCtx, ctxSource(src), lostPart(est, numCtx), ctxFix(trained))})
+			"Ollama will cut %s without a word. Make room: %s.",
+		total, numCtx, ctxSource(src), lostPart(est, numCtx), roomFix(trained, numCtx, len(req.Tools), tools))})
 }
 
 // noteReply records Ollama's counts of a finished reply, learns the
@@ -463,7 +488,7 @@ func (s *Session) noteReply(turn int, r round) {
 	numCtx, src := s.numCtxLocked(req.Model)
 	prev := s.cx.last
 	grew := prev.grewFrom(req.Model, req.Messages, tools)
-	check := promptCheck{prompt: r.last.PromptEvalCount, numCtx: numCtx, est: est.Total(), grew: grew}
+	check := promptCheck{prompt: r.last.PromptEvalCount, numCtx: numCtx, numKeep: s.numKeepLocked(), est: est.Total(), grew: grew}
 	if grew {
 		check.prevPrompt = prev.prompt
 	}
@@ -482,6 +507,6 @@ func (s *Session) noteReply(turn int, r round) {
 	}
 	s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
 		"context full: the model saw %d tokens of a prompt of about %d; it did not fit %s, and Ollama cut %s "+
-			"without a word, so the reply may have missed them. %s",
-		check.prompt, max(check.est, check.prompt), ctxDesc, lostPart(est, numCtx), ctxFix(trained))})
+			"without a word, so the reply may have missed them. Make room: %s.",
+		check.prompt, max(check.est, check.prompt), ctxDesc, lostPart(est, numCtx), roomFix(trained, numCtx, len(req.Tools), tools))})
 }

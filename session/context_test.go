@@ -48,35 +48,65 @@ func TestContextFromServer(t *testing.T) {
 	}
 }
 
-// TestSilentTruncationSaid: a prompt longer than Ollama's default context
-// is cut without a word by the server; the session says so, naming what
+// TestSilentTruncationSaid: with ollama.truncate set (Ollama may cut), a
+// prompt longer than Ollama's default context is cut without a word by
+// the server, each version its own way; the session says so, naming what
 // was lost and the fix, even before it knew the context (first turn).
 func TestSilentTruncationSaid(t *testing.T) {
-	srv := newServer(t)
-	srv.SetDefault(ollamatest.TextTurn("ok"))
-	s := newSession(t, srv, session.Options{Model: "qwen3:8b"})
-	r := newReader(t, s)
-	send(t, s, strings.Repeat("word ", 6000))
-	evs := r.turn()
-	n := ctxNotices(evs)
-	if len(n) != 1 {
-		t.Fatalf("want one context warning, got %q in %s", n, kinds(evs))
-	}
-	containsAll(t, n[0], "context full", "saw 4096 tokens", "the oldest messages", "/context NUM",
-		"ollama.options.num_ctx", "up to 40960")
-	if c := s.Context(); !c.Truncated || c.NumCtx != 4096 {
-		t.Errorf("context %+v", c)
+	for _, v := range ollamatest.Versions {
+		t.Run(v, func(t *testing.T) {
+			srv := newServerAs(t, v)
+			srv.SetDefault(ollamatest.TextTurn("ok"))
+			s := newSession(t, srv, session.Options{Model: "qwen3:8b", Truncate: true})
+			r := newReader(t, s)
+			send(t, s, strings.Repeat("word ", 6000))
+			evs := r.turn()
+			n := ctxNotices(evs)
+			if len(n) != 1 {
+				t.Fatalf("want one context warning, got %q in %s", n, kinds(evs))
+			}
+			saw := map[string]string{ollamatest.V0174: "saw 4096 tokens", ollamatest.V03215: "saw 2051 tokens"}[v]
+			containsAll(t, n[0], "context full", saw, "the oldest messages", "/compact", "/context NUM",
+				"ollama.options.num_ctx", "up to 40960")
+			if c := s.Context(); !c.Truncated || c.NumCtx != 4096 {
+				t.Errorf("context %+v", c)
+			}
+		})
 	}
 }
 
-// TestContextWarningTurn: a chat with num_ctx 256 (config) crosses the
+// TestHalfContextCutSaid: v0.32.15 cuts a prompt that does not fit to
+// about half the context (131 of 256), under the context and under the
+// estimate of what was sent; the session still sees the cut and says so,
+// as it does on v0.17.4 (which keeps 256). The prompt is one the estimate
+// (bytes/4) puts under the context, as for the tiny models' byte tokens.
+func TestHalfContextCutSaid(t *testing.T) {
+	eachTarget(t, func(t *testing.T, tg target) {
+		s := tg.session(t, session.Options{Model: tg.model, Truncate: true, Options: map[string]any{"num_ctx": 256}})
+		r := newReader(t, s)
+		send(t, s, strings.Repeat("a!", 300)) // 600 tokens, 154 estimated
+		evs := r.turn()
+		saw := map[string]string{ollamatest.V0174: "saw 256 tokens", ollamatest.V03215: "saw 131 tokens"}[tg.version]
+		n := ctxNotices(evs)
+		if len(n) != 1 {
+			t.Fatalf("want one context warning, got %q in %s", n, kinds(evs))
+		}
+		containsAll(t, n[0], "context full", saw, "/compact", "/context NUM")
+		if c := s.Context(); !c.Truncated {
+			t.Errorf("context %+v not marked cut", c)
+		}
+	})
+}
+
+// TestContextWarningTurn: Ollama may cut (ollama.truncate); a chat with
+// num_ctx 256 (config) crosses the
 // limit; the warning comes at the turn that crosses it, before sending
 // (the estimate), and once a turn. /context 8192 makes it go away on the
 // next turn, and the request carries num_ctx 8192.
 func TestContextWarningTurn(t *testing.T) {
 	srv := newServer(t)
 	srv.SetDefault(ollamatest.TextTurn("ok"))
-	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Options: map[string]any{"num_ctx": 256}})
+	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Truncate: true, Options: map[string]any{"num_ctx": 256}})
 	r := newReader(t, s)
 	msg := strings.Repeat("word ", 40) // 44 tokens for the fake, 54 estimated
 	warnedAt := 0

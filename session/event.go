@@ -99,6 +99,11 @@ type TurnDone struct {
 	Turn    int     `json:"turn"`
 	Reason  string  `json:"reason"`
 	Metrics Metrics `json:"metrics"`
+	// Unsent: Ollama refused the request with the user's message (too
+	// long for the context, …) before any reply, and the message is not
+	// in the conversation; the screen gives it back to the input
+	// (unsent.go).
+	Unsent bool `json:"unsent,omitempty"`
 }
 
 // Metrics are Ollama's figures for a reply.

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,27 @@ func newServer(t testing.TB, models ...ollamatest.Model) *ollamatest.Server {
 	return srv
 }
 
+// rawOf is the session's raw way to srv (session.RawOllama).
+func rawOf(srv *ollamatest.Server) session.RawOllama {
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		panic(err)
+	}
+	return session.RawOllama{URL: u, HTTP: srv.HTTPClient()}
+}
+
+// newServerAs is newServer for a fake that answers as the given Ollama
+// version (ollamatest.Versions).
+func newServerAs(t testing.TB, version string, models ...ollamatest.Model) *ollamatest.Server {
+	t.Helper()
+	if len(models) == 0 {
+		models = []ollamatest.Model{qwen, tiny}
+	}
+	srv := ollamatest.NewAs(version, models...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // newSession makes a session talking to srv through the real api client,
 // filling in Client and Host, and closes it when the test ends (before the
 // server, since cleanups run last-in first-out).
@@ -42,6 +64,7 @@ func newSession(t testing.TB, srv *ollamatest.Server, o session.Options) *sessio
 	t.Helper()
 	o.Client = srv.Client()
 	o.Host = srv.Host()
+	o.Raw = rawOf(srv)
 	s := session.New(o)
 	t.Cleanup(s.Close)
 	return s

@@ -18,7 +18,7 @@ type ModelInfo struct {
 	Family        string
 	ParameterSize string
 	Quantization  string
-	Capabilities  []string // from /api/show: "completion", "tools", "thinking", "vision", ...
+	Capabilities  []string // "completion", "tools", "thinking", "vision", "audio", ...: /api/tags (v0.32) or /api/show
 	ContextLength int
 	// ShowErr, when set, says why /api/show failed for the model: its
 	// capabilities (and context length) are unknown, not absent, and Tools
@@ -36,26 +36,32 @@ func (m ModelInfo) Tools() bool { return slices.Contains(m.Capabilities, "tools"
 // Thinking reports whether the model can think.
 func (m ModelInfo) Thinking() bool { return slices.Contains(m.Capabilities, "thinking") }
 
-// Models lists the installed models, with their capabilities, sorted by name.
+// Models lists the installed models, with their capabilities, sorted by
+// name: from /api/tags where it lists them (Ollama v0.32), else from
+// /api/show, once per model. Capabilities latch does not know (e.g.
+// "audio") are kept and shown.
 func (s *Session) Models(ctx context.Context) ([]ModelInfo, error) {
-	list, err := s.client.List(ctx)
+	list, err := s.listModels(ctx)
 	if err != nil {
 		return nil, s.wrap(err, "")
 	}
-	out := make([]ModelInfo, 0, len(list.Models))
-	for _, m := range list.Models {
+	out := make([]ModelInfo, 0, len(list))
+	for _, m := range list {
 		info := ModelInfo{
 			Name: m.Name, Size: m.Size, Family: m.Details.Family,
 			ParameterSize: m.Details.ParameterSize, Quantization: m.Details.QuantizationLevel,
+			Capabilities: m.Capabilities, ContextLength: m.Details.ContextLength,
 		}
-		show, err := s.client.Show(ctx, &api.ShowRequest{Model: m.Name})
-		if err != nil {
-			info.ShowErr = s.showFailure(err, m.Name)
-			out = append(out, info)
-			continue
+		if len(info.Capabilities) == 0 {
+			show, err := s.client.Show(ctx, &api.ShowRequest{Model: m.Name})
+			if err != nil {
+				info.ShowErr = s.showFailure(err, m.Name)
+				out = append(out, info)
+				continue
+			}
+			info.Capabilities = capStrings(show)
+			info.ContextLength = contextLength(show)
 		}
-		info.Capabilities = capStrings(show)
-		info.ContextLength = contextLength(show)
 		s.noteTrained(m.Name, info.ContextLength)
 		s.mu.Lock()
 		s.caps[m.Name] = info.Capabilities

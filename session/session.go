@@ -22,10 +22,19 @@ import (
 
 // Options configure a Session.
 type Options struct {
-	Client    *api.Client    // required
-	Host      string         // the Ollama host, for messages
-	Model     string         // may be empty: the user picks one later
-	Think     *bool          // sent only to models that can think
+	Client *api.Client // required
+	// Raw reaches Ollama for what Client cannot read (tags.go); optional.
+	Raw   RawOllama
+	Host  string // the Ollama host, for messages
+	Model string // may be empty: the user picks one later
+	Think *bool  // sent only to models that can think
+	// ThinkLevel, when set ("low", "medium", "high" or "max"), is asked of
+	// a model that can think instead of Think's yes or no (think.go).
+	ThinkLevel string
+	// Truncate lets Ollama cut a prompt longer than the context, as it
+	// does by default; without it latch asks Ollama to refuse such a
+	// prompt (truncate:false) and says how to make room (context.go).
+	Truncate  bool
 	KeepAlive *time.Duration // nil: Ollama's default
 	Options   map[string]any // model options, passed through
 	ID        string         // session id; a new one when empty
@@ -94,10 +103,12 @@ type Options struct {
 // Session is one conversation. Its methods are safe for concurrent use.
 type Session struct {
 	client    *api.Client
+	raw       RawOllama
 	host      string
 	gateway   bool // a latch serve run (Options.Gateway)
 	id        string
-	think     *bool
+	think     *api.ThinkValue // nil: Ollama's default (think.go)
+	truncate  bool            // Options.Truncate
 	keepAlive *time.Duration
 	options   map[string]any
 	events    Broker
@@ -118,6 +129,9 @@ type Session struct {
 	model   string
 	caps    map[string][]string // capabilities by model name, from /api/show
 	history []api.Message
+	// unsent is the user's message of the running turn until Ollama takes
+	// it (unsent.go): not in history, so one Ollama refuses is never kept.
+	unsent  *api.Message
 	turn    int
 	cancel  context.CancelFunc     // of the running turn, nil when idle
 	done    chan struct{}          // closed when the running turn ends
@@ -205,7 +219,8 @@ func New(o Options) *Session {
 		id = NewID()
 	}
 	s := &Session{
-		client: o.Client, host: o.Host, id: id, think: o.Think, gateway: o.Gateway,
+		client: o.Client, host: o.Host, id: id, think: thinkValue(o.Think, o.ThinkLevel), gateway: o.Gateway,
+		truncate: o.Truncate, raw: o.Raw,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
 		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
@@ -363,7 +378,9 @@ func (s *Session) Send(text string) error {
 		e.Turn = turn
 		s.publish(e)
 	}
-	s.appendHistory(turn, api.Message{Role: "user", Content: text + att.text, Images: att.images})
+	s.mu.Lock()
+	s.unsent = &api.Message{Role: "user", Content: text + att.text, Images: att.images}
+	s.mu.Unlock()
 	go s.runTurn(ctx, turn, done, nil)
 	return nil
 }
@@ -464,7 +481,7 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	_, known := s.caps[s.model]
 	model := s.model
 	s.mu.Unlock()
-	if s.think != nil && !known {
+	if s.thinkSet() && !known {
 		if show, err := s.client.Show(ctx, &api.ShowRequest{Model: model}); err == nil {
 			s.mu.Lock()
 			s.caps[model] = capStrings(show)
@@ -474,14 +491,18 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	s.mu.Lock()
 	req := &api.ChatRequest{
 		Model:    s.model,
-		Messages: append(instructionMessages(s.instructions), s.history...),
+		Messages: append(instructionMessages(s.instructions), s.conversationLocked()...),
 		Options:  s.requestOptionsLocked(), // with /context's num_ctx (context.go)
+	}
+	if !s.truncate {
+		// Refused, not cut, when it does not fit (docs/OLLAMA.md).
+		req.Truncate = new(bool)
 	}
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
 	}
 	if s.think != nil && slices.Contains(s.caps[s.model], "thinking") {
-		req.Think = &api.ThinkValue{Value: *s.think}
+		req.Think = &api.ThinkValue{Value: s.think.Value}
 	}
 	caps, known := s.caps[s.model]
 	lacks := s.noTools[s.model] || (known && !slices.Contains(caps, "tools"))

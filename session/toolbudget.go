@@ -167,7 +167,7 @@ func (s *Session) requestTools(ctx context.Context) api.Tools {
 		}
 	}
 	budget := s.maxTools
-	users := recentUserTexts(s.history, recentUsers)
+	users := recentUserTexts(s.conversationLocked(), recentUsers)
 	s.mu.Unlock()
 	offerable := toolNames(tools)
 	var left []Tool

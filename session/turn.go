@@ -20,6 +20,7 @@ type round struct {
 	req               *api.ChatRequest // the request as sent (its last try)
 	err               error
 	cancelled         bool
+	unsent            bool // the user's message was refused, not kept (unsent.go)
 }
 
 // started reports whether any of the reply arrived.
@@ -45,6 +46,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		reason  = ReasonStop
 		metrics Metrics
 		model   = s.Model()
+		unsent  bool
 	)
 	s.runCalls(ctx, turn, pending)
 	for n := 0; ; n++ {
@@ -56,8 +58,9 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		metrics = metricsOf(r.last)
 		s.noteReply(turn, r)
 		reason = r.endReason(reason)
+		unsent = r.unsent
 		if r.err != nil {
-			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(r.err, model)})
+			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(turn, r, model)})
 		}
 		if r.cancelled || r.err != nil || len(r.calls) == 0 {
 			break
@@ -72,7 +75,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 	s.mu.Lock()
 	s.cancel = nil
 	s.mu.Unlock()
-	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics})
+	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics, Unsent: unsent})
 }
 
 // endReason is why the turn ends with this reply, or prev when the reply
@@ -153,6 +156,7 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 		r = s.chat(ctx, turn, n, req)
 	}
 	r.req = req
+	r.unsent = s.settleUnsent(turn, r)
 	partial := r.cancelled || r.err != nil
 	content := r.content
 	if calls, prose, ok := s.recoverTextCalls(req, r); ok {
@@ -198,7 +202,12 @@ func withNote(content, note string) string {
 func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) round {
 	var content, thinking strings.Builder
 	var r round
+	took := false
 	err := s.client.Chat(ctx, req, func(resp api.ChatResponse) error {
+		if !took {
+			took = true
+			s.takeUnsent(turn) // a reply comes: Ollama took the message
+		}
 		r.last = resp
 		if t := resp.Message.Thinking; t != "" {
 			thinking.WriteString(t)
@@ -230,8 +239,12 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 // Ollama's own words mislead. A model whose blob is missing (an interrupted
 // pull, a pruned blob; /api/tags still lists it) answers 400
 // "\"NAME\" does not support chat", as an embedding-only model does.
-func (s *Session) describeChat(err error, model string) string {
-	msg := s.describe(err, model)
+func (s *Session) describeChat(turn int, r round, model string) string {
+	err := r.err
+	if tooLong(err) {
+		return s.tooLongAdvice(turn, r)
+	}
+	msg := s.describe(err, model) + thinkRefusal(err)
 	var se api.StatusError
 	if errors.As(err, &se) && se.StatusCode == 400 && strings.Contains(se.ErrorMessage, "does not support chat") {
 		msg += fmt.Sprintf(" (an embedding model cannot chat; for a chat model this means its files are missing or incomplete: `ollama pull %s` fetches them again)", model)

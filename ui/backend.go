@@ -48,6 +48,10 @@ type Models interface {
 	// SetNumCtx sets num_ctx for the session (0: drops it), capped at the
 	// model's trained maximum; it asks Ollama, so it runs in a command.
 	SetNumCtx(ctx context.Context, n int) (session.NumCtxChange, error)
+	// Think is what models that can think are asked ("" Ollama's default,
+	// "on", "off", or a level); SetThink changes it from the next request.
+	Think() string
+	SetThink(v string) error
 }
 
 // Servers are the MCP servers. ConnectServer, CloseServer, SetToken and

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"latch/session"
+	"latch/ui/sanitize"
 )
 
 type command struct {
@@ -47,6 +48,7 @@ func init() {
 		{"retry", "CALL_ID", "run a call in doubt (after a crash) again, through the gate", (*Model).cmdRetry},
 		{"dismiss", "CALL_ID", "tell the model a call in doubt has an unknown outcome", (*Model).cmdDismiss},
 		{"context", "[NUM|default]", "the context budget by part; NUM sets num_ctx for the session", (*Model).cmdContext},
+		{"think", "[on|off|low|medium|high|max|default]", "show or set what models that can think are asked", (*Model).cmdThink},
 		{"theme", "[NAME]", "list the themes, or switch to one", (*Model).cmdTheme},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"fork", "", "go on in a new session branched from this one (this one stays, resumable)", (*Model).cmdFork},
@@ -309,14 +311,23 @@ func capsNote(info session.ModelInfo) string {
 	return " (" + strings.Join(caps, ", ") + ")"
 }
 
-// modelTable lists models: name, size, parameters, tools, thinking.
+// modelTable lists models: name, size, parameters, tools, thinking, and
+// any other capability a model has (vision, audio, …: names Ollama may add
+// are shown as they come, never refused), in a last column when some model
+// has one.
 func modelTable(ms []session.ModelInfo, current string) string {
 	w := len("MODEL")
+	also := false
 	for _, x := range ms {
 		w = max(w, len(x.Name))
+		also = also || otherCaps(x) != ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %-*s  %8s  %6s  %-7s  %-8s\n", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	head := fmt.Sprintf("  %-*s  %8s  %6s  %-7s  %-8s", w, "MODEL", "SIZE", "PARAMS", "TOOLS", "THINKING")
+	if also {
+		head += "  ALSO"
+	}
+	b.WriteString(strings.TrimRight(head, " ") + "\n")
 	for _, x := range ms {
 		mark := " "
 		if x.Name == current {
@@ -326,10 +337,40 @@ func modelTable(ms []session.ModelInfo, current string) string {
 		if !x.CapsKnown() {
 			tools, thinking = "unknown", "unknown" // /api/show failed: see handleModels
 		}
-		fmt.Fprintf(&b, "%s %-*s  %8s  %6s  %-7s  %-8s\n", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
+		line := fmt.Sprintf("%s %-*s  %8s  %6s  %-7s  %-8s", mark, w, x.Name, humanSize(x.Size), x.ParameterSize,
 			tools, thinking)
+		if also {
+			line += "  " + otherCaps(x)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// otherCaps are a model's capabilities besides completion, tools and
+// thinking, as one line: Ollama's names, sanitized, each at most 24
+// characters and at most 6 of them (a server may send anything).
+func otherCaps(x session.ModelInfo) string {
+	var out []string
+	more := 0
+	for _, c := range x.Capabilities {
+		switch {
+		case c == "completion" || c == "tools" || c == "thinking":
+		case len(out) == 6:
+			more++
+		default:
+			if r := []rune(sanitize.Line(c)); len(r) > 24 {
+				c = string(r[:23]) + "…"
+			} else {
+				c = string(r)
+			}
+			out = append(out, c)
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("+%d more", more))
+	}
+	return strings.Join(out, ", ")
 }
 
 func yesNo(b bool) string {

@@ -135,13 +135,13 @@ func (h *harness) runSlash(line string) {
 	}
 }
 
-// TestContextEndToEnd: a session and the UI over the fake Ollama. With
-// /context 256 a chat crosses the limit: the warning is in the chat at the
+// TestContextEndToEnd: a session and the UI over the fake Ollama, which
+// may cut (ollama.truncate). With /context 256 a chat crosses the limit: the warning is in the chat at the
 // turn that crosses it (and only then), the meter shows the cut; /context
 // shows the breakdown; /context 8192 makes the warning go away on the
 // next turn, and the meter follows.
 func TestContextEndToEnd(t *testing.T) {
-	h := newHarness(t, 100, 30)
+	h := cutHarness(t, 100, 30)
 	h.srv.SetDefault(ollamatest.TextTurn("ok"))
 	if strings.Contains(h.m.statusLine(), "ctx") {
 		t.Fatal("meter shown before the first reply")

@@ -24,10 +24,10 @@ func entriesWith(m *Model, s string) string {
 }
 
 // TestGoldenTruncationWarning: the warnings of a prompt that does not fit,
-// as drawn, from a real session over the fake Ollama (which cuts as the real
-// server does) with a context of 256 tokens.
+// as drawn, from a real session over the fake Ollama, let cut as the real
+// server does by default (ollama.truncate), with a context of 256 tokens.
 func TestGoldenTruncationWarning(t *testing.T) {
-	h := newHarness(t, 80, 30)
+	h := cutHarness(t, 80, 30)
 	h.srv.SetDefault(ollamatest.TextTurn("ok"))
 	h.runSlash("/context 256")
 	msg := strings.Repeat("word ", 40)

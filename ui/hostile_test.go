@@ -48,6 +48,7 @@ func TestHostileServerAndModel(t *testing.T) {
 	dir := t.TempDir()
 	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
 		ID: "20261201-000000-host11", LogDir: dir, Policy: permissions.Policy{Mode: permissions.Auto},
+		Truncate: true, // the padded result is longer than the context: let Ollama cut it, so the model answers
 		Servers: []session.ServerConfig{
 			{Name: "hostile", Transport: "inprocess", InProcess: mcptestutil.HostileServer(plant, 1<<20)},
 			{Name: "vault", Transport: "http", URL: "https://vault.example/mcp", Token: hostileSecret, Disabled: true},

@@ -202,6 +202,7 @@ func (m *Model) submit() tea.Cmd {
 	if line := strings.TrimSpace(text); strings.HasPrefix(line, "/") {
 		return m.submitCommand(line)
 	}
+	m.held = "" // sent as it is or edited: no longer held (unsent.go)
 	if m.running || m.clearing > 0 || m.attaching > 0 {
 		// Sent while a turn runs: it waits, visibly, and goes when the
 		// turn ends (Esc takes it back). So while /clear winds the
@@ -241,6 +242,7 @@ func (m *Model) submitCommand(line string) tea.Cmd {
 		m.input.set(line)
 	} else {
 		m.remember(line)
+		m.restoreHeld()
 	}
 	m.layout()
 	return cmd

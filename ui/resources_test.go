@@ -84,7 +84,9 @@ func TestResourcesListingGolden(t *testing.T) {
 // TestAttachmentCardGolden: a message naming resources shows, under it, a
 // card per attachment: text (cut or not) and a blob described.
 func TestAttachmentCardGolden(t *testing.T) {
-	h := resHarness(t, 80, 24, session.Options{Servers: []session.ServerConfig{resServer("")}})
+	// The big attachment is over the context: let Ollama cut it, so the
+	// reply comes (the refusal is TestOverLongMessageBackInTheInput's).
+	h := resHarness(t, 80, 24, session.Options{Servers: []session.ServerConfig{resServer("")}, Truncate: true})
 	h.srv.Script(ollamatest.TextTurn("Read them."))
 	h.typeText("sum up @res:test://notes/readme.txt @res:test://notes/big.txt @res:test://bin/data.bin")
 	h.pump(h.key(tea.KeyEnter))

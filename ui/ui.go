@@ -95,6 +95,8 @@ type Model struct {
 	chat          *chatPane
 	md            *mdRenderer
 	input         inputBox
+	sentText      string   // the running turn's message as sent, until it ends (unsent.go)
+	held          string   // a message Ollama refused, until sent again (unsent.go)
 	menu          compMenu // the completion menu over the input (menu.go)
 	popupHeight   int      // rows the completion popup covers at the chat's bottom, as last drawn
 	picker        *picker
@@ -421,6 +423,7 @@ func (m *Model) handleEvent(e session.Event) {
 	switch e := session.Display(e).(type) {
 	case *session.UserMessage:
 		m.turn = e.Turn
+		m.sentText = e.Text
 		m.running = true
 		m.reply = nil
 		m.chat.add(&entry{kind: userEntry, turn: e.Turn, text: e.Text})
@@ -492,7 +495,12 @@ func (m *Model) endTurn(e *session.TurnDone) {
 	// the turn's.
 	m.dropModals(func(md *modal) bool { return md.card.client == "" })
 	m.chat.dirty = true
-	if !m.replaying {
+	switch {
+	case m.replaying:
+	case e.Unsent:
+		m.giveBack(e)
+	default:
+		m.sentText = ""
 		m.sendQueued()
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -38,10 +39,18 @@ func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
 	srv := ollamatest.New(models...)
 	t.Cleanup(srv.Close)
 	think := true
-	sess := session.New(session.Options{
-		Client: srv.Client(), Host: "127.0.0.1:11434", Model: models[0].Name,
-		ID: "20261129-120000-abcdef", Think: &think,
-	})
+	return newHarnessOn(t, w, h, srv, session.Options{Model: models[0].Name, Think: &think})
+}
+
+// newHarnessOn is newHarness over a given fake Ollama, with a session of
+// the given options (Client, Host and ID filled in).
+func newHarnessOn(t *testing.T, w, h int, srv *ollamatest.Server, o session.Options) *harness {
+	t.Helper()
+	o.Client, o.Host, o.ID = srv.Client(), "127.0.0.1:11434", "20261129-120000-abcdef"
+	if u, err := url.Parse(srv.URL); err == nil {
+		o.Raw = session.RawOllama{URL: u, HTTP: srv.HTTPClient()}
+	}
+	sess := session.New(o)
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)
 	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})

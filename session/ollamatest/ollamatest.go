@@ -1,4 +1,5 @@
-// Package ollamatest is a fake Ollama v0.17.4 server for tests.
+// Package ollamatest is a fake Ollama server for tests: v0.17.4 by
+// default, or v0.32.15 (see [NewAs] and versions.go for what differs).
 //
 // It speaks the same wire protocol as a real server (see docs/OLLAMA.md,
 // which says how each fact was established) and is deliberately exactly as
@@ -55,9 +56,6 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 )
-
-// Version is the Ollama version the fake server reports on /api/version.
-const Version = "0.17.4"
 
 // DefaultNumCtx is the context a request without options.num_ctx runs
 // with: what a real server without a GPU picks, whatever the model was
@@ -174,9 +172,10 @@ type Server struct {
 	// URL is the base URL of the server, e.g. "http://127.0.0.1:PORT".
 	URL string
 
-	ts     *httptest.Server
-	models []*entry
-	mtime  time.Time
+	ts      *httptest.Server
+	version string // V0174 or V03215
+	models  []*entry
+	mtime   time.Time
 
 	closing context.Context
 	stop    context.CancelFunc
@@ -190,6 +189,7 @@ type Server struct {
 	loaded    map[*entry]time.Time
 	numCtx    map[*entry]int // the context of each loaded runner
 	embedded  []string       // every input /api/embed embedded, in order (embed.go)
+	shows     int            // /api/show requests answered
 }
 
 type entry struct {
@@ -201,8 +201,15 @@ type entry struct {
 
 // New starts a fake server on 127.0.0.1 with a random port. It panics if a
 // model name is invalid.
-func New(models ...Model) *Server {
-	s, err := NewAt("127.0.0.1:0", models...)
+func New(models ...Model) *Server { return NewAs(V0174, models...) }
+
+// NewAs is New for a server that answers as the given Ollama version
+// (V0174 or V03215); it panics on another.
+func NewAs(version string, models ...Model) *Server {
+	if !slices.Contains(Versions, version) {
+		panic("ollamatest: no such version " + version)
+	}
+	s, err := newAt("127.0.0.1:0", version, models)
 	if err != nil {
 		panic(err)
 	}
@@ -212,7 +219,20 @@ func New(models ...Model) *Server {
 // NewAt starts a fake server listening on addr (e.g. "127.0.0.1:0" or
 // "127.0.0.1:11434").
 func NewAt(addr string, models ...Model) (*Server, error) {
+	return newAt(addr, V0174, models)
+}
+
+// NewAtAs is NewAt for a server that answers as the given Ollama version.
+func NewAtAs(addr, version string, models ...Model) (*Server, error) {
+	if !slices.Contains(Versions, version) {
+		return nil, fmt.Errorf("ollamatest: no such version %q (%s)", version, strings.Join(Versions, ", "))
+	}
+	return newAt(addr, version, models)
+}
+
+func newAt(addr, version string, models []Model) (*Server, error) {
 	s := &Server{
+		version: version,
 		mtime:   time.Now().UTC().Add(-48 * time.Hour).Truncate(time.Second),
 		def:     TextTurn("Hello from ollamatest."),
 		changed: make(chan struct{}),
@@ -265,6 +285,16 @@ func (s *Server) Client() *api.Client {
 	return api.NewClient(u, s.ts.Client())
 }
 
+// HTTPClient is the HTTP client Client uses, for requests of one's own.
+func (s *Server) HTTPClient() *http.Client { return s.ts.Client() }
+
+// Shows reports how many /api/show requests the server has answered.
+func (s *Server) Shows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shows
+}
+
 // Host returns "127.0.0.1:PORT", usable as OLLAMA_HOST.
 func (s *Server) Host() string {
 	return strings.TrimPrefix(s.URL, "http://")
@@ -295,9 +325,13 @@ func (s *Server) Requests() []api.ChatRequest {
 	s.mu.Unlock()
 	out := make([]api.ChatRequest, 0, len(raw))
 	for _, b := range raw {
-		var req api.ChatRequest
-		_ = json.NewDecoder(bytes.NewReader(b)).Decode(&req)
-		out = append(out, req)
+		var body chatBody
+		_ = json.NewDecoder(bytes.NewReader(b)).Decode(&body)
+		var v any
+		if json.Unmarshal(body.Think, &v) == nil && v != nil {
+			body.ChatRequest.Think = &api.ThinkValue{Value: v}
+		}
+		out = append(out, body.ChatRequest)
 	}
 	return out
 }
@@ -516,22 +550,15 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": Version})
+	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": s.version})
 }
 
 func (s *Server) handleTags(w http.ResponseWriter, r *http.Request) {
-	resp := api.ListResponse{Models: []api.ListModelResponse{}}
+	models := []any{}
 	for _, e := range s.models {
-		resp.Models = append(resp.Models, api.ListModelResponse{
-			Name:       e.short,
-			Model:      e.short,
-			ModifiedAt: s.mtime,
-			Size:       e.Size,
-			Digest:     e.digest,
-			Details:    e.details(),
-		})
+		models = append(models, s.tagsEntry(e))
 	}
-	writeJSON(w, http.StatusOK, jsonUTF8, resp)
+	writeJSON(w, http.StatusOK, jsonUTF8, map[string]any{"models": models})
 }
 
 func (s *Server) handlePs(w http.ResponseWriter, r *http.Request) {
@@ -569,6 +596,9 @@ func readJSON(r *http.Request, v any) ([]byte, error) {
 }
 
 func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.shows++
+	s.mu.Unlock()
 	var req api.ShowRequest
 	if _, err := readJSON(r, &req); err != nil {
 		writeJSON(w, http.StatusBadRequest, jsonUTF8, errBody(err.Error()))
@@ -588,7 +618,14 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	}
 	e := s.find(n)
 	if e == nil || e.MissingBlob {
-		writeJSON(w, http.StatusNotFound, jsonUTF8, errBody(fmt.Sprintf("model '%s' not found", req.Model)))
+		name := req.Model
+		if s.newer() {
+			// v0.32.15 names the model as it resolved it (server/routes.go,
+			// ShowHandler: req.Model = name.DisplayShortest(); observed:
+			// "model 'nosuch:latest' not found").
+			name = n.DisplayShortest()
+		}
+		writeJSON(w, http.StatusNotFound, jsonUTF8, errBody(fmt.Sprintf("model '%s' not found", name)))
 		return
 	}
 	caps := make([]model.Capability, len(e.Capabilities))
@@ -630,13 +667,17 @@ var knownOptions = func() map[string]bool {
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	var req api.ChatRequest
-	raw, err := readJSON(r, &req)
+	var body chatBody
+	raw, err := readJSON(r, &body)
+	if err == nil {
+		s.record(raw)
+		body.ChatRequest.Think, err = s.parseThink(body.Think)
+	}
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, jsonUTF8, errBody(err.Error()))
 		return
 	}
-	s.record(raw)
+	req := body.ChatRequest
 	fail := func(status int, msg string) { writeJSON(w, status, jsonUTF8, errBody(msg)) }
 	e, status, msg := s.chatModel(&req)
 	if status != 0 {
@@ -662,8 +703,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeDone(w, &req, "load")
 		return
 	}
-	if req.Think.IsString() && !e.ThinkLevels {
+	if s.thinkLevelRefused(e, req.Think) {
 		fail(http.StatusBadRequest, fmt.Sprintf("think value %q is not supported for this model", req.Think.String()))
+		return
+	}
+	// A prompt longer than the context is cut silently (no error, and
+	// prompt_eval_count says what was kept), or refused (versions.go).
+	kept, status, msg := s.fitPrompt(&req, opts, promptTokens(&req), lastTokens(&req), numCtx)
+	if status != 0 {
+		fail(status, msg)
 		return
 	}
 	turn := s.nextTurn()
@@ -681,9 +729,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		g.msgs = g.msgs[:opts.NumPredict]
 		g.doneReason = "length"
 	}
-	// A prompt longer than the context is cut silently: no error, and
-	// prompt_eval_count says what was kept.
-	g.promptEval = min(promptTokens(&req), numCtx)
+	g.promptEval = kept
 	g.loadDur = loadDur
 	g.start = start
 	if stream {
@@ -720,7 +766,7 @@ func chatCapabilities(e *entry, req *api.ChatRequest) (api.Options, int, string)
 		if req.Think == nil {
 			req.Think = &api.ThinkValue{Value: true}
 		}
-	} else if req.Think.Bool() {
+	} else if thinkOn(req.Think) {
 		return opts, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model)
 	}
 	if !e.has("completion") || e.MissingBlob {
@@ -765,7 +811,7 @@ func writeScriptedError(w http.ResponseWriter, turn Turn, stream bool) {
 
 // plan turns the scripted chunks into the messages actually sent.
 func plan(req *api.ChatRequest, e *entry, t Turn) []api.Message {
-	thinking := e.has("thinking") && req.Think.Bool()
+	thinking := e.has("thinking") && thinkOn(req.Think)
 	offered := map[string]bool{}
 	for _, tool := range req.Tools {
 		offered[tool.Function.Name] = true

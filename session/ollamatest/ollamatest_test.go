@@ -610,7 +610,7 @@ func TestNewAtAndHost(t *testing.T) {
 	}
 	t.Setenv("OLLAMA_HOST", s.Host())
 	c, _ := api.ClientFromEnvironment()
-	if v, err := c.Version(context.Background()); err != nil || v != Version {
+	if v, err := c.Version(context.Background()); err != nil || v != V0174 {
 		t.Fatalf("%q %v", v, err)
 	}
 	if _, err := NewAt(s.Host(), tiny); err == nil {

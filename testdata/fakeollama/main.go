@@ -43,6 +43,7 @@ func main() {
 	delay := flag.Duration("delay", time.Millisecond, "delay before each chunk")
 	text := flag.String("text", "", "fixed reply text instead of the markdown document")
 	think := flag.String("think", "", "thinking text sent before the reply (thinking models only)")
+	version := flag.String("version", ollamatest.V0174, "the Ollama version to answer as: "+strings.Join(ollamatest.Versions, ", "))
 	flag.Parse()
 
 	if len(models) == 0 {
@@ -66,7 +67,7 @@ func main() {
 		})
 	}
 
-	s, err := ollamatest.NewAt(*addr, ms...)
+	s, err := ollamatest.NewAtAs(*addr, *version, ms...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeollama:", err)
 		os.Exit(1)
