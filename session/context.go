@@ -124,6 +124,9 @@ type ContextInfo struct {
 	// Instructions are the system prompt and project instructions sent
 	// first, each with its estimated cost (part of Est.System).
 	Instructions []InstructionCost
+	// Regained is what the last compaction freed, in estimated tokens,
+	// until the next reply's counts (compact.go).
+	Regained int
 }
 
 // Used is the context the last reply took: its prompt and its own tokens.
@@ -235,8 +238,11 @@ func (s *Session) Context() ContextInfo {
 	defer s.mu.Unlock()
 	info := ContextInfo{Model: s.model, Trained: s.cx.trained[s.model]}
 	info.NumCtx, info.Source = s.numCtxLocked(s.model)
-	sent := append(instructionMessages(s.instructions), s.history...)
+	sent := append(instructionMessages(s.instructions), s.modelHistoryLocked()...) // compact.go
 	info.Est = estimateParts(sent, s.cx.last.tools)
+	if !s.cx.last.ok {
+		info.Regained = s.cp.regained
+	}
 	info.Instructions = instructionCosts(s.instructions)
 	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {
 		info.Prompt, info.Eval, info.Truncated = l.prompt, l.eval, l.truncated

@@ -88,6 +88,12 @@ type Options struct {
 	// in this order as the first system messages (see instructions.go).
 	Instructions []Instruction
 
+	// CompactAt is the share of the context the last prompt must pass
+	// for an automatic compaction (ollama.compact_at; 0:
+	// DefaultCompactAt); NoAutoCompact turns it off (see compact.go).
+	CompactAt     float64
+	NoAutoCompact bool
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -196,6 +202,9 @@ type Session struct {
 
 	// instructions open every request as system messages (instructions.go).
 	instructions []Instruction
+
+	// cp is the compaction: the model's view of the history (compact.go).
+	cp compactState
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -216,7 +225,7 @@ func New(o Options) *Session {
 		parkedDefs: map[string]parkedDef{},
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
-		instructions: o.Instructions,
+		instructions: o.Instructions, cp: compactState{at: compactAt(o)},
 	}
 	for name, list := range o.ServerTools {
 		s.offer[name] = slices.Clone(list)
@@ -364,7 +373,7 @@ func (s *Session) Send(text string) error {
 		s.publish(e)
 	}
 	s.appendHistory(turn, api.Message{Role: "user", Content: text + att.text, Images: att.images})
-	go s.runTurn(ctx, turn, done, nil)
+	go s.runTurnCompacting(ctx, turn, done) // compact.go
 	return nil
 }
 
@@ -411,7 +420,7 @@ func (s *Session) Clear() {
 	s.Cancel()
 	s.Wait()
 	s.mu.Lock()
-	s.history = nil
+	s.history, s.cp.view = nil, compactView{}
 	s.mu.Unlock()
 	s.publish(&Cleared{Header: s.header(TypeCleared)})
 }
@@ -474,8 +483,8 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	s.mu.Lock()
 	req := &api.ChatRequest{
 		Model:    s.model,
-		Messages: append(instructionMessages(s.instructions), s.history...),
-		Options:  s.requestOptionsLocked(), // with /context's num_ctx (context.go)
+		Messages: append(instructionMessages(s.instructions), s.modelHistoryLocked()...), // compact.go
+		Options:  s.requestOptionsLocked(),                                               // with /context's num_ctx (context.go)
 	}
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}

@@ -190,6 +190,7 @@ type Server struct {
 	loaded    map[*entry]time.Time
 	numCtx    map[*entry]int // the context of each loaded runner
 	embedded  []string       // every input /api/embed embedded, in order (embed.go)
+	routes    []route        // requests answered apart from the queue (route.go)
 }
 
 type entry struct {
@@ -666,7 +667,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, fmt.Sprintf("think value %q is not supported for this model", req.Think.String()))
 		return
 	}
-	turn := s.nextTurn()
+	turn := s.turnFor(&req) // route.go
 	stream := req.Stream == nil || *req.Stream
 	if turn.Status != 0 {
 		writeScriptedError(w, turn, stream)
