@@ -41,9 +41,9 @@ type compactState struct {
 	// runs once for each), and autoOff turns it off: Esc cancelled one.
 	firedFor sentPrompt
 	autoOff  bool
-	// regained is what the last compaction freed (estimated tokens),
-	// shown until the next reply's counts.
-	regained int
+	// regained is what the last compaction freed and next the prompt
+	// it left (estimated tokens), shown until the next reply's counts.
+	regained, next int
 }
 
 // compactView is the model's view of the history: history[:upTo] is
@@ -257,7 +257,7 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 		after = after * l.prompt / l.est
 		before = l.prompt + l.eval
 	}
-	s.cp.regained = max(before-after, 0)
+	s.cp.regained, s.cp.next = max(before-after, 0), after
 	s.cx.last = sentPrompt{} // the counts were of the whole history
 	s.mu.Unlock()
 	end := ev
@@ -388,7 +388,7 @@ func (s *Session) Uncompact() (UncompactResult, error) {
 		return r, &UserError{Msg: fmt.Sprintf("/uncompact: the whole conversation is about %d tokens, more than the context of %d: "+
 			"it stays compacted (raise the context with /context NUM first)", r.Size, r.NumCtx)}
 	}
-	s.cx.last, s.cp.regained = sentPrompt{}, 0
+	s.cx.last, s.cp.regained, s.cp.next = sentPrompt{}, 0, 0
 	s.mu.Unlock()
 	s.publish(&CompactionEvent{Header: s.header(TypeCompaction), Step: CompactUndone, Messages: prior.upTo})
 	return r, nil

@@ -124,9 +124,10 @@ type ContextInfo struct {
 	// Instructions are the system prompt and project instructions sent
 	// first, each with its estimated cost (part of Est.System).
 	Instructions []InstructionCost
-	// Regained is what the last compaction freed, in estimated tokens,
-	// until the next reply's counts (compact.go).
-	Regained int
+	// Regained is what the last compaction freed and Next the size of
+	// the next prompt it left, in estimated tokens, both until the next
+	// reply's counts (compact.go).
+	Regained, Next int
 }
 
 // Used is the context the last reply took: its prompt and its own tokens.
@@ -241,7 +242,7 @@ func (s *Session) Context() ContextInfo {
 	sent := append(instructionMessages(s.instructions), s.modelHistoryLocked()...) // compact.go
 	info.Est = estimateParts(sent, s.cx.last.tools)
 	if !s.cx.last.ok {
-		info.Regained = s.cp.regained
+		info.Regained, info.Next = s.cp.regained, s.cp.next
 	}
 	info.Instructions = instructionCosts(s.instructions)
 	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {

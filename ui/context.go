@@ -22,6 +22,9 @@ import (
 // took (its prompt and its own) of the num_ctx in effect, e.g.
 // "ctx 1.2k/4k", coloured as it fills; "" before the first reply.
 func ctxMeter(st *themes.Styles, c session.ContextInfo) string {
+	if c.Used() == 0 && c.Regained > 0 {
+		return compactedMeter(st, c) // compact.go
+	}
 	if c.Used() == 0 {
 		return ""
 	}

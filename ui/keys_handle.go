@@ -153,6 +153,7 @@ func (m *Model) cancelInnermost() {
 		}
 		m.addNotice("taken back from the queue")
 	case m.cancelLogin():
+	case m.cp.running && m.compact.CancelCompaction(): // only the compaction (compact.go)
 	case m.sess.CancelTools():
 	case m.running:
 		m.sess.Cancel()
