@@ -76,7 +76,9 @@ func TestSilentTruncationSaid(t *testing.T) {
 func TestContextWarningTurn(t *testing.T) {
 	srv := newServer(t)
 	srv.SetDefault(ollamatest.TextTurn("ok"))
-	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Options: map[string]any{"num_ctx": 256}})
+	// Without automatic compaction, which would keep the chat within
+	// the context (compact_test.go).
+	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Options: map[string]any{"num_ctx": 256}, NoAutoCompact: true})
 	r := newReader(t, s)
 	msg := strings.Repeat("word ", 40) // 44 tokens for the fake, 54 estimated
 	warnedAt := 0

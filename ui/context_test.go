@@ -141,7 +141,7 @@ func (h *harness) runSlash(line string) {
 // shows the breakdown; /context 8192 makes the warning go away on the
 // next turn, and the meter follows.
 func TestContextEndToEnd(t *testing.T) {
-	h := newHarness(t, 100, 30)
+	h := newHarnessWith(t, 100, 30, noAutoCompact)
 	h.srv.SetDefault(ollamatest.TextTurn("ok"))
 	if strings.Contains(h.m.statusLine(), "ctx") {
 		t.Fatal("meter shown before the first reply")

@@ -27,7 +27,7 @@ func entriesWith(m *Model, s string) string {
 // as drawn, from a real session over the fake Ollama (which cuts as the real
 // server does) with a context of 256 tokens.
 func TestGoldenTruncationWarning(t *testing.T) {
-	h := newHarness(t, 80, 30)
+	h := newHarnessWith(t, 80, 30, noAutoCompact)
 	h.srv.SetDefault(ollamatest.TextTurn("ok"))
 	h.runSlash("/context 256")
 	msg := strings.Repeat("word ", 40)
