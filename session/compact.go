@@ -29,7 +29,11 @@ const DefaultCompactAt = 0.8
 const CompactKeepTurns = 2
 
 // summaryIntro opens the message that stands for the compacted messages.
-const summaryIntro = "Summary of the earlier conversation (compacted by latch; the messages after this one are verbatim):\n\n"
+// It is a user message, not a system one: the summary holds what tools
+// and servers said, and must not speak with the authority of the system
+// prompt.
+const summaryIntro = "[Summary of the earlier conversation, compacted by latch and written by you, the model; " +
+	"the messages after this one are verbatim]\n\n"
 
 // compactState is the session's compaction: the model's view of the
 // history and the one running, if any. Under Session.mu.
@@ -72,7 +76,7 @@ func (s *Session) modelHistoryLocked() []api.Message {
 		return s.history
 	}
 	out := make([]api.Message, 0, 1+len(s.history)-v.upTo)
-	out = append(out, api.Message{Role: "system", Content: summaryIntro + v.summary})
+	out = append(out, api.Message{Role: "user", Content: summaryIntro + v.summary})
 	return append(out, s.history[v.upTo:]...)
 }
 
@@ -282,7 +286,7 @@ func summaryPrompt(prior string, part []api.Message, focus string) []api.Message
 		"established, the results of tool calls that still matter, and what is still open. Be concise and " +
 		"specific (names, numbers, paths). Write in the conversation's language. Reply with the summary only."}}
 	if prior != "" {
-		out = append(out, api.Message{Role: "system", Content: summaryIntro + prior})
+		out = append(out, api.Message{Role: "user", Content: summaryIntro + prior})
 	}
 	for _, m := range part {
 		m.Images, m.Thinking = nil, ""

@@ -94,7 +94,7 @@ func TestAutoCompactionAtTheThreshold(t *testing.T) {
 		!sees(after, fmt.Sprintf("MARK%02d", firedAt-1)) {
 		t.Errorf("the request after the compaction: want the summary and the last 2 turns, not the first")
 	}
-	if msgs := after.Messages; msgs[0].Role != "system" || !strings.HasPrefix(msgs[0].Content, "Summary of the earlier conversation") {
+	if msgs := after.Messages; msgs[0].Role != "user" || !strings.HasPrefix(msgs[0].Content, "[Summary of the earlier conversation") {
 		t.Errorf("the summary does not open the request: %+v", msgs[0])
 	}
 	// The log keeps every message.
