@@ -126,6 +126,19 @@ func TestAutoCompactionAtTheThreshold(t *testing.T) {
 	if !sees(resumed, "SUMMARY: the person") || sees(resumed, "MARK01") || !sees(resumed, "and now?") {
 		t.Errorf("the resumed session's request: want the summary, not the compacted messages")
 	}
+	// So does a fork.
+	f, _, err := session.Fork(session.Options{Client: srv.Client(), Host: srv.Host(), Model: "tiny", Options: o.Options}, o.LogDir, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	rf := newReader(t, f)
+	send(t, f, "in the fork")
+	rf.turn()
+	reqs = chatRequests(srv)
+	if forked := reqs[len(reqs)-1]; !sees(forked, "SUMMARY: the person") || sees(forked, "MARK01") || !sees(forked, "and now?") {
+		t.Errorf("the fork's request: want the summary and what followed it, not the compacted messages")
+	}
 }
 
 // TestFailedSummaryChangesNothing: a summary that fails (an error, an
