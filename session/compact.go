@@ -215,6 +215,7 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	}
 	part := slices.Clone(s.history[prior.upTo:cut])
 	first, last := turnsOf(s.history, 0, cut, s.turn)
+	prompts := userCount(s.history[:cut])
 	model := s.model
 	req := &api.ChatRequest{Model: model, Messages: summaryPrompt(prior.summary, part, run.focus),
 		Options: s.requestOptionsLocked()}
@@ -234,7 +235,7 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 		s.mu.Unlock()
 	}()
 	ev := CompactionEvent{Auto: run.auto, Turn: run.turn, UsedPct: run.usedPct, Focus: run.focus, Messages: cut,
-		FirstTurn: first, LastTurn: last}
+		FirstTurn: first, LastTurn: last, Prompts: prompts}
 	start := ev
 	start.Header, start.Step = s.header(TypeCompaction), CompactStarted
 	s.publish(&start)
@@ -398,12 +399,40 @@ func (s *Session) Uncompact() (UncompactResult, error) {
 	return r, nil
 }
 
-// replayCompaction applies a logged compaction event to a resumed view.
-func (v *compactView) replay(e *CompactionEvent) {
+// replay applies a logged compaction event to a resumed view, history
+// being the conversation replayed so far: the cut is right before the
+// person's message that follows the e.Prompts replaced.
+func (v *compactView) replay(e *CompactionEvent, history []api.Message) {
 	switch e.Step {
 	case CompactDone:
-		*v = compactView{upTo: e.Messages, summary: e.Summary}
+		upTo := e.Messages
+		if e.Prompts > 0 {
+			upTo = len(history) // none kept yet: the summary stands for all
+			n := 0
+			for i, m := range history {
+				if m.Role != "user" {
+					continue
+				}
+				if n == e.Prompts {
+					upTo = i
+					break
+				}
+				n++
+			}
+		}
+		*v = compactView{upTo: upTo, summary: e.Summary}
 	case CompactUndone:
 		*v = compactView{}
 	}
+}
+
+// userCount is how many of ms are the person's.
+func userCount(ms []api.Message) int {
+	n := 0
+	for _, m := range ms {
+		if m.Role == "user" {
+			n++
+		}
+	}
+	return n
 }

@@ -30,7 +30,12 @@ type CompactionEvent struct {
 	// FirstTurn and LastTurn the turns they belong to.
 	Messages  int `json:"messages"`
 	FirstTurn int `json:"first_turn,omitempty"`
-	LastTurn  int `json:"last_turn,omitempty"`
+	// Prompts is how many of the person's messages are among them: the
+	// replaced part ends right before the next one. A resume finds the
+	// cut by it (a message restored by a resume, but not logged, would
+	// shift an index).
+	Prompts  int `json:"prompts,omitempty"`
+	LastTurn int `json:"last_turn,omitempty"`
 	// Summary is the model's summary (done).
 	Summary string `json:"summary,omitempty"`
 	// Before and After are the estimated sizes of the prompt, in tokens,

@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"latch/session"
+	"latch/session/eventtest"
 	"latch/session/ollamatest"
 )
 
@@ -284,5 +285,62 @@ func TestEscCancelsTheCompactionNotTheTurn(t *testing.T) {
 			t.Errorf("the turn after a cancelled compaction lacks the first message")
 		}
 		return
+	}
+}
+
+// TestCompactionResumedAfterARestoredResult: a resume that gives the
+// model a tool result the log held but not the model's copy of it (a
+// crash between the two) adds a message the log does not have; a
+// compaction after it still resumes with the cut where it was (at the
+// person's message, not one message later).
+func TestCompactionResumedAfterARestoredResult(t *testing.T) {
+	srv := newServer(t)
+	srv.SetDefault(ollamatest.TextTurn("ok"))
+	srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY of the call"))
+	dir, id := t.TempDir(), "20261201-110000-r3st0r"
+	h := func(typ string) session.Header { return session.Header{Type: typ, SessionID: id} }
+	eventtest.WriteEditedLog(t, logFile(dir, id), []session.Event{
+		&session.SessionStarted{Header: h(session.TypeSessionStarted), Model: "tiny"},
+		&session.UserMessage{Header: h(session.TypeUserMessage), Turn: 1, Text: "MARK01 read it"},
+		&session.MessageEvent{Header: h(session.TypeMessage), Turn: 1, Role: "user", Content: "MARK01 read it"},
+		&session.MessageEvent{Header: h(session.TypeMessage), Turn: 1, Role: "assistant", ToolCalls: []session.ToolCallRecord{
+			{ID: "call_r3st0r01", Function: session.ToolCallRecordFunc{Name: "fs__read", Arguments: map[string]any{}}}}},
+		&session.ToolResultEvent{Header: h(session.TypeToolResult), Turn: 1, CallID: "call_r3st0r01", Tool: "fs__read",
+			OK: true, Content: "the file's text"},
+	})
+	o := session.Options{Client: srv.Client(), Host: srv.Host(), Model: "tiny"}
+	s, _, err := session.Resume(o, dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, s)
+	for i := 2; i <= 4; i++ {
+		send(t, s, fmt.Sprintf("MARK%02d", i))
+		r.turn()
+	}
+	if err := s.Compact(""); err != nil {
+		t.Fatal(err)
+	}
+	r.until(func(e session.Event) bool {
+		c, ok := e.(*session.CompactionEvent)
+		return ok && c.Step == session.CompactDone
+	})
+	s.Close()
+	s2, _, err := session.Resume(o, dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s2.Close)
+	r2 := newReader(t, s2)
+	send(t, s2, "MARK05")
+	r2.turn()
+	reqs := chatRequests(srv)
+	last := reqs[len(reqs)-1]
+	if !sees(last, "SUMMARY of the call") || sees(last, "MARK02") || !sees(last, "MARK03") || !sees(last, "MARK04") {
+		var got []string
+		for _, m := range last.Messages {
+			got = append(got, fmt.Sprintf("%s: %.30q", m.Role, m.Content))
+		}
+		t.Errorf("after the resume, want the summary then turns 3 and 4 whole; got %q", got)
 	}
 }

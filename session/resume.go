@@ -181,7 +181,7 @@ func (st *logState) apply(e Event) {
 	case *Cleared:
 		st.history, st.view = nil, compactView{}
 	case *CompactionEvent:
-		st.view.replay(e)
+		st.view.replay(e, st.history)
 	case *ToolCallEvent:
 		st.calls[e.CallID] = e
 	case *PermissionEvent:
