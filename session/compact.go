@@ -82,9 +82,11 @@ func (s *Session) modelHistoryLocked() []api.Message {
 
 // compactCut is where a compaction of ms cuts: ms[:cut] are summarized.
 // It is the start of the CompactKeepTurns-th last turn, moved back before
-// any turn holding a tool call without an answer; 0 when there is nothing
-// to summarize.
-func compactCut(ms []api.Message) int {
+// any turn holding a call still waiting (for an answer, a decision, or to
+// run: waiting); 0 when there is nothing to summarize. A call without an
+// answer that waits for nothing (its answer was lost in a crash before a
+// resume took it up) does not hold the cut back.
+func compactCut(ms []api.Message, waiting map[string]bool) int {
 	var users []int
 	for i, m := range ms {
 		if m.Role == "user" {
@@ -103,7 +105,7 @@ func compactCut(ms []api.Message) int {
 	}
 	for i := 0; i < cut; i++ {
 		for _, tc := range ms[i].ToolCalls {
-			if tc.ID == "" || answered[tc.ID] {
+			if !waiting[tc.ID] || answered[tc.ID] {
 				continue
 			}
 			// An unresolved call: its turn (and all after) stays verbatim.
@@ -161,7 +163,7 @@ func (s *Session) Compact(focus string) error {
 	case s.model == "":
 		s.mu.Unlock()
 		return ErrNoModel
-	case compactCut(s.history) <= s.cp.view.upTo:
+	case compactCut(s.history, s.waitingLocked()) <= s.cp.view.upTo:
 		s.mu.Unlock()
 		return &UserError{Msg: fmt.Sprintf("/compact: nothing to compact yet: the last %d turns are always kept whole", CompactKeepTurns),
 			Err: ErrNothingToCompact}
@@ -207,7 +209,7 @@ type compactRun struct {
 // view of the older messages. It reports whether it did.
 func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	s.mu.Lock()
-	cut := compactCut(s.history)
+	cut := compactCut(s.history, s.waitingLocked())
 	prior := s.cp.view
 	if cut <= prior.upTo {
 		s.mu.Unlock()
@@ -346,7 +348,7 @@ func (s *Session) autoCompactDue() (bool, int) {
 		return false, 0
 	}
 	s.cp.firedFor = l
-	if compactCut(s.history) <= s.cp.view.upTo {
+	if compactCut(s.history, s.waitingLocked()) <= s.cp.view.upTo {
 		return false, 0
 	}
 	return true, used * 100 / numCtx
@@ -435,4 +437,17 @@ func userCount(ms []api.Message) int {
 		}
 	}
 	return n
+}
+
+// waitingLocked are the ids of the calls still waiting: owed by a resumed
+// turn, or parked for a decision. Callers hold mu.
+func (s *Session) waitingLocked() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range s.owed {
+		out[c.ID] = true
+	}
+	for _, ap := range s.approvals.Pending() {
+		out[ap.CallID] = true
+	}
+	return out
 }

@@ -343,4 +343,10 @@ func TestCompactionResumedAfterARestoredResult(t *testing.T) {
 		}
 		t.Errorf("after the resume, want the summary then turns 3 and 4 whole; got %q", got)
 	}
+	// The lost answer holds no later compaction back.
+	send(t, s2, "MARK06")
+	r2.turn()
+	if err := s2.Compact(""); err != nil {
+		t.Fatalf("a compaction after the resume: %v", err)
+	}
 }
