@@ -230,6 +230,8 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 		p.note(e.Text)
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
+	case *session.CompactionEvent:
+		p.note(e.Line())
 	case *session.ServerStatusEvent:
 		switch {
 		case p.asJSON:

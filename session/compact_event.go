@@ -1,5 +1,11 @@
 package session
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // Compaction steps, in CompactionEvent.Step.
 const (
 	CompactStarted   = "started"   // the model is writing the summary
@@ -51,4 +57,57 @@ type CompactionEvent struct {
 type CompactionDelta struct {
 	Header
 	Text string `json:"text"`
+}
+
+// Line says what the step is, in one line: what is being summarized and,
+// for an automatic compaction, why and that Esc cancels only it; once
+// over, what it did or why it did nothing. The screen's card and -p's
+// stderr both show it (from a display-safe copy: see Display).
+func (e *CompactionEvent) Line() string {
+	what := fmt.Sprintf("turns %s (%d messages)", turnSpan(e.FirstTurn, e.LastTurn), e.Messages)
+	switch e.Step {
+	case CompactStarted:
+		if e.Auto {
+			return fmt.Sprintf("⟳ the context is %d %% full: compacting %s into a summary before this turn · "+
+				"esc cancels the compaction, not your message", e.UsedPct, what)
+		}
+		focus := ""
+		if e.Focus != "" {
+			focus = ", keeping above all: " + e.Focus
+		}
+		return fmt.Sprintf("⟳ compacting %s into a summary%s · the last %d turns stay as they are · esc cancels",
+			what, focus, CompactKeepTurns)
+	case CompactDone:
+		return fmt.Sprintf("▣ compacted %s: the model now sees this summary in their place · "+
+			"prompt ~%s → ~%s tokens (%s regained) · the log keeps every message · /uncompact brings them back",
+			what, ShortTokens(e.Before), ShortTokens(e.After), ShortTokens(max(e.Before-e.After, 0)))
+	case CompactCancelled:
+		return "⏹ compaction cancelled: nothing changed; " + e.Reason
+	case CompactUndone:
+		return fmt.Sprintf("uncompacted: from the next turn the model sees the whole conversation again "+
+			"(%d messages in place of the summary)", e.Messages)
+	}
+	return "✗ compaction failed, nothing changed: " + e.Reason
+}
+
+// turnSpan writes a range of turns: "3", "1–9".
+func turnSpan(first, last int) string {
+	if first >= last {
+		return fmt.Sprint(last)
+	}
+	return fmt.Sprintf("%d–%d", first, last)
+}
+
+// ShortTokens writes a token count short, as the status line's meter
+// does: 999, 1k, 1.2k, 40k (k is 1024).
+func ShortTokens(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	k := float64(n) / 1024
+	if k < 9.95 {
+		s := strconv.FormatFloat(k, 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + "k"
+	}
+	return strconv.Itoa(int(k+0.5)) + "k"
 }

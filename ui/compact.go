@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -72,7 +71,10 @@ func (m *Model) handleCompaction(e session.Event) {
 	case *session.CompactionEvent:
 		switch e.Step {
 		case session.CompactStarted:
-			cp.card, cp.head, cp.summary = m.chat.add(&entry{kind: noticeEntry}), compactStartLine(e), ""
+			cp.card, cp.head, cp.summary = m.chat.add(&entry{kind: noticeEntry}), e.Line(), ""
+			if m.replaying { // its end, if any, follows in the log
+				cp.head = "⏹ a compaction latch stopped in (nothing changed): " + cp.head
+			}
 			cp.running = !m.replaying
 			cp.manual = cp.running && !e.Auto
 			if cp.manual {
@@ -80,14 +82,13 @@ func (m *Model) handleCompaction(e session.Event) {
 			}
 			m.chat.gotoBottom()
 		case session.CompactUndone:
-			m.addNotice(fmt.Sprintf("uncompacted: from the next turn the model sees the whole conversation again "+
-				"(%d messages in place of the summary)", e.Messages))
+			m.addNotice(e.Line())
 			return
 		default:
 			if cp.card == nil { // its start was not seen
 				cp.card = m.chat.add(&entry{kind: noticeEntry})
 			}
-			cp.head, cp.summary = compactEndLine(e), e.Summary
+			cp.head, cp.summary = e.Line(), e.Summary
 			m.endCompaction()
 		}
 		m.drawCompaction()
@@ -119,43 +120,6 @@ func (m *Model) drawCompaction() {
 	cp.card.invalidate()
 	m.chat.dirty = true
 	m.dirty = true
-}
-
-// compactStartLine is the card's line while the model summarizes: what,
-// and, for an automatic one, why and that Esc cancels only it.
-func compactStartLine(e *session.CompactionEvent) string {
-	what := fmt.Sprintf("turns %s (%d messages)", turnSpan(e.FirstTurn, e.LastTurn), e.Messages)
-	if e.Auto {
-		return fmt.Sprintf("⟳ the context is %d %% full: compacting %s into a summary before this turn · "+
-			"esc cancels the compaction, not your message", e.UsedPct, what)
-	}
-	focus := ""
-	if e.Focus != "" {
-		focus = ", keeping above all: " + e.Focus
-	}
-	return fmt.Sprintf("⟳ compacting %s into a summary%s · the last %d turns stay as they are · esc cancels",
-		what, focus, session.CompactKeepTurns)
-}
-
-// compactEndLine is the card's line once the compaction is over.
-func compactEndLine(e *session.CompactionEvent) string {
-	switch e.Step {
-	case session.CompactDone:
-		return fmt.Sprintf("▣ compacted turns %s (%d messages): the model now sees this summary in their place · "+
-			"prompt ~%s → ~%s tokens (%s regained) · the log keeps every message · /uncompact brings them back",
-			turnSpan(e.FirstTurn, e.LastTurn), e.Messages, kTokens(e.Before), kTokens(e.After), kTokens(max(e.Before-e.After, 0)))
-	case session.CompactCancelled:
-		return "⏹ compaction cancelled: nothing changed; " + e.Reason
-	}
-	return "✗ compaction failed, nothing changed: " + e.Reason
-}
-
-// turnSpan writes a range of turns: "3", "1–9".
-func turnSpan(first, last int) string {
-	if first >= last {
-		return fmt.Sprint(last)
-	}
-	return fmt.Sprintf("%d–%d", first, last)
 }
 
 // compactedMeter is the context meter after a compaction, until the next

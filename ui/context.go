@@ -67,17 +67,7 @@ func ctxStyle(st *themes.Styles, c session.ContextInfo) lipgloss.Style {
 // kTokens writes a token count short: as it is under 1000, else in k of
 // 1024 (context sizes are powers of two: 4096 is "4k"), with one decimal
 // under 10k.
-func kTokens(n int) string {
-	if n < 1000 {
-		return strconv.Itoa(n)
-	}
-	k := float64(n) / 1024
-	if k < 9.95 {
-		s := strconv.FormatFloat(k, 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "k"
-	}
-	return strconv.Itoa(int(k+0.5)) + "k"
-}
+func kTokens(n int) string { return session.ShortTokens(n) }
 
 // contextSetMsg reports the end of /context NUM.
 type contextSetMsg struct {
