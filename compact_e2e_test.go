@@ -46,6 +46,72 @@ func TestE2ECompactionRealOllama(t *testing.T) {
 	compactionEndToEnd(t, compactRig{host: host, model: "tiny"})
 }
 
+// TestE2ECompactionFailsFake: a summary cut at the length limit changes
+// nothing, against the fake (see compactionFailsEndToEnd).
+func TestE2ECompactionFailsFake(t *testing.T) {
+	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion"}})
+	t.Cleanup(fake.Close)
+	fake.SetDefault(ollamatest.TextTurn("ok"))
+	fake.Answer(ollamatest.LastUserHas("Summarize the conversation above"),
+		ollamatest.Turn{Chunks: ollamatest.Tokens("SUMMARY that never ends"), DoneReason: "length"})
+	compactionFailsEndToEnd(t, compactRig{host: fake.Host(), model: e2eModel, fake: fake}, "")
+}
+
+// TestE2ECompactionFailsRealOllama is the same against a real Ollama
+// (LATCH_REAL_OLLAMA): tiny-long never ends its reply, so with num_predict
+// 16 every reply, the summary too, stops at the length limit.
+func TestE2ECompactionFailsRealOllama(t *testing.T) {
+	host := os.Getenv("LATCH_REAL_OLLAMA")
+	if host == "" {
+		t.Skip("SKIPPED: LATCH_REAL_OLLAMA is not set — a failing summary was NOT tested against a real Ollama. " +
+			"Set it to a server's URL holding the `tiny-long` model (../shared/realollama/build.sh) to run it.")
+	}
+	compactionFailsEndToEnd(t, compactRig{host: host, model: "tiny-long"}, `, "num_predict": 16`)
+}
+
+// compactionFailsEndToEnd: /compact whose summary is cut at the length
+// limit says so on its card, and the next turn's prompt is the whole
+// conversation (no summary in the log's view, every prompt sent).
+func compactionFailsEndToEnd(t *testing.T, rig compactRig, options string) {
+	state := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"ollama": {"options": {"num_ctx": 4096`+options+`}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_STATE_HOME=" + state, "LATCH_CONFIG=" + cfg}
+	tm := startLatch(t, latchBinary(t, mcptestutil.RaceEnabled), ptyOptions{Rows: 40, Cols: 120, Host: rig.host,
+		Args: []string{"--model", rig.model}, Env: env})
+	tm.waitScreen(t, 10*time.Second, "the first screen", func(s string) bool { return inputRow(s) >= 0 })
+	dir := filepath.Join(state, "latch", "sessions")
+	for i := 1; i <= 4; i++ {
+		sendLong(t, tm, fmt.Sprintf("MARK%02d", i))
+		waitLog(t, dir, fmt.Sprintf("turn %d's end", i), func(evs []session.Event) bool {
+			return len(ofType[*session.TurnDone](evs)) >= i
+		})
+	}
+	sendLong(t, tm, "/compact")
+	scr := tm.waitScreen(t, 30*time.Second, "the failed compaction's card", func(s string) bool {
+		return strings.Contains(chatText(s), "compaction failed, nothing changed") && strings.Contains(chatText(s), `done_reason "length"`)
+	})
+	t.Logf("after /compact:\n%s", dumpScreen(scr))
+	before := ofType[*session.TurnDone](readLog(t, dir))[3].Metrics.PromptTokens
+	sendLong(t, tm, "MARK05")
+	evs := waitLog(t, dir, "the turn after the failed compaction", func(evs []session.Event) bool {
+		return len(ofType[*session.TurnDone](evs)) >= 5
+	})
+	if after := ofType[*session.TurnDone](evs)[4].Metrics.PromptTokens; after <= before {
+		t.Errorf("the prompt after a failed compaction is %d tokens, not more than the %d before it: the history changed", after, before)
+	}
+	if rig.fake != nil {
+		reqs := rig.fake.Requests()
+		last := reqs[len(reqs)-1]
+		if strings.Contains(last.Messages[0].Content, "SUMMARY") || last.Messages[0].Content != "MARK01" {
+			t.Errorf("the request after a failed compaction does not start with the first prompt: %.60q", last.Messages[0].Content)
+		}
+	}
+	quitAndCheck(t, tm)
+}
+
 // compactionEndToEnd: a 4k context filled by a long chat is compacted
 // once, on its own, before the turn after the one whose prompt passed
 // 80 %; the card shows, the next prompt fits well under the limit, the
