@@ -174,11 +174,8 @@ func (s *Session) Compact(focus string) error {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		s.compact(ctx, compactRun{turn: turn, focus: strings.TrimSpace(focus)})
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-		cancel()
+		defer cancel()
+		s.compact(ctx, compactRun{turn: turn, focus: strings.TrimSpace(focus), manual: true})
 	}()
 	return nil
 }
@@ -203,6 +200,16 @@ type compactRun struct {
 	focus   string
 	auto    bool
 	usedPct int
+	manual  bool // a /compact: it holds the session as a turn does (Compact)
+}
+
+// releaseLocked lets go of what a compaction holds, before its end is
+// published: whoever sees the end may send at once. Callers hold mu.
+func (s *Session) releaseLocked(run compactRun) {
+	s.cp.cancel = nil
+	if run.manual {
+		s.cancel = nil
+	}
 }
 
 // compact writes the summary and, when it is good, makes it the model's
@@ -212,6 +219,7 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	cut := compactCut(s.history, s.waitingLocked())
 	prior := s.cp.view
 	if cut <= prior.upTo {
+		s.releaseLocked(run)
 		s.mu.Unlock()
 		return false
 	}
@@ -231,11 +239,6 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	defer cancel()
 	s.cp.cancel = cancel
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cp.cancel = nil
-		s.mu.Unlock()
-	}()
 	ev := CompactionEvent{Auto: run.auto, Turn: run.turn, UsedPct: run.usedPct, Focus: run.focus, Messages: cut,
 		FirstTurn: first, LastTurn: last, Prompts: prompts}
 	start := ev
@@ -244,12 +247,13 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 
 	summary, step, why := s.summarize(cctx, req)
 	if step != CompactDone {
+		s.mu.Lock()
 		if step == CompactCancelled && run.auto && ctx.Err() == nil {
-			s.mu.Lock()
 			s.cp.autoOff = true
-			s.mu.Unlock()
 			why = "the turn goes on with the whole conversation; no more automatic compaction in this session (/compact does it when you want)"
 		}
+		s.releaseLocked(run)
+		s.mu.Unlock()
 		end := ev
 		end.Header, end.Step, end.Reason = s.header(TypeCompaction), step, why
 		s.publish(&end)
@@ -266,6 +270,7 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	}
 	s.cp.regained, s.cp.next = max(before-after, 0), after
 	s.cx.last = sentPrompt{} // the counts were of the whole history
+	s.releaseLocked(run)
 	s.mu.Unlock()
 	end := ev
 	end.Header, end.Step, end.Summary, end.Before, end.After = s.header(TypeCompaction), CompactDone, summary, before, after
