@@ -143,3 +143,44 @@ func TestCompactEscCancelsOnlyTheCompaction(t *testing.T) {
 		t.Errorf("the turn did not go on after Esc:\n%s", allText(h.m))
 	}
 }
+
+// TestCompactEscJustAfterItEndedLeavesTheTurn: an Esc meant for an
+// automatic compaction that ended a moment before (its end not drawn yet)
+// does not cancel the turn.
+func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
+	h := newHarness(t, 80, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY"))
+	h.runSlash("/context 2048")
+	for i := 1; !h.m.cp.running; i++ {
+		if i > 10 {
+			t.Fatalf("no compaction started:\n%s", allText(h.m))
+		}
+		if i > 1 {
+			// The turn that will be compacted before streams slowly.
+			h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 100)), Delay: 5 * time.Millisecond})
+		}
+		h.typeText(longPrompt(i))
+		h.key(tea.KeyEnter)
+		h.untilEvent(func(e session.Event) bool {
+			_, end := e.(*session.TurnDone)
+			return end || compactionStep(session.CompactStarted)(e)
+		})
+	}
+	// The session is done compacting and streams the reply; the screen
+	// has not seen the compaction's end yet.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		reqs := h.srv.Requests()
+		if last := reqs[len(reqs)-1]; strings.Contains(last.Messages[0].Content, "SUMMARY") {
+			break // the turn's request, with the summary
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn's request did not come after the compaction")
+		}
+	}
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
+	if r := h.m.chat.entries[len(h.m.chat.entries)-1]; r.kind != assistantEntry || strings.Contains(r.footer, "cancelled") {
+		t.Errorf("an Esc meant for the compaction cancelled the turn:\n%s", allText(h.m))
+	}
+}
