@@ -246,6 +246,11 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	s.publish(&start)
 
 	summary, step, why := s.summarize(cctx, req)
+	if replaced := estimateMessages(part) + estimateTokens(prior.summary); step == CompactDone &&
+		estimateTokens(summaryIntro+summary) >= replaced {
+		step, why = CompactFailed, fmt.Sprintf("the summary (about %d tokens) is no shorter than what it would replace "+
+			"(about %d): it would regain nothing", estimateTokens(summaryIntro+summary), replaced)
+	}
 	if step != CompactDone {
 		s.mu.Lock()
 		if step == CompactCancelled && run.auto && ctx.Err() == nil {

@@ -156,6 +156,7 @@ func TestFailedSummaryChangesNothing(t *testing.T) {
 		{"empty", ollamatest.TextTurn("  \n"), "summary was empty"},
 		{"length", ollamatest.Turn{Chunks: ollamatest.Tokens("SUMMARY cut"), DoneReason: "length"}, `done_reason "length"`},
 		{"cut", ollamatest.Turn{Chunks: ollamatest.Tokens("SUMMARY broken"), CutAfter: 1}, "broke off"},
+		{"longer", ollamatest.TextTurn("SUMMARY " + strings.Repeat("and so on ", 200)), "no shorter than what it would replace"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newServer(t)
@@ -315,7 +316,7 @@ func TestCompactionResumedAfterARestoredResult(t *testing.T) {
 	}
 	r := newReader(t, s)
 	for i := 2; i <= 4; i++ {
-		send(t, s, fmt.Sprintf("MARK%02d", i))
+		send(t, s, longPrompt(i))
 		r.turn()
 	}
 	if err := s.Compact(""); err != nil {
@@ -344,7 +345,7 @@ func TestCompactionResumedAfterARestoredResult(t *testing.T) {
 		t.Errorf("after the resume, want the summary then turns 3 and 4 whole; got %q", got)
 	}
 	// The lost answer holds no later compaction back.
-	send(t, s2, "MARK06")
+	send(t, s2, longPrompt(6))
 	r2.turn()
 	if err := s2.Compact(""); err != nil {
 		t.Fatalf("a compaction after the resume: %v", err)
