@@ -231,7 +231,9 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
 	case *session.CompactionEvent:
-		p.note(e.Line())
+		if e.Step != session.CompactStarted { // its "esc cancels" is the chat's
+			p.note(e.Line())
+		}
 	case *session.ServerStatusEvent:
 		switch {
 		case p.asJSON:

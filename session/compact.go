@@ -17,8 +17,9 @@ import (
 // and Context both read, so no request can be built from another view.
 // The system prompt and project instructions (instructions.go) are sent
 // apart from the history: never summarized. The last CompactKeepTurns
-// turns are kept verbatim, and a cut never falls between a tool call and
-// its answer, nor before a call that has none yet.
+// turns are kept verbatim, and a cut never falls before a call still
+// waiting (owed or parked): it falls at a person's message, so a call and
+// its answer stay on the same side.
 
 // DefaultCompactAt is the share of the context the last prompt must pass
 // for an automatic compaction before the next turn (ollama.compact_at).
