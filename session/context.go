@@ -128,6 +128,9 @@ type ContextInfo struct {
 	// the next prompt it left, in estimated tokens, both until the next
 	// reply's counts (compact.go).
 	Regained, Next int
+	// Compacted is how many messages of the conversation the model sees
+	// as a summary, and Summary that summary's estimated size (compact.go).
+	Compacted, Summary int
 }
 
 // Used is the context the last reply took: its prompt and its own tokens.
@@ -243,6 +246,9 @@ func (s *Session) Context() ContextInfo {
 	info.Est = estimateParts(sent, s.cx.last.tools)
 	if !s.cx.last.ok {
 		info.Regained, info.Next = s.cp.regained, s.cp.next
+	}
+	if v := s.cp.view; v.upTo > 0 {
+		info.Compacted, info.Summary = v.upTo, estimateTokens(summaryIntro+v.summary)
 	}
 	info.Instructions = instructionCosts(s.instructions)
 	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {

@@ -104,6 +104,9 @@ func TestCompactCommandCardAndMeter(t *testing.T) {
 	if status := ansiStrip(h.m.statusLine()); !strings.Contains(status, "compacted") || !strings.Contains(status, "↓") {
 		t.Errorf("the meter does not show the space regained: %q", status)
 	}
+	if report := contextReport(h.m.models.Context()); !strings.Contains(report, "compacted: the first 6 messages are a summary") {
+		t.Errorf("/context does not say what is compacted:\n%s", report)
+	}
 	h.untilTurnDone() // the held message went
 	reqs := h.srv.Requests()
 	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||

@@ -191,6 +191,10 @@ func contextReport(c session.ContextInfo) string {
 	if c.Used() > 0 {
 		fmt.Fprintf(&b, "  measured (Ollama): prompt %d + reply %d = %d\n", c.Prompt, c.Eval, c.Used())
 	}
+	if c.Compacted > 0 {
+		fmt.Fprintf(&b, "  compacted: the first %d messages are a summary of %d tokens for the model (part of history; /uncompact)\n",
+			c.Compacted, c.Summary)
+	}
 	if c.Truncated {
 		b.WriteString("  ✂ the last prompt did not fit: Ollama cut it without a word\n")
 	}
