@@ -483,8 +483,8 @@ func (s *Session) request(ctx context.Context) *api.ChatRequest {
 	s.mu.Lock()
 	req := &api.ChatRequest{
 		Model:    s.model,
-		Messages: append(instructionMessages(s.instructions), s.modelHistoryLocked()...), // compact.go
-		Options:  s.requestOptionsLocked(),                                               // with /context's num_ctx (context.go)
+		Messages: append(instructionMessages(s.instructions), s.modelHistoryLocked()...),
+		Options:  s.requestOptionsLocked(), // with /context's num_ctx (context.go)
 	}
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
