@@ -83,6 +83,12 @@ type OllamaConfig struct {
 	// "nomic-embed-text") by whose embeddings the tools above max_tools
 	// are ranked instead of by shared words; "" when unset.
 	EmbedModel string
+	// CompactAt is "compact_at": the share of the context (above 0,
+	// below 1) the last prompt must pass for an automatic compaction; 0
+	// when unset (session.DefaultCompactAt). NoCompact: it was false,
+	// which turns automatic compaction off.
+	CompactAt float64
+	NoCompact bool
 }
 
 // TextToolCallsOn reports whether tool calls written as text are
@@ -250,7 +256,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 var (
 	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
 		"system_prompt", "system_prompt_file", "instructions"}
-	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model", "truncate"}
+	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model", "truncate", "compact_at"}
 	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
@@ -316,6 +322,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Ollama.KeepAlive = l.keepAlive("ollama.keep_alive", ol["keep_alive"])
 		cfg.Ollama.TextToolCalls = l.boolean("", "ollama.text_tool_calls", ol["text_tool_calls"])
 		cfg.Ollama.MaxTools = l.positiveInt("", "ollama.max_tools", ol["max_tools"])
+		cfg.Ollama.CompactAt, cfg.Ollama.NoCompact = l.compactAt(ol["compact_at"])
 		if raw, set := ol["embed_model"]; set {
 			cfg.Ollama.EmbedModel = strings.TrimSpace(l.nonEmpty("", "ollama.embed_model", raw))
 		}

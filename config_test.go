@@ -332,6 +332,16 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("embed_model = %q, want unset", cfg.Ollama.EmbedModel)
 			}
 		}},
+		{"compact_at", `{"ollama": {"compact_at": 0.6}}`, nil, func(t *testing.T, cfg *Config) {
+			if cfg.Ollama.CompactAt != 0.6 || cfg.Ollama.NoCompact {
+				t.Errorf("compact_at = %v (off %v), want 0.6", cfg.Ollama.CompactAt, cfg.Ollama.NoCompact)
+			}
+		}},
+		{"compact_at false", `{"ollama": {"compact_at": false}}`, nil, func(t *testing.T, cfg *Config) {
+			if !cfg.Ollama.NoCompact {
+				t.Errorf("compact_at false does not turn automatic compaction off")
+			}
+		}},
 		{"max_tools unset", `{"ollama": {}}`, nil, func(t *testing.T, cfg *Config) {
 			if cfg.Ollama.MaxTools != 0 {
 				t.Errorf("max_tools = %d, want 0 (the default)", cfg.Ollama.MaxTools)
@@ -412,6 +422,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"ollama.keep_alive fraction", `{"ollama": {"keep_alive": 1.5}}`, "", "ollama.keep_alive", "whole seconds, got 1.5"},
 		{"ollama.keep_alive type", `{"ollama": {"keep_alive": true}}`, "", "ollama.keep_alive", "whole seconds, got boolean"},
 		{"ollama.options type", `{"ollama": {"options": [1]}}`, "", "ollama.options", "expected an object, got array"},
+		{"ollama.compact_at percent", `{"ollama": {"compact_at": 80}}`, "", "ollama.compact_at", "between 0 and 1 (e.g. 0.8 for 80 %), or false; got 80"},
+		{"ollama.compact_at zero", `{"ollama": {"compact_at": 0}}`, "", "ollama.compact_at", "between 0 and 1"},
+		{"ollama.compact_at true", `{"ollama": {"compact_at": true}}`, "", "ollama.compact_at", "or false to turn automatic compaction off; got true"},
+		{"ollama.compact_at string", `{"ollama": {"compact_at": "80%"}}`, "", "ollama.compact_at", "got string"},
 		{"ollama.embed_model empty", `{"ollama": {"embed_model": " "}}`, "", "ollama.embed_model", "must not be empty"},
 		{"ollama.embed_model type", `{"ollama": {"embed_model": 3}}`, "", "ollama.embed_model", "expected a string, got number"},
 		{"ollama.max_tools zero", `{"ollama": {"max_tools": 0}}`, "", "ollama.max_tools", "expected a whole number greater than 0, got 0"},

@@ -625,3 +625,32 @@ func (l *loader) checkServerKinds(scope string, allow []string) {
 		}
 	}
 }
+
+// compactAt reads ollama.compact_at: a share of the context above 0 and
+// below 1 (0.8 is 80 %), or false (no automatic compaction). Unset: 0,
+// false (the default applies).
+func (l *loader) compactAt(raw json.RawMessage) (at float64, off bool) {
+	const field = "ollama.compact_at"
+	if raw == nil {
+		return 0, false
+	}
+	switch themes.JSONKind(raw) {
+	case "boolean":
+		var b bool
+		_ = json.Unmarshal(raw, &b)
+		if b {
+			l.errorf("", field, "expected a share of the context between 0 and 1 (e.g. 0.8 for 80 %%), or false to turn automatic compaction off; got true")
+		}
+		return 0, !b
+	case "number":
+		_ = json.Unmarshal(raw, &at)
+		if at <= 0 || at >= 1 {
+			l.errorf("", field, "expected a share of the context between 0 and 1 (e.g. 0.8 for 80 %%), or false; got %s",
+				strings.TrimSpace(string(raw)))
+			return 0, false
+		}
+		return at, false
+	}
+	l.errorf("", field, "expected a share of the context between 0 and 1 (e.g. 0.8), or false; got %s", themes.JSONKind(raw))
+	return 0, false
+}

@@ -19,6 +19,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,
 		EmbedModel: s.cfg.Ollama.EmbedModel, Roots: s.roots,
+		CompactAt: s.cfg.Ollama.CompactAt, NoAutoCompact: s.cfg.Ollama.NoCompact,
 		AuthDir: authDir(s.getenv), OpenBrowser: browserFor(nonInteractive, s.getenv),
 		HistoryFile: historyFile(s, nonInteractive),
 	}

@@ -230,6 +230,10 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 		p.note(e.Text)
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
+	case *session.CompactionEvent:
+		if e.Step != session.CompactStarted { // its "esc cancels" is the chat's
+			p.note(e.Line())
+		}
 	case *session.ServerStatusEvent:
 		switch {
 		case p.asJSON:

@@ -128,6 +128,13 @@ type ContextInfo struct {
 	// Instructions are the system prompt and project instructions sent
 	// first, each with its estimated cost (part of Est.System).
 	Instructions []InstructionCost
+	// Regained is what the last compaction freed and Next the size of
+	// the next prompt it left, in estimated tokens, both until the next
+	// reply's counts (compact.go).
+	Regained, Next int
+	// Compacted is how many messages of the conversation the model sees
+	// as a summary, and Summary that summary's estimated size (compact.go).
+	Compacted, Summary int
 }
 
 // Used is the context the last reply took: its prompt and its own tokens.
@@ -241,6 +248,12 @@ func (s *Session) Context() ContextInfo {
 	info.NumCtx, info.Source = s.numCtxLocked(s.model)
 	sent := append(instructionMessages(s.instructions), s.conversationLocked()...)
 	info.Est = estimateParts(sent, s.cx.last.tools)
+	if !s.cx.last.ok {
+		info.Regained, info.Next = s.cp.regained, s.cp.next
+	}
+	if v := s.cp.view; v.upTo > 0 {
+		info.Compacted, info.Summary = v.upTo, estimateTokens(summaryIntro+v.summary)
+	}
 	info.Instructions = instructionCosts(s.instructions)
 	if l := s.cx.last; l.ok && l.model == s.model && len(sent) >= l.msgs {
 		info.Prompt, info.Eval, info.Truncated = l.prompt, l.eval, l.truncated

@@ -106,7 +106,7 @@ func TestHalfContextCutSaid(t *testing.T) {
 func TestContextWarningTurn(t *testing.T) {
 	srv := newServer(t)
 	srv.SetDefault(ollamatest.TextTurn("ok"))
-	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Truncate: true, Options: map[string]any{"num_ctx": 256}})
+	s := newSession(t, srv, session.Options{Model: "qwen3:8b", Truncate: true, NoAutoCompact: true, Options: map[string]any{"num_ctx": 256}})
 	r := newReader(t, s)
 	msg := strings.Repeat("word ", 40) // 44 tokens for the fake, 54 estimated
 	warnedAt := 0

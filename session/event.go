@@ -17,6 +17,8 @@ const (
 	TypeModelChanged     = "model_changed"
 	TypeCleared          = "cleared"
 	TypeError            = "error"
+	TypeCompaction       = "compaction"
+	TypeCompactionDelta  = "compaction_delta"
 )
 
 // Event is one thing that happened in a session. The concrete types below
@@ -328,6 +330,8 @@ var eventTypes = map[string]func() Event{
 	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
 	TypeLoginURL:         func() Event { return &LoginURLEvent{} },
 	TypeInstructions:     func() Event { return &InstructionsEvent{} },
+	TypeCompaction:       func() Event { return &CompactionEvent{} },
+	TypeCompactionDelta:  func() Event { return &CompactionDelta{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

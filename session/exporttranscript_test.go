@@ -50,11 +50,12 @@ func TestExportMarkdownGolden(t *testing.T) {
 // exportLeftOut are the event types a transcript (md, html) leaves out,
 // and why (docs/SESSIONS.md, "Exporting" says the same).
 var exportLeftOut = map[string]string{
-	session.TypeAssistantDelta: "never logged: the assistant_message holds the whole reply",
-	session.TypeThinkingDelta:  "never logged: the assistant_message holds the whole thinking",
-	session.TypeToolProgress:   "never logged",
-	session.TypeSamplingDelta:  "never logged: the sampling event holds the whole answer",
-	session.TypeMessage:        "the model's copy of what the other events show (only a tool answer without a tool_result is shown)",
+	session.TypeAssistantDelta:  "never logged: the assistant_message holds the whole reply",
+	session.TypeThinkingDelta:   "never logged: the assistant_message holds the whole thinking",
+	session.TypeToolProgress:    "never logged",
+	session.TypeSamplingDelta:   "never logged: the sampling event holds the whole answer",
+	session.TypeCompactionDelta: "never logged: the compaction event holds the whole summary",
+	session.TypeMessage:         "the model's copy of what the other events show (only a tool answer without a tool_result is shown)",
 }
 
 // TestExportShowsEveryEventKind: an event of each type that a log holds

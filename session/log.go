@@ -147,7 +147,7 @@ func endTornLine(f *os.File, path string) error {
 // logged says whether an event goes to the log, and whether it is synced.
 func logged(e Event) (write, sync bool) {
 	switch e.(type) {
-	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta:
+	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta, *CompactionDelta:
 		return false, false
 	case *ToolCallEvent:
 		// Always followed by a synced event (permission, or the result of

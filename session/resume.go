@@ -67,6 +67,9 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	s.resumeNotices = notices
 	s.restoreGrants(st.settings)
 	s.parkedDefs, s.history, s.turn, s.decided = st.defs, st.history, st.turn, st.decided
+	if st.view.upTo <= len(st.history) {
+		s.cp.view = st.view // compacted before (compact.go)
+	}
 	s.resumed = true
 	pending := s.restoreApprovals(st)
 	s.restoreOwed(st)
@@ -145,6 +148,7 @@ type logState struct {
 	settings     *SettingsEvent                 // the last
 	instructions *InstructionsEvent             // the last
 	gateway      bool                           // a run of latch serve
+	view         compactView                    // the model's view of the history (compact.go)
 }
 
 // replay reads the logged events into the state they leave.
@@ -175,7 +179,9 @@ func (st *logState) apply(e Event) {
 	case *MessageEvent:
 		st.message(e)
 	case *Cleared:
-		st.history = nil
+		st.history, st.view = nil, compactView{}
+	case *CompactionEvent:
+		st.view.replay(e, st.history)
 	case *ToolCallEvent:
 		st.calls[e.CallID] = e
 	case *PermissionEvent:

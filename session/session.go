@@ -97,6 +97,12 @@ type Options struct {
 	// in this order as the first system messages (see instructions.go).
 	Instructions []Instruction
 
+	// CompactAt is the share of the context the last prompt must pass
+	// for an automatic compaction (ollama.compact_at; 0:
+	// DefaultCompactAt); NoAutoCompact turns it off (see compact.go).
+	CompactAt     float64
+	NoAutoCompact bool
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -210,6 +216,9 @@ type Session struct {
 
 	// instructions open every request as system messages (instructions.go).
 	instructions []Instruction
+
+	// cp is the compaction: the model's view of the history (compact.go).
+	cp compactState
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -231,7 +240,7 @@ func New(o Options) *Session {
 		parkedDefs: map[string]parkedDef{},
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
-		instructions: o.Instructions,
+		instructions: o.Instructions, cp: compactState{at: compactAt(o)},
 	}
 	for name, list := range o.ServerTools {
 		s.offer[name] = slices.Clone(list)
@@ -381,7 +390,7 @@ func (s *Session) Send(text string) error {
 	s.mu.Lock()
 	s.unsent = &api.Message{Role: "user", Content: text + att.text, Images: att.images}
 	s.mu.Unlock()
-	go s.runTurn(ctx, turn, done, nil)
+	go s.runTurnCompacting(ctx, turn, done) // compact.go
 	return nil
 }
 
@@ -428,7 +437,7 @@ func (s *Session) Clear() {
 	s.Cancel()
 	s.Wait()
 	s.mu.Lock()
-	s.history = nil
+	s.history, s.cp.view = nil, compactView{}
 	s.mu.Unlock()
 	s.publish(&Cleared{Header: s.header(TypeCleared)})
 }

@@ -19,10 +19,11 @@ import (
 // conversationLocked is the conversation the next request sends: the
 // history, then the unsent message if any. Callers hold mu.
 func (s *Session) conversationLocked() []api.Message {
+	h := s.modelHistoryLocked() // compact.go
 	if s.unsent == nil {
-		return s.history
+		return h
 	}
-	return append(slices.Clip(s.history), *s.unsent)
+	return append(slices.Clip(h), *s.unsent)
 }
 
 // takeUnsent adds the unsent message, if any, to the history: Ollama took

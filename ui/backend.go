@@ -144,21 +144,23 @@ type Backend interface {
 	Resources
 	Elicitations
 	Logins
+	Compaction
 }
 
 // backends are the parts of the backend the model holds, one per concern.
 type backends struct {
-	sess   Chat
-	models Models
-	srv    Servers
-	perms  Permissions
-	asks   Decisions
-	resume Resume
-	prompt Prompts
-	res    Resources
-	elicit Elicitations
+	sess    Chat
+	models  Models
+	srv     Servers
+	perms   Permissions
+	asks    Decisions
+	resume  Resume
+	prompt  Prompts
+	res     Resources
+	elicit  Elicitations
+	compact Compaction // compact.go
 }
 
 func splitBackend(b Backend) backends {
-	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b, res: b, elicit: b}
+	return backends{sess: b, models: b, srv: b, perms: b, asks: b, resume: b, prompt: b, res: b, elicit: b, compact: b}
 }

@@ -50,6 +50,8 @@ func init() {
 		{"context", "[NUM|default]", "the context budget by part; NUM sets num_ctx for the session", (*Model).cmdContext},
 		{"think", "[on|off|low|medium|high|max|default]", "show or set what models that can think are asked", (*Model).cmdThink},
 		{"theme", "[NAME]", "list the themes, or switch to one", (*Model).cmdTheme},
+		{"compact", "[FOCUS]", "replace the older turns, for the model, with a summary it writes (the log keeps them)", (*Model).cmdCompact},
+		{"uncompact", "", "give the model the whole conversation again, when it fits", (*Model).cmdUncompact},
 		{"clear", "", "start the conversation afresh", (*Model).cmdClear},
 		{"fork", "", "go on in a new session branched from this one (this one stays, resumable)", (*Model).cmdFork},
 		{"quit", "", "leave latch", (*Model).cmdQuit},

@@ -22,6 +22,9 @@ import (
 // took (its prompt and its own) of the num_ctx in effect, e.g.
 // "ctx 1.2k/4k", coloured as it fills; "" before the first reply.
 func ctxMeter(st *themes.Styles, c session.ContextInfo) string {
+	if c.Used() == 0 && c.Regained > 0 {
+		return compactedMeter(st, c) // compact.go
+	}
 	if c.Used() == 0 {
 		return ""
 	}
@@ -64,17 +67,7 @@ func ctxStyle(st *themes.Styles, c session.ContextInfo) lipgloss.Style {
 // kTokens writes a token count short: as it is under 1000, else in k of
 // 1024 (context sizes are powers of two: 4096 is "4k"), with one decimal
 // under 10k.
-func kTokens(n int) string {
-	if n < 1000 {
-		return strconv.Itoa(n)
-	}
-	k := float64(n) / 1024
-	if k < 9.95 {
-		s := strconv.FormatFloat(k, 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "k"
-	}
-	return strconv.Itoa(int(k+0.5)) + "k"
-}
+func kTokens(n int) string { return session.ShortTokens(n) }
 
 // contextSetMsg reports the end of /context NUM.
 type contextSetMsg struct {
@@ -197,6 +190,10 @@ func contextReport(c session.ContextInfo) string {
 	}
 	if c.Used() > 0 {
 		fmt.Fprintf(&b, "  measured (Ollama): prompt %d + reply %d = %d\n", c.Prompt, c.Eval, c.Used())
+	}
+	if c.Compacted > 0 {
+		fmt.Fprintf(&b, "  compacted: the first %d messages are a summary of %d tokens for the model (part of history; /uncompact)\n",
+			c.Compacted, c.Summary)
 	}
 	if c.Truncated {
 		b.WriteString("  ✂ the last prompt did not fit: Ollama cut it without a word\n")

@@ -153,6 +153,10 @@ func (m *Model) cancelInnermost() {
 		}
 		m.addNotice("taken back from the queue")
 	case m.cancelLogin():
+	case m.cp.running:
+		// Only the compaction, even one that ended a moment ago: this
+		// Esc was meant for it, not for the turn (compact.go).
+		m.compact.CancelCompaction()
 	case m.sess.CancelTools():
 	case m.running:
 		m.sess.Cancel()

@@ -128,7 +128,10 @@ func TestAttachUnreadableKeepsText(t *testing.T) {
 func TestAtCompletionAndAttachEverything(t *testing.T) {
 	bin := mcptestutil.NPMBin(t, "mcp-server-everything")
 	h := resHarness(t, 120, 40, session.Options{Servers: []session.ServerConfig{
-		{Name: "every", Command: bin, Args: []string{"stdio"}}}, Policy: permissions.Policy{Mode: permissions.Auto}})
+		{Name: "every", Command: bin, Args: []string{"stdio"}}}, Policy: permissions.Policy{Mode: permissions.Auto},
+		// The attachments and server-everything's tools pass Ollama's
+		// default context: let it cut, as this is not about the context.
+		Truncate: true, NoAutoCompact: true})
 	h.typeText("see @ev")
 	h.tab()
 	if got := h.m.input.value(); got != "see @every:" {

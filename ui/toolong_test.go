@@ -21,7 +21,7 @@ func cutHarness(t *testing.T, w, h int) *harness {
 	srv := ollamatest.New(qwenModel)
 	t.Cleanup(srv.Close)
 	think := true
-	return newHarnessOn(t, w, h, srv, session.Options{Model: qwenModel.Name, Think: &think, Truncate: true})
+	return newHarnessOn(t, w, h, srv, session.Options{Model: qwenModel.Name, Think: &think, Truncate: true, NoAutoCompact: true})
 }
 
 // TestOverLongMessageBackInTheInput: on both Ollama versions, a message

@@ -148,7 +148,8 @@ type Model struct {
 	frame    string
 	dirty    bool
 	quitting bool
-	forking  bool // the chat ended for /fork (fork.go)
+	forking  bool      // the chat ended for /fork (fork.go)
+	cp       compactUI // the compaction's card (compact.go)
 }
 
 // New builds the model.
@@ -473,6 +474,8 @@ func (m *Model) handleEvent(e session.Event) {
 		m.handleElicitEvent(e)
 	case *session.SamplingEvent, *session.SamplingDelta:
 		m.handleSamplingEvent(e)
+	case *session.CompactionEvent, *session.CompactionDelta:
+		m.handleCompaction(e)
 	case *session.ModelChanged:
 	}
 	m.dirty = true

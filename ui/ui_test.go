@@ -33,13 +33,26 @@ type harness struct {
 
 func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
 	t.Helper()
+	return newHarnessWith(t, w, h, func(*session.Options) {}, models...)
+}
+
+// noAutoCompact turns automatic compaction off, for the tests of a
+// context that overflows (it would keep the chat within the context).
+func noAutoCompact(o *session.Options) { o.NoAutoCompact = true }
+
+// newHarnessWith is newHarness with the session's options changed by
+// tweak.
+func newHarnessWith(t *testing.T, w, h int, tweak func(*session.Options), models ...ollamatest.Model) *harness {
+	t.Helper()
 	if len(models) == 0 {
 		models = []ollamatest.Model{{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"}, Size: 5_200_000_000, ParameterSize: "8.2B"}}
 	}
 	srv := ollamatest.New(models...)
 	t.Cleanup(srv.Close)
 	think := true
-	return newHarnessOn(t, w, h, srv, session.Options{Model: models[0].Name, Think: &think})
+	o := session.Options{Model: models[0].Name, Think: &think}
+	tweak(&o)
+	return newHarnessOn(t, w, h, srv, o)
 }
 
 // newHarnessOn is newHarness over a given fake Ollama, with a session of

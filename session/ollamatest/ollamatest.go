@@ -190,6 +190,7 @@ type Server struct {
 	numCtx    map[*entry]int // the context of each loaded runner
 	embedded  []string       // every input /api/embed embedded, in order (embed.go)
 	shows     int            // /api/show requests answered
+	routes    []route        // requests answered apart from the queue (route.go)
 }
 
 type entry struct {
@@ -714,7 +715,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(status, msg)
 		return
 	}
-	turn := s.nextTurn()
+	turn := s.turnFor(&req) // route.go
 	stream := req.Stream == nil || *req.Stream
 	if turn.Status != 0 {
 		writeScriptedError(w, turn, stream)

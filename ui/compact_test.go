@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"latch/session"
+	"latch/session/ollamatest"
+)
+
+// summaryAsk picks latch's request for a compaction's summary.
+var summaryAsk = ollamatest.LastUserHas("Summarize the conversation above")
+
+// longPrompt is a prompt of about 300 tokens (as the fake counts them).
+func longPrompt(i int) string {
+	return fmt.Sprintf("MARK%02d %s", i, strings.Repeat("word ", 300))
+}
+
+// untilEvent feeds events to the model until one satisfies stop.
+func (h *harness) untilEvent(stop func(session.Event) bool) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		evs, ok := h.sub.Next(ctx)
+		if !ok {
+			h.t.Fatal("the event did not come within 10s")
+		}
+		h.m.Update(eventsMsg{events: evs})
+		for _, e := range evs {
+			if stop(e) {
+				return
+			}
+		}
+	}
+}
+
+// compactionStep picks a compaction event of step.
+func compactionStep(step string) func(session.Event) bool {
+	return func(e session.Event) bool {
+		c, ok := e.(*session.CompactionEvent)
+		return ok && c.Step == step
+	}
+}
+
+// TestGoldenCompactionCard: a long chat in a 4k context is compacted on
+// its own before the turn after the one that passed 80 %: the card says
+// so in one line, then holds the summary and the space regained, as
+// drawn; the turn goes on.
+func TestGoldenCompactionCard(t *testing.T) {
+	h := newHarness(t, 80, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.TextTurn("The person sent long lists of the word *word*, numbered MARK01 to MARK10."))
+	h.runSlash("/context 4096")
+	for i := 1; entriesWith(h.m, "compacted turns") == ""; i++ {
+		if i > 16 {
+			t.Fatalf("no compaction in 16 turns:\n%s", allText(h.m))
+		}
+		h.send(longPrompt(i))
+	}
+	card := entriesWith(h.m, "compacted turns")
+	for _, want := range []string{"regained", "/uncompact", "MARK01 to MARK10"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %q:\n%s", want, card)
+		}
+	}
+	if h.m.running || h.m.cp.running {
+		t.Errorf("the turn after the compaction did not end the running state")
+	}
+	golden.RequireEqual(t, []byte(card))
+}
+
+// TestCompactCommandCardAndMeter: /compact FOCUS streams the summary into
+// its card, holds what is typed meanwhile, and the meter shows the space
+// regained until the next reply.
+func TestCompactCommandCardAndMeter(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.Turn{Chunks: ollamatest.Tokens("SUMMARY of five turns."), Delay: 20 * time.Millisecond})
+	for i := 1; i <= 5; i++ {
+		h.send(longPrompt(i))
+	}
+	h.typeText("/compact the word counts")
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.CompactionDelta); return ok })
+	if card := entriesWith(h.m, "compacting turns 1–3"); !strings.Contains(card, "keeping above all: the word counts") {
+		t.Errorf("the card while compacting:\n%s", allText(h.m))
+	}
+	h.typeText("after the summary")
+	h.key(tea.KeyEnter)
+	if len(h.m.queued) != 1 {
+		t.Fatalf("a message typed during /compact was not held: queued %q", h.m.queued)
+	}
+	h.untilEvent(compactionStep(session.CompactDone))
+	if card := entriesWith(h.m, "compacted turns 1–3"); !strings.Contains(card, "SUMMARY of five turns.") {
+		t.Errorf("the card once done:\n%s", allText(h.m))
+	}
+	if status := ansiStrip(h.m.statusLine()); !strings.Contains(status, "compacted") || !strings.Contains(status, "↓") {
+		t.Errorf("the meter does not show the space regained: %q", status)
+	}
+	if report := contextReport(h.m.models.Context()); !strings.Contains(report, "compacted: the first 6 messages are a summary") {
+		t.Errorf("/context does not say what is compacted:\n%s", report)
+	}
+	h.untilTurnDone() // the held message went
+	reqs := h.srv.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||
+		!strings.Contains(last.Messages[0].Content, "SUMMARY of five turns.") {
+		t.Errorf("the held message's request: %+v", last.Messages[0])
+	}
+}
+
+// TestCompactEscCancelsOnlyTheCompaction: Esc during an automatic
+// compaction cancels it, not the turn, which goes on with the whole
+// conversation.
+func TestCompactEscCancelsOnlyTheCompaction(t *testing.T) {
+	// Ollama may cut: the turn Esc lets go on uncompacted does not fit.
+	h := newHarnessWith(t, 80, 30, func(o *session.Options) { o.Truncate = true })
+	h.srv.SetDefault(ollamatest.TextTurn("the reply"))
+	h.srv.Answer(summaryAsk, ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("summary ", 400)), Delay: 5 * time.Millisecond})
+	h.runSlash("/context 2048")
+	for i := 1; !h.m.cp.running; i++ {
+		if i > 10 {
+			t.Fatalf("no compaction started:\n%s", allText(h.m))
+		}
+		h.typeText(longPrompt(i))
+		h.key(tea.KeyEnter)
+		h.untilEvent(func(e session.Event) bool {
+			_, end := e.(*session.TurnDone)
+			return end || compactionStep(session.CompactStarted)(e)
+		})
+	}
+	if line := entriesWith(h.m, "esc cancels the compaction, not your message"); line == "" {
+		t.Errorf("the automatic compaction was not said before it ran:\n%s", allText(h.m))
+	}
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
+	if card := entriesWith(h.m, "compaction cancelled"); !strings.Contains(card, "nothing changed") {
+		t.Errorf("the card after Esc:\n%s", allText(h.m))
+	}
+	if r := h.m.chat.entries[len(h.m.chat.entries)-1]; r.kind != assistantEntry || !strings.Contains(r.text, "the reply") {
+		t.Errorf("the turn did not go on after Esc:\n%s", allText(h.m))
+	}
+}
+
+// TestCompactEscJustAfterItEndedLeavesTheTurn: an Esc meant for an
+// automatic compaction that ended a moment before (its end not drawn yet)
+// does not cancel the turn.
+func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
+	h := newHarness(t, 80, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY"))
+	h.runSlash("/context 2048")
+	for i := 1; !h.m.cp.running; i++ {
+		if i > 10 {
+			t.Fatalf("no compaction started:\n%s", allText(h.m))
+		}
+		if i > 1 {
+			// The turn that will be compacted before streams slowly.
+			h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 100)), Delay: 5 * time.Millisecond})
+		}
+		h.typeText(longPrompt(i))
+		h.key(tea.KeyEnter)
+		h.untilEvent(func(e session.Event) bool {
+			_, end := e.(*session.TurnDone)
+			return end || compactionStep(session.CompactStarted)(e)
+		})
+	}
+	// The session is done compacting and streams the reply; the screen
+	// has not seen the compaction's end yet.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		reqs := h.srv.Requests()
+		if last := reqs[len(reqs)-1]; strings.Contains(last.Messages[0].Content, "SUMMARY") {
+			break // the turn's request, with the summary
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn's request did not come after the compaction")
+		}
+	}
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
+	if r := h.m.chat.entries[len(h.m.chat.entries)-1]; r.kind != assistantEntry || strings.Contains(r.footer, "cancelled") {
+		t.Errorf("an Esc meant for the compaction cancelled the turn:\n%s", allText(h.m))
+	}
+}
