@@ -228,6 +228,8 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 		p.status = exitError
 	case *session.Notice:
 		p.note(e.Text)
+	case *session.CallRetriedEvent:
+		p.note(e.Text())
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
 	case *session.ServerStatusEvent:

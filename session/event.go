@@ -323,6 +323,7 @@ var eventTypes = map[string]func() Event{
 	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
 	TypeLoginURL:         func() Event { return &LoginURLEvent{} },
 	TypeInstructions:     func() Event { return &InstructionsEvent{} },
+	TypeCallRetried:      func() Event { return &CallRetriedEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

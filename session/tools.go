@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,7 +133,7 @@ func refuse(m api.Message) ruling { return ruling{refusal: m} }
 // parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
 	c := s.lookUp(turn, call)
-	if why := s.notCallable(c); why != "" {
+	if why := cmp.Or(s.retryRefused(c), s.notCallable(c)); why != "" {
 		return s.fail(c, why), true
 	}
 	v := s.gate.Decide(c.perm)
