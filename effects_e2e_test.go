@@ -182,7 +182,7 @@ func TestEffectIdempotentRetriedOnceAfterKill(t *testing.T) {
 	if res.code != exitOK || strings.TrimSpace(res.stdout) != "Written." {
 		t.Fatalf("resume: exit %d, stdout %q; want 0 and the model's answer", res.code, res.stdout)
 	}
-	for _, want := range []string{"call call_w (fs__write_file) was running when latch stopped", "effect is idempotent", "runs again, once"} {
+	for _, want := range []string{"call call_w (fs__write_file) was running when latch stopped", "its server, fs, is idempotent", "runs again, once"} {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("the resume's notice lacks %q:\n%s", want, res.stderr)
 		}

@@ -34,8 +34,8 @@ func (e *CallRetriedEvent) Text() string {
 
 // retryReason is why a call of server runs again.
 func retryReason(server string) string {
-	return fmt.Sprintf("server %s's effect is idempotent, so it runs again, once, through the gate "+
-		"(if it is cut off again, it waits for you)", server)
+	return fmt.Sprintf("its server, %s, is idempotent: it runs again, once, through the gate "+
+		"(cut off again, it waits for you)", server)
 }
 
 // takeRetries splits the calls in doubt of a resumed session: those of an

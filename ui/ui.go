@@ -220,7 +220,7 @@ func (m *Model) replay(r *session.Resumed) {
 			d.CallID, sanitize.Line(d.Tool), d.CallID, d.CallID))
 	}
 	for _, d := range r.Retrying {
-		m.addNotice(fmt.Sprintf("call %s (%s) was running when latch stopped: server %s's effect is idempotent, so it runs again once the servers are connected, through the gate",
+		m.addNotice(fmt.Sprintf("call %s (%s) was running when latch stopped: its server, %s, is idempotent: it runs again once the servers are connected, through the gate",
 			d.CallID, sanitize.Line(d.Tool), sanitize.Line(d.Server)))
 	}
 	for _, ap := range r.Pending {
