@@ -72,10 +72,15 @@ func (s *Session) retryRefused(c *toolCall) string {
 	case c.tool.Server != d.Server:
 		return fmt.Sprintf("outcome unknown: latch stopped while this call was running on server %s; %s is now server %s's, so it is not run again", d.Server, c.name, c.tool.Server)
 	}
+	c.retried = true
 	s.publish(&CallRetriedEvent{Header: s.header(TypeCallRetried), Turn: c.turn, CallID: c.id, Server: d.Server,
 		Tool: c.name, Reason: retryReason(d.Server)})
 	return ""
 }
+
+// retryRefusedNote starts what the model is told of a retried call the
+// gate refused: the first run may still have happened.
+const retryRefusedNote = "outcome unknown: latch stopped while this call was running, and running it again was refused: "
 
 // againNote is what Blocked adds for a call already run again after a
 // crash.

@@ -182,6 +182,9 @@ func TestRetriedCallGoesThroughTheGate(t *testing.T) {
 		if w := box.written(); len(w) != 1 {
 			t.Errorf("puts %v, want only the one before the crash", w)
 		}
+		if res := one[*session.ToolResultEvent](t, evs); !strings.HasPrefix(res.Error, "outcome unknown: ") || !strings.Contains(res.Error, "denied") {
+			t.Errorf("the model is told %q of the refused retry, want that the outcome is unknown and the retry denied", res.Error)
+		}
 	})
 	t.Run("approved before the crash", func(t *testing.T) {
 		box := newLogBox()

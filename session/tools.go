@@ -93,6 +93,7 @@ type toolCall struct {
 	rule    string           // the argument rule that decided, "" when none did
 
 	dismissed bool // a call in doubt the user chose not to run again
+	retried   bool // a call in doubt run again on its own (effects.go)
 	prior     bool // the decision made before a restart, if hasPrior
 	hasPrior  bool
 }
@@ -230,6 +231,9 @@ func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 // the model reads msg.
 func (s *Session) deny(c *toolCall, by, reason, msg string) ruling {
 	s.permission(c, "denied", by, reason)
+	if c.retried {
+		msg = retryRefusedNote + msg
+	}
 	return refuse(s.fail(c, msg))
 }
 
