@@ -203,3 +203,37 @@ func TestRetriedCallGoesThroughTheGate(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryParkedThenClosedIsItsApproval: a retry that parked (approve
+// mode) when latch stopped is the pending approval's on the next resume,
+// not in doubt nor retried again: approving it runs the put once more.
+func TestRetryParkedThenClosedIsItsApproval(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir := t.TempDir()
+	id := putInDoubt(t, dir, box, permissions.Approve)
+	s, _ := resume(t, idempotent(logOptions(newServer(t, logModel), dir, box, permissions.Approve)), dir, id)
+	r := startLogged(t, s)
+	s.Continue()
+	r.until(func(e session.Event) bool { _, ok := e.(*session.ApprovalParkedEvent); return ok })
+	s.Close()
+
+	ol := newServer(t, logModel)
+	ol.Script(ollamatest.TextTurn("The pen is in."))
+	s, res := resume(t, idempotent(logOptions(ol, dir, box, permissions.Approve)), dir, id)
+	if len(res.InDoubt)+len(res.Retrying) != 0 || len(res.Pending) != 1 || !strings.Contains(s.Blocked(), "waits for approval") {
+		t.Fatalf("in doubt %+v, retrying %+v, pending %+v, blocked %q; want the retry's approval pending", res.InDoubt, res.Retrying, res.Pending, s.Blocked())
+	}
+	r = startLogged(t, s)
+	if err := s.Decide(res.Pending[0].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.turn()
+	finishedWith(t, evs, session.ReasonStop)
+	if len(of[*session.CallRetriedEvent](evs)) != 0 {
+		t.Error("the approved retry was announced again")
+	}
+	if w := box.written(); !slices.Equal(w, []string{"pen", "pen"}) {
+		t.Errorf("puts %v, want the pen put once more", w)
+	}
+}
