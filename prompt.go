@@ -64,6 +64,7 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 	if ctx.Err() != nil {
 		return exitError // interrupted while the servers connected
 	}
+	sess.SettleRetries() // a retry whose server is not up waits for a person
 
 	if code := beginTurn(sess, f, prompt, stdout, stderr); code >= 0 {
 		return code

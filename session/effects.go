@@ -83,10 +83,48 @@ func (s *Session) retryRefused(c *toolCall) string {
 const retryRefusedNote = "outcome unknown: latch stopped while this call was running, and running it again was refused: "
 
 // againNote is what Blocked adds for a call already run again after a
-// crash.
+// crash, or held back from running again.
 func (d InDoubt) againNote() string {
-	if d.Starts < 2 {
-		return ""
+	switch {
+	case d.Starts >= 2:
+		return fmt.Sprintf(" (it had already been run again after a crash: %d starts, no result)", d.Starts)
+	case d.Held != "":
+		return " (" + d.Held + "; resumed with it connected, it runs again on its own)"
 	}
-	return fmt.Sprintf(" (it had already been run again after a crash: %d starts, no result)", d.Starts)
+	return ""
+}
+
+// SettleRetries keeps for a person each call in doubt that was to run
+// again on its own but cannot now: its server is not connected (or its
+// tool is now another server's). Run again later, it would be refused as
+// an unknown tool, and its outcome lost; so it waits, in doubt, with a
+// notice saying why. Call it once the servers had their chance to connect
+// (WaitServers); Continue calls it too.
+func (s *Session) SettleRetries() {
+	s.mu.Lock()
+	var pending []InDoubt
+	for _, c := range s.owed {
+		if d, ok := s.retrying[c.ID]; ok {
+			pending = append(pending, d)
+		}
+	}
+	s.mu.Unlock()
+	for _, d := range pending {
+		var t Tool
+		ok := false
+		if s.servers != nil {
+			t, ok = s.servers.Lookup(d.Tool)
+		}
+		if ok && t.Server == d.Server {
+			continue
+		}
+		d.Held = "its server, " + d.Server + ", is not connected"
+		s.mu.Lock()
+		delete(s.retrying, d.CallID)
+		s.inDoubt = append(s.inDoubt, d)
+		s.mu.Unlock()
+		s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
+			"call %s (%s) is not run again on its own: its server, %s, is not connected; /retry %s runs it again through the gate once it is, /dismiss %s tells the model",
+			d.CallID, d.Tool, d.Server, d.CallID, d.CallID)})
+	}
 }

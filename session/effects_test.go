@@ -237,3 +237,45 @@ func TestRetryParkedThenClosedIsItsApproval(t *testing.T) {
 		t.Errorf("puts %v, want the pen put once more", w)
 	}
 }
+
+// TestRetryWaitsWhileItsServerIsDown: resumed without its server, the
+// idempotent server's call in doubt is not spent on an "unknown tool": it
+// waits for a person, saying why; resumed with the server, it runs again.
+func TestRetryWaitsWhileItsServerIsDown(t *testing.T) {
+	t.Parallel()
+	box := newLogBox()
+	dir := t.TempDir()
+	id := putInDoubt(t, dir, box, permissions.Auto)
+
+	s, res := resume(t, idempotent(logOptions(newServer(t, logModel), dir, nil, permissions.Auto)), dir, id)
+	if len(res.Retrying) != 1 {
+		t.Fatalf("retrying %+v, want the put", res.Retrying)
+	}
+	r := startLogged(t, s)
+	if s.Continue() {
+		t.Fatal("the turn went on without the put's server")
+	}
+	n := r.until(func(e session.Event) bool { _, ok := e.(*session.Notice); return ok })
+	if text := n[len(n)-1].(*session.Notice).Text; !strings.Contains(text, "box, is not connected") || !strings.Contains(text, "/retry call_pen") {
+		t.Errorf("notice %q, want why the put is not run again and what to do", text)
+	}
+	if b := s.Blocked(); !strings.Contains(b, "box, is not connected") || len(s.InDoubtCalls()) != 1 {
+		t.Errorf("blocked %q, in doubt %+v; want the put waiting for a person", b, s.InDoubtCalls())
+	}
+	s.Close()
+	if evs := logLines(t, logFile(dir, id)); strings.Contains(strings.Join(evs, "\n"), `"tool_result"`) {
+		t.Error("the put in doubt got a result while its server was down")
+	}
+
+	ol := newServer(t, logModel)
+	ol.Script(ollamatest.TextTurn("The pen is in."))
+	s, _ = resume(t, idempotent(logOptions(ol, dir, box, permissions.Auto)), dir, id)
+	r = startLogged(t, s)
+	if !s.Continue() {
+		t.Fatalf("with its server up the put did not run again: %q", s.Blocked())
+	}
+	finishedWith(t, r.turn(), session.ReasonStop)
+	if w := box.written(); !slices.Equal(w, []string{"pen", "pen"}) {
+		t.Errorf("puts %v, want the pen put once more", w)
+	}
+}

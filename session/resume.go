@@ -27,6 +27,9 @@ type InDoubt struct {
 	// Starts is how many times the log says the call started: 1, or
 	// more when it was already run again after a crash.
 	Starts int
+	// Held says why a call of an idempotent server was not run again on
+	// its own after all ("" for any other): see SettleRetries.
+	Held string
 }
 
 // Resumed is what a resumed session brought back.
@@ -406,6 +409,7 @@ func (s *Session) Blocked() string {
 // logged, but not yet seen by the model, goes on with the model. It
 // reports whether a turn started.
 func (s *Session) Continue() bool {
+	s.SettleRetries()
 	if s.Blocked() != "" {
 		return false
 	}
