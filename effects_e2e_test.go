@@ -43,8 +43,19 @@ done`
 // with the effect given, in auto mode: the model's write runs unasked.
 type effectRig struct {
 	*crashRig
-	witness string // a line per write the server did
-	target  string // the file the model writes
+	witness string         // a line per write the server did
+	target  string         // the file the model writes
+	server  map[string]any // fs's entry in the config
+}
+
+// writeServer writes the config with fs's entry changed by edit.
+func (r *effectRig) writeServer(edit func(map[string]any)) {
+	s := map[string]any{}
+	for k, v := range r.server {
+		s[k] = v
+	}
+	edit(s)
+	r.writeConfig(map[string]any{"permissions": map[string]any{"mode": "auto"}, "mcpServers": map[string]any{"fs": s}})
 }
 
 func newEffectRig(t *testing.T, effect string) *effectRig {
@@ -56,7 +67,7 @@ func newEffectRig(t *testing.T, effect string) *effectRig {
 		t.Fatal(err)
 	}
 	r.witness, r.target = filepath.Join(r.root, "witness"), filepath.Join(dir, "note.txt")
-	server := map[string]any{
+	r.server = map[string]any{
 		"command": "/bin/sh",
 		"args":    []string{"-c", fsWrapper},
 		"env": map[string]string{"ROOT": dir, "CALL_LOG": r.callLog, "PID_LOG": r.pidLog,
@@ -64,9 +75,9 @@ func newEffectRig(t *testing.T, effect string) *effectRig {
 		"env_inherit": []string{"LATCH_TEST_RELEASE"},
 	}
 	if effect != "" { // "": the default
-		server["effect"] = effect
+		r.server["effect"] = effect
 	}
-	r.writeConfig(map[string]any{"permissions": map[string]any{"mode": "auto"}, "mcpServers": map[string]any{"fs": server}})
+	r.writeServer(func(map[string]any) {})
 	args := api.NewToolCallFunctionArguments()
 	args.Set("path", r.target)
 	args.Set("content", "hello\n")
@@ -248,6 +259,27 @@ func TestEffectRetryKilledAgainWaits(t *testing.T) {
 	if evs := r.events(id); callEvents(evs, "call_retried") != 1 || callEvents(evs, "allowed") != 2 {
 		t.Errorf("the log should hold one retry and two starts: %+v", evs)
 	}
+}
+
+// TestEffectIdempotentServerDownWaits: resumed while the idempotent
+// server cannot start, the write in doubt is not spent: it waits for a
+// person, saying why (exit 3); resumed with the server back, it runs
+// again, once.
+func TestEffectIdempotentServerDownWaits(t *testing.T) {
+	r := newEffectRig(t, "idempotent")
+	id := r.killedDuringWrite(1, "-p", "write the note")
+	r.writeServer(func(s map[string]any) { s["command"] = filepath.Join(r.root, "no-such-server") })
+	res := r.run("", nil, "--resume", id, "-p", "")
+	if res.code != exitParked || !strings.Contains(res.stderr, "fs, is not connected") || !strings.Contains(res.stderr, "/retry call_w") {
+		t.Errorf("resume with the server down: exit %d, stderr:\n%s\nwant 3 and the write waiting for a person, saying why", res.code, res.stderr)
+	}
+	r.checkWritten("resumed with the server down", 1)
+
+	r.writeServer(func(map[string]any) {})
+	if res := r.run("", nil, "--resume", id, "-p", ""); res.code != exitOK || strings.TrimSpace(res.stdout) != "Written." {
+		t.Errorf("resume with the server back: exit %d, stdout %q; want 0 and the model's answer", res.code, res.stdout)
+	}
+	r.checkWritten("resumed with the server back", 2)
 }
 
 // lastRequestHasWrite checks that the model's last request carries the
