@@ -89,7 +89,7 @@ func (d InDoubt) againNote() string {
 	case d.Starts >= 2:
 		return fmt.Sprintf(" (it had already been run again after a crash: %d starts, no result)", d.Starts)
 	case d.Held != "":
-		return " (" + d.Held + "; resumed with it connected, it runs again on its own)"
+		return " (not run again on its own: " + d.Held + ")"
 	}
 	return ""
 }
@@ -115,16 +115,20 @@ func (s *Session) SettleRetries() {
 		if s.servers != nil {
 			t, ok = s.servers.Lookup(d.Tool)
 		}
-		if ok && t.Server == d.Server {
+		switch {
+		case ok && t.Server == d.Server:
 			continue
+		case ok:
+			d.Held = fmt.Sprintf("it started on server %s; %s is now server %s's", d.Server, d.Tool, t.Server)
+		default:
+			d.Held = "its server, " + d.Server + ", is not connected"
 		}
-		d.Held = "its server, " + d.Server + ", is not connected"
 		s.mu.Lock()
 		delete(s.retrying, d.CallID)
 		s.inDoubt = append(s.inDoubt, d)
 		s.mu.Unlock()
 		s.publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
-			"call %s (%s) is not run again on its own: its server, %s, is not connected; /retry %s runs it again through the gate once it is, /dismiss %s tells the model",
-			d.CallID, d.Tool, d.Server, d.CallID, d.CallID)})
+			"call %s (%s) is not run again on its own: %s; /retry %s runs it again through the gate, /dismiss %s tells the model",
+			d.CallID, d.Tool, d.Held, d.CallID, d.CallID)})
 	}
 }
