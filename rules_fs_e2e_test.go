@@ -13,6 +13,9 @@ import (
 	"latch/session/ollamatest"
 )
 
+// exactBox is on the box of a call on a server with approve_args "exact".
+const exactBox = "a/e allow these arguments"
+
 // TestE2EFilesystemRulesAndExactArgs: the real binary in a pty, the npm
 // server-filesystem with approve_args "exact", in ask mode, with a rule
 // allowing reads in the project and one denying any argument under the
@@ -92,7 +95,7 @@ func TestE2EFilesystemRulesAndExactArgs(t *testing.T) {
 	}
 
 	sendPrompt(t, tm, "write a")
-	takeAskBox(t, tm, "the box of the first write")
+	takeBoxWith(t, tm, exactBox, "the box of the first write")
 	tm.typeKeys("a")
 	tm.waitScreen(t, 15*time.Second, "the first write done", func(s string) bool { return strings.Contains(chatText(s), "Wrote a.") })
 	if n := er.writesDone(); n != 1 {
@@ -101,7 +104,7 @@ func TestE2EFilesystemRulesAndExactArgs(t *testing.T) {
 
 	sendPrompt(t, tm, "write a again")
 	scr := tm.waitScreen(t, 15*time.Second, "the same write, unasked", func(s string) bool {
-		return strings.Contains(chatText(s), "Wrote a again.") || strings.Contains(s, "a/e allow these arguments")
+		return strings.Contains(chatText(s), "Wrote a again.") || strings.Contains(s, exactBox)
 	})
 	if !strings.Contains(chatText(scr), "Wrote a again.") {
 		t.Fatalf("the same write with the same arguments was asked again:\n%s", dumpScreen(scr))
@@ -111,7 +114,7 @@ func TestE2EFilesystemRulesAndExactArgs(t *testing.T) {
 	}
 
 	sendPrompt(t, tm, "write b")
-	takeAskBox(t, tm, "the box of a write with other arguments")
+	takeBoxWith(t, tm, exactBox, "the box of a write with other arguments")
 	tm.typeKeys("n")
 	tm.waitScreen(t, 15*time.Second, "the answer after n", func(s string) bool { return strings.Contains(chatText(s), "Did not write b.") })
 	if n := er.writesDone(); n != 2 {
@@ -134,21 +137,4 @@ func toolMessages(fake *ollamatest.Server) map[string]string {
 		}
 	}
 	return out
-}
-
-// takeAskBox waits for the box of an asked call on a server with
-// approve_args "exact", takes it with Tab after a pause if it waits (keys
-// typed just before count as typing), and waits until it answers keys.
-func takeAskBox(t *testing.T, tm *ptyTerm, what string) {
-	t.Helper()
-	const box = "a/e allow these arguments"
-	scr := tm.waitScreen(t, 15*time.Second, what, func(s string) bool { return strings.Contains(unwrapped(s), box) })
-	if strings.Contains(unwrapped(scr), "tab to answer") {
-		time.Sleep(1200 * time.Millisecond) // a pause in typing (ui's typingPause), not a measure
-		tm.sendKey("\t")
-	}
-	tm.waitScreen(t, 10*time.Second, what+" answering keys", func(s string) bool {
-		u := unwrapped(s)
-		return strings.Contains(u, box) && !strings.Contains(u, "keys ignored") && !strings.Contains(u, "tab to answer")
-	})
 }
