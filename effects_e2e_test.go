@@ -203,7 +203,9 @@ func TestEffectIdempotentRetriedOnceAfterKill(t *testing.T) {
 	if callEvents(evs, "call_retried") != 1 || callEvents(evs, "allowed") != 2 || callEvents(evs, "tool_result") != 1 {
 		t.Errorf("the log should hold one retry, two starts and one result: %+v", evs)
 	}
-	lastRequestHasWrite(t, r.fake)
+	if told := toolMessages(r.fake)["call_w"]; !strings.Contains(told, "Successfully wrote") {
+		t.Errorf("the model was given %q for the write, want the server's result", told)
+	}
 
 	if res := r.run("", nil, "--resume", id, "-p", ""); res.code != exitUsage {
 		t.Errorf("resuming the finished session: exit %d, want 2 (nothing left to do)", res.code)
@@ -280,20 +282,4 @@ func TestEffectIdempotentServerDownWaits(t *testing.T) {
 		t.Errorf("resume with the server back: exit %d, stdout %q; want 0 and the model's answer", res.code, res.stdout)
 	}
 	r.checkWritten("resumed with the server back", 2)
-}
-
-// lastRequestHasWrite checks that the model's last request carries the
-// write's result.
-func lastRequestHasWrite(t *testing.T, fake *ollamatest.Server) {
-	t.Helper()
-	reqs := fake.Requests()
-	for _, m := range reqs[len(reqs)-1].Messages {
-		if m.Role == "tool" && m.ToolCallID == "call_w" {
-			if !strings.Contains(m.Content, "Successfully wrote") {
-				t.Errorf("the model was given %q for the write, want the server's result", m.Content)
-			}
-			return
-		}
-	}
-	t.Errorf("the model's last request lacks the write's result")
 }
