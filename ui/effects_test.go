@@ -59,3 +59,32 @@ func TestResumedIdempotentCallRunsAgainWithANotice(t *testing.T) {
 		t.Errorf("the note was written %d times on resume, want once", w.count())
 	}
 }
+
+// TestResumedIdempotentCallHeldWhileServerDown: without its server, the
+// call that was to run again waits for a person: the chat says why, and
+// its card says how to settle it.
+func TestResumedIdempotentCallHeldWhileServerDown(t *testing.T) {
+	dir, id := inDoubtLog(t)
+	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(ol.Close)
+	sess, res, err := session.Resume(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b",
+		Policy: permissions.Policy{Mode: permissions.Auto}, Idempotent: []string{"notes"}}, dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := sess.Subscribe()
+	t.Cleanup(sess.Close)
+	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1, Resumed: res,
+		Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}
+	h.m.Update(m.continueResumed()())
+	h.until(func() bool { return strings.Contains(allText(m), "is not run again on its own") })
+	v := allText(m)
+	if !strings.Contains(v, "its server, notes, is not connected") || !strings.Contains(v, "outcome unknown: latch stopped while it ran · /retry call_d1 or /dismiss call_d1") {
+		t.Errorf("the held call should say why and how to settle it:\n%s", v)
+	}
+	if len(ol.Requests()) != 0 {
+		t.Error("the model was asked while the call waits")
+	}
+}

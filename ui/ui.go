@@ -244,10 +244,14 @@ func (m *Model) continueResumed() tea.Cmd {
 	}
 }
 
-// handleContinued notes a resumed turn that went on.
+// handleContinued notes a resumed turn that went on; one that did not
+// may have calls in doubt it did not have at first (a retry held back:
+// its server is not connected), whose cards now say how to settle them.
 func (m *Model) handleContinued(msg continuedMsg) {
 	if msg.started {
 		m.running = true
+	} else {
+		m.markInDoubt(m.resume.InDoubtCalls())
 	}
 	m.dirty = true
 }
