@@ -125,18 +125,23 @@ func (r *chatServeRig) awaiting(got string) string {
 	return h.InvocationID
 }
 
-// takeBox waits for the box naming the client, takes it with Tab after a
-// pause if it waits (a key the terminal sent as latch started counts as
-// typing), and waits until it answers keys.
+// takeBox waits for the box naming the client and takes it (takeBoxWith).
 func (r *chatServeRig) takeBox(what string) {
 	r.t.Helper()
-	const box = "from    e2e-agent (via latch serve)"
-	scr := r.tm.waitScreen(r.t, 10*time.Second, what, func(s string) bool { return strings.Contains(s, box) })
+	takeBoxWith(r.t, r.tm, "from    e2e-agent (via latch serve)", what)
+}
+
+// takeBoxWith waits for a box showing box, takes it with Tab after a
+// pause if it waits (a key the terminal sent as latch started counts as
+// typing), and waits until it answers keys.
+func takeBoxWith(t *testing.T, tm *ptyTerm, box, what string) {
+	t.Helper()
+	scr := tm.waitScreen(t, 10*time.Second, what, func(s string) bool { return strings.Contains(s, box) })
 	if strings.Contains(unwrapped(scr), "tab to answer") {
 		time.Sleep(1200 * time.Millisecond) // a pause in typing (ui's typingPause), not a measure
-		r.tm.sendKey("\t")
+		tm.sendKey("\t")
 	}
-	r.tm.waitScreen(r.t, 10*time.Second, what+" answering keys", func(s string) bool {
+	tm.waitScreen(t, 10*time.Second, what+" answering keys", func(s string) bool {
 		u := unwrapped(s)
 		return strings.Contains(s, box) && !strings.Contains(u, "keys ignored") && !strings.Contains(u, "tab to answer")
 	})

@@ -146,6 +146,7 @@ type ServerConfig struct {
 	Tools          []string          // "tools": the server's own tool names offered to the model; nil = all
 	Mode           string            // "" = the global mode
 	ApproveArgs    string            // "approve_args": "exact" = `a` approves the call's exact arguments only; "" or "tool" = the whole tool
+	Effect         string            // "effect": EffectIdempotent, or EffectAtMostOnce (as "")
 	Timeout        time.Duration     // per request, default DefaultTimeout
 	ConnectTimeout time.Duration     // default DefaultConnectTimeout
 	Disabled       bool              // not connected at start-up

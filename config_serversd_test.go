@@ -39,7 +39,7 @@ func TestConfigServersDAddsServer(t *testing.T) {
 	path, dir := writeConfig(t, `{"permissions": {"rules": [{"tool": "crm__find", "args": {}, "decision": "allow"}]},
 		"mcpServers": {"fs": {"command": "x"}}}`)
 	writeServersD(t, dir, map[string]string{
-		"crm.json": `{"url": "https://crm.example/mcp", "mode": "ask",
+		"crm.json": `{"url": "https://crm.example/mcp", "mode": "ask", "effect": "idempotent",
 			"rules": [{"tool": "delete", "args": {}, "decision": "deny"}]}`,
 		"notes.txt":  `not json at all`,
 		"a.json.bak": `{`,
@@ -52,7 +52,8 @@ func TestConfigServersDAddsServer(t *testing.T) {
 		t.Fatalf("servers = %s, want crm,fs", got)
 	}
 	crm := cfg.Servers[0]
-	if crm.URL != "https://crm.example/mcp" || crm.Transport != "http" || crm.Mode != "ask" || crm.Timeout != DefaultTimeout {
+	if crm.URL != "https://crm.example/mcp" || crm.Transport != "http" || crm.Mode != "ask" || crm.Effect != EffectIdempotent ||
+		crm.Timeout != DefaultTimeout {
 		t.Errorf("crm = %+v", crm)
 	}
 	if len(crm.Rules) != 1 || crm.Rules[0].Origin != "config "+filepath.Join(dir, serversDName, "crm.json")+`: server "crm": rules[0]` {

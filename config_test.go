@@ -230,6 +230,21 @@ func TestLoadConfigValues(t *testing.T) {
 				t.Errorf("the policy's exact-arguments servers %q, want [c]", p.ExactArgs)
 			}
 		}},
+		{"effect per server", `{"mcpServers": {
+			"a": {"command": "x"},
+			"b": {"command": "x", "effect": "at_most_once"},
+			"c": {"command": "x", "effect": "idempotent"}}}`, nil, func(t *testing.T, cfg *Config) {
+			var got []string
+			for _, s := range cfg.Servers {
+				got = append(got, s.Effect)
+			}
+			if want := []string{"", "at_most_once", "idempotent"}; !slices.Equal(got, want) {
+				t.Errorf("effects %q, want %q", got, want)
+			}
+			if got := idempotentServers(cfg.Servers); !slices.Equal(got, []string{"c"}) {
+				t.Errorf("the session's idempotent servers %q, want [c]", got)
+			}
+		}},
 		{"transport aliases", `{"mcpServers": {
 			"a": {"url": "https://h/a", "transport": "streamable-http"},
 			"b": {"url": "https://h/b", "type": "streamable_http"},
@@ -473,6 +488,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"header value line break", `{"mcpServers": {"fs": {"url": "https://h/", "headers": {"X-Org": "a\r\nB: c"}}}}`, "fs", "headers.X-Org", "line break"},
 		{"disabled type", `{"mcpServers": {"fs": {"command": "x", "disabled": "yes"}}}`, "fs", "disabled", "expected true or false, got string"},
 		{"approve_args value", `{"mcpServers": {"fs": {"command": "x", "approve_args": "Exact"}}}`, "fs", "approve_args", `"Exact" is not one of tool, exact`},
+		{"effect value", `{"mcpServers": {"fs": {"command": "x", "effect": "exactly_once"}}}`, "fs", "effect", `"exactly_once" is not one of at_most_once, idempotent`},
 		{"approve_args type", `{"mcpServers": {"fs": {"command": "x", "approve_args": true}}}`, "fs", "approve_args", "expected a string, got bool"},
 		{"protocol value", `{"mcpServers": {"fs": {"command": "x", "protocol": "2026"}}}`, "fs", "protocol", `"2026" is not one of auto, 2025-11-25, 2026-07-28`},
 		{"protocol type", `{"mcpServers": {"fs": {"command": "x", "protocol": 2026}}}`, "fs", "protocol", "expected a string, got number"},

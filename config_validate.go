@@ -25,7 +25,7 @@ var serverKeys = []string{
 	"command", "args", "env", "env_inherit", "cwd", "url", "transport", "type", "headers",
 	"token", "token_env", "token_file", "token_command",
 	"allow", "rules", "tools", "mode", "timeout", "connect_timeout", "disabled", "protocol",
-	"approve_args",
+	"approve_args", "effect",
 	"auth", "client_id", "client_secret", "client_secret_env", "client_secret_file", "client_secret_command",
 	"client_key_file", "client_metadata_url", "scopes", "grant", "store", "dpop",
 	"idp_token_url", "idp_client_id", "idp_client_secret", "idp_client_secret_env", "idp_client_secret_file",
@@ -115,6 +115,7 @@ func (l *loader) serverFields(srv string, obj map[string]json.RawMessage, s *Ser
 	s.Tools = l.toolList(srv, "tools", obj["tools"])
 	s.Mode = l.mode(srv, "mode", obj["mode"])
 	s.ApproveArgs = l.oneOf(srv, "approve_args", obj["approve_args"], "tool", "exact")
+	s.Effect = l.oneOf(srv, "effect", obj["effect"], EffectAtMostOnce, EffectIdempotent)
 	s.Timeout = l.duration(srv, "timeout", obj["timeout"], DefaultTimeout)
 	s.ConnectTimeout = l.duration(srv, "connect_timeout", obj["connect_timeout"], DefaultConnectTimeout)
 	if b := l.boolean(srv, "disabled", obj["disabled"]); b != nil {

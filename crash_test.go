@@ -49,6 +49,7 @@ type crashRig struct {
 	fake     *ollamatest.Server
 	env      []string
 	dir      string // working directory (no latch.json in it)
+	root     string // the config, the wrapper's files and the witnesses
 	cfg      string
 	memFile  string // the memory server's file: the write's witness
 	callLog  string // every line latch sent to the memory server
@@ -76,23 +77,9 @@ done`
 func newCrashRig(t *testing.T) *crashRig {
 	t.Helper()
 	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
-	bin := latchBinary(t, mcptestutil.RaceEnabled)
-	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
-	t.Cleanup(fake.Close)
-	r := &crashRig{t: t, bin: bin, fake: fake, env: cleanEnv(t, fake.Host(), nil)}
-	for _, kv := range r.env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			r.dir = filepath.Join(filepath.Dir(v), "cwd")
-		}
-		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
-			r.stateDir = filepath.Join(v, "latch", "sessions")
-		}
-	}
-	root := t.TempDir()
-	r.memFile = filepath.Join(root, "memory.jsonl")
-	r.callLog = filepath.Join(root, "calls.jsonl")
-	r.pidLog = filepath.Join(root, "pids")
-	cfg, err := json.Marshal(map[string]any{
+	r := newRig(t)
+	r.memFile = filepath.Join(r.root, "memory.jsonl")
+	r.writeConfig(map[string]any{
 		"permissions": map[string]any{"mode": "approve"},
 		"mcpServers": map[string]any{"mem": map[string]any{
 			"command": "/bin/sh",
@@ -102,19 +89,35 @@ func newCrashRig(t *testing.T) *crashRig {
 			"env_inherit": []string{"LATCH_TEST_HOLD_RESULT"},
 		}},
 	})
-	if err != nil {
-		t.Fatal(err)
+	return r
+}
+
+// newRig is a crash rig without its config (see writeConfig): the latch
+// binary, the fake Ollama, clean directories, and the files a server's
+// wrapper writes its input (callLog) and its pid (pidLog) to; every
+// wrapper started is waited for, or killed, when the test ends.
+func newRig(t *testing.T) *crashRig {
+	t.Helper()
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
+	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(fake.Close)
+	r := &crashRig{t: t, bin: bin, fake: fake, env: cleanEnv(t, fake.Host(), nil), root: t.TempDir()}
+	for _, kv := range r.env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			r.dir = filepath.Join(filepath.Dir(v), "cwd")
+		}
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			r.stateDir = filepath.Join(v, "latch", "sessions")
+		}
 	}
-	r.cfg = filepath.Join(root, "latch.json")
-	if err := os.WriteFile(r.cfg, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	r.callLog = filepath.Join(r.root, "calls.jsonl")
+	r.pidLog = filepath.Join(r.root, "pids")
 	// A server left behind by a killed latch exits when its input closes;
 	// one that does not is killed here, by its own process group.
 	t.Cleanup(func() {
 		for _, pid := range r.wrapperPids() {
 			if !mcptestutil.WaitProcessGone(pid, 10*time.Second) {
-				t.Errorf("memory server %d outlived latch", pid)
+				t.Errorf("server %d outlived latch", pid)
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
 			}
 		}
@@ -122,19 +125,24 @@ func newCrashRig(t *testing.T) *crashRig {
 	return r
 }
 
+// writeConfig writes the rig's config file.
+func (r *crashRig) writeConfig(cfg map[string]any) {
+	r.t.Helper()
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.cfg = filepath.Join(r.root, "latch.json")
+	if err := os.WriteFile(r.cfg, b, 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // run runs latch with args (after --config and --model) to its end. crash,
 // when set, is LATCH_TEST_CRASH_AT; extra are more KEY=VALUE entries.
 func (r *crashRig) run(crash string, extra []string, args ...string) crashRun {
 	r.t.Helper()
-	args = append([]string{"--config", r.cfg, "--model", e2eModel}, args...)
-	cmd := exec.Command(r.bin, args...)
-	cmd.Env = append(append([]string(nil), r.env...), extra...)
-	if crash != "" {
-		cmd.Env = append(cmd.Env, "LATCH_TEST_CRASH_AT="+crash)
-	}
-	cmd.Dir = r.dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd, stdout, stderr := r.command(crash, extra, args...)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.t.Fatalf("start latch: %v", err)
@@ -147,7 +155,7 @@ func (r *crashRig) run(crash string, extra []string, args ...string) crashRun {
 	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill() // this test's own child, by its pid
 		<-done
-		r.t.Fatalf("latch %s did not end within 2 minutes; stderr:\n%s", strings.Join(args, " "), stderr.String())
+		r.t.Fatalf("latch %s did not end within 2 minutes; stderr:\n%s", strings.Join(cmd.Args[1:], " "), stderr.String())
 	}
 	res := crashRun{stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
 	var ee *exec.ExitError
@@ -159,8 +167,23 @@ func (r *crashRig) run(crash string, extra []string, args ...string) crashRun {
 		r.t.Fatalf("latch: %v", err)
 	}
 	r.t.Logf("latch %s (crash at %q): exit %d, signal %v, after %v\nstdout: %s\nstderr: %s",
-		strings.Join(args, " "), crash, res.code, res.signal, time.Since(start).Round(time.Millisecond), res.stdout, res.stderr)
+		strings.Join(cmd.Args[1:], " "), crash, res.code, res.signal, time.Since(start).Round(time.Millisecond), res.stdout, res.stderr)
 	return res
+}
+
+// command is latch with args (after --config and --model), its output
+// kept; crash and extra as for run.
+func (r *crashRig) command(crash string, extra []string, args ...string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	args = append([]string{"--config", r.cfg, "--model", e2eModel}, args...)
+	cmd = exec.Command(r.bin, args...)
+	cmd.Env = append(append([]string(nil), r.env...), extra...)
+	if crash != "" {
+		cmd.Env = append(cmd.Env, "LATCH_TEST_CRASH_AT="+crash)
+	}
+	cmd.Dir = r.dir
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd, stdout, stderr
 }
 
 // crashed runs latch with the crash point set and checks that it died of

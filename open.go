@@ -22,7 +22,26 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		CompactAt: s.cfg.Ollama.CompactAt, NoAutoCompact: s.cfg.Ollama.NoCompact,
 		AuthDir: authDir(s.getenv), OpenBrowser: browserFor(nonInteractive, s.getenv),
 		HistoryFile: historyFile(s, nonInteractive),
+		Idempotent:  idempotentServers(s.cfg.Servers),
 	}
+}
+
+// The values of a server's "effect": what becomes of its call in doubt
+// after a crash (session/effects.go).
+const (
+	EffectAtMostOnce = "at_most_once" // waits for a person (the default)
+	EffectIdempotent = "idempotent"   // runs again on resume, once, through the gate
+)
+
+// idempotentServers are the servers whose effect is idempotent.
+func idempotentServers(cs []ServerConfig) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Effect == EffectIdempotent {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // historyFile is the input history's file for the screen; -p types

@@ -64,6 +64,7 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 	if ctx.Err() != nil {
 		return exitError // interrupted while the servers connected
 	}
+	sess.SettleRetries() // a retry whose server is not up waits for a person
 
 	if code := beginTurn(sess, f, prompt, stdout, stderr); code >= 0 {
 		return code
@@ -228,6 +229,8 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 		p.status = exitError
 	case *session.Notice:
 		p.note(e.Text)
+	case *session.CallRetriedEvent:
+		p.note(e.Text())
 	case *session.AttachmentEvent:
 		p.note(attachmentLine(e))
 	case *session.CompactionEvent:

@@ -332,6 +332,7 @@ var eventTypes = map[string]func() Event{
 	TypeInstructions:     func() Event { return &InstructionsEvent{} },
 	TypeCompaction:       func() Event { return &CompactionEvent{} },
 	TypeCompactionDelta:  func() Event { return &CompactionDelta{} },
+	TypeCallRetried:      func() Event { return &CallRetriedEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

@@ -159,6 +159,8 @@ func (x *exporter) event(e Event) {
 		s.line(words("error: "), val(e.Message))
 	case *Notice:
 		s.line(words("notice: "), val(e.Text))
+	case *CallRetriedEvent:
+		s.line(words("call "), val(e.CallID), words(" ("), val(e.Tool), words(") run again after a crash: "), val(e.Reason))
 	case *Cleared:
 		s.heading(2, words("/clear: the model starts afresh from here"))
 	case *ModelChanged:

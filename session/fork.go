@@ -105,7 +105,7 @@ func forkEvents(id, parent string, events []Event, st *logState, o Options) ([]E
 		for _, c := range last.ToolCalls {
 			var m api.Message
 			switch r := st.results[c.ID]; {
-			case left[c.ID] && st.started[c.ID]:
+			case left[c.ID] && st.started[c.ID] > 0:
 				m = api.Message{Role: "tool", ToolName: c.Function.Name, ToolCallID: c.ID,
 					Content: errorJSON("outcome unknown: the call had started in session " + parent + " when latch stopped, and this conversation was forked from it before its result; it is not run again here")}
 			case left[c.ID]:

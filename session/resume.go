@@ -15,14 +15,21 @@ import (
 )
 
 // InDoubt is a tool call that had started when latch stopped, with no
-// recorded result: it may or may not have run. It is never re-run on its
-// own; the user retries it (through the gate again) or dismisses it.
+// recorded result: it may or may not have run. The user retries it
+// (through the gate again) or dismisses it; only a call of an idempotent
+// server that started once runs again on its own (effects.go).
 type InDoubt struct {
 	CallID    string
 	Server    string
 	Tool      string
 	Arguments map[string]any
 	Turn      int
+	// Starts is how many times the log says the call started: 1, or
+	// more when it was already run again after a crash.
+	Starts int
+	// Held says why a call of an idempotent server was not run again on
+	// its own after all ("" for any other): see SettleRetries.
+	Held string
 }
 
 // Resumed is what a resumed session brought back.
@@ -31,6 +38,9 @@ type Resumed struct {
 	Warnings []string
 	InDoubt  []InDoubt
 	Pending  []permissions.Approval
+	// Retrying are the calls in doubt of idempotent servers that run
+	// again on their own, once, when the turn goes on (effects.go).
+	Retrying []InDoubt
 }
 
 // Resume reopens session id from its log in dir: the conversation, the
@@ -73,9 +83,9 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	s.resumed = true
 	pending := s.restoreApprovals(st)
 	s.restoreOwed(st)
-	s.inDoubt = st.inDoubt(s.owed)
+	retrying := s.takeRetries(st.inDoubt(s.owed))
 	return s, &Resumed{Events: events, Warnings: warns, Pending: pending,
-		InDoubt: append([]InDoubt(nil), s.inDoubt...)}, nil
+		InDoubt: append([]InDoubt(nil), s.inDoubt...), Retrying: retrying}, nil
 }
 
 // ErrNoSession means no session log has the id asked for.
@@ -136,7 +146,7 @@ type logState struct {
 	model        string
 	turn         int
 	calls        map[string]*ToolCallEvent      // by call id
-	started      map[string]bool                // calls allowed to run
+	started      map[string]int                 // how many times each call was allowed to run
 	answered     map[string]bool                // calls with a tool message or a result
 	messaged     map[string]bool                // calls whose tool message the model has
 	results      map[string]*ToolResultEvent    // by call id
@@ -154,7 +164,7 @@ type logState struct {
 // replay reads the logged events into the state they leave.
 func replay(events []Event) *logState {
 	st := &logState{
-		calls: map[string]*ToolCallEvent{}, started: map[string]bool{}, answered: map[string]bool{},
+		calls: map[string]*ToolCallEvent{}, started: map[string]int{}, answered: map[string]bool{},
 		messaged: map[string]bool{}, results: map[string]*ToolResultEvent{}, decided: map[string]bool{},
 		parked: map[string]ApprovalParkedEvent{}, defs: map[string]parkedDef{},
 	}
@@ -214,11 +224,13 @@ func (st *logState) message(e *MessageEvent) {
 }
 
 // permission notes a call that started ("allowed") or that the user
-// denied.
+// denied. A person's approval covers one run: the start spends it, so a
+// call in doubt run again goes through the gate afresh.
 func (st *logState) permission(e *PermissionEvent) {
 	switch {
 	case e.Decision == "allowed":
-		st.started[e.CallID] = true
+		st.started[e.CallID]++
+		delete(st.decided, e.CallID)
 	case e.Decision == "denied" && e.By == "user":
 		st.decided[e.CallID] = false
 	}
@@ -304,20 +316,33 @@ func restoredResult(c api.ToolCall, r *ToolResultEvent) api.Message {
 	return api.Message{Role: "tool", ToolName: c.Function.Name, ToolCallID: c.ID, Content: content}
 }
 
-// inDoubt lists the owed calls that had started: their outcome is unknown.
+// inDoubt lists the owed calls that had started: their outcome is
+// unknown. One that was parked again since (its retry waits for a
+// decision) is the pending approval's, not in doubt.
 func (st *logState) inDoubt(owed []api.ToolCall) []InDoubt {
 	var out []InDoubt
 	for _, c := range owed {
-		if !st.started[c.ID] {
+		if st.started[c.ID] == 0 || st.parkedAgain(c.ID) {
 			continue
 		}
-		d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: st.turn}
+		d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: st.turn,
+			Starts: st.started[c.ID]}
 		if ev := st.calls[c.ID]; ev != nil {
 			d.Server = ev.Server
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// parkedAgain says whether call id has an approval still pending.
+func (st *logState) parkedAgain(id string) bool {
+	for _, ap := range st.parked {
+		if ap.CallID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // InDoubtCalls lists the calls whose outcome is unknown.
@@ -369,7 +394,7 @@ func (s *Session) Blocked() string {
 	defer s.mu.Unlock()
 	if len(s.inDoubt) > 0 {
 		d := s.inDoubt[0]
-		return fmt.Sprintf("call %s (%s) was running when latch stopped; its outcome is unknown: /retry %s runs it again through the gate, /dismiss %s tells the model", d.CallID, d.Tool, d.CallID, d.CallID)
+		return fmt.Sprintf("call %s (%s) was running when latch stopped; its outcome is unknown%s: /retry %s runs it again through the gate, /dismiss %s tells the model", d.CallID, d.Tool, d.againNote(), d.CallID, d.CallID)
 	}
 	for _, c := range s.owed {
 		if _, ok := s.decided[c.ID]; ok {
@@ -390,6 +415,7 @@ func (s *Session) Blocked() string {
 // logged, but not yet seen by the model, goes on with the model. It
 // reports whether a turn started.
 func (s *Session) Continue() bool {
+	s.SettleRetries()
 	if s.Blocked() != "" {
 		return false
 	}

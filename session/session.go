@@ -102,6 +102,10 @@ type Options struct {
 	// DefaultCompactAt); NoAutoCompact turns it off (see compact.go).
 	CompactAt     float64
 	NoAutoCompact bool
+	// Idempotent are the servers whose effect is "idempotent": a call of
+	// theirs in doubt after a crash runs again on resume, once, through
+	// the gate (effects.go). Every other server's waits for a person.
+	Idempotent []string
 
 	lock *sessionLock // taken by Resume before it read the log
 }
@@ -219,6 +223,11 @@ type Session struct {
 
 	// cp is the compaction: the model's view of the history (compact.go).
 	cp compactState
+	// idempotent are the servers with effect "idempotent"; retrying are
+	// the calls in doubt a resume runs again on their own, by call id,
+	// until each goes to the gate (effects.go).
+	idempotent map[string]bool
+	retrying   map[string]InDoubt
 }
 
 // New makes a session. Nothing is sent to Ollama until the first turn.
@@ -241,6 +250,10 @@ func New(o Options) *Session {
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
 		instructions: o.Instructions, cp: compactState{at: compactAt(o)},
+		idempotent: map[string]bool{}, retrying: map[string]InDoubt{},
+	}
+	for _, name := range o.Idempotent {
+		s.idempotent[name] = true
 	}
 	for name, list := range o.ServerTools {
 		s.offer[name] = slices.Clone(list)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,7 @@ type toolCall struct {
 	rule    string           // the argument rule that decided, "" when none did
 
 	dismissed bool // a call in doubt the user chose not to run again
+	retried   bool // a call in doubt run again on its own (effects.go)
 	prior     bool // the decision made before a restart, if hasPrior
 	hasPrior  bool
 }
@@ -127,7 +129,7 @@ func refuse(m api.Message) ruling { return ruling{refusal: m} }
 // parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
 	c := s.lookUp(turn, call)
-	if why := s.notCallable(c); why != "" {
+	if why := cmp.Or(s.retryRefused(c), s.notCallable(c)); why != "" {
 		return s.fail(c, why), true
 	}
 	v := s.gate.Decide(c.perm)
@@ -224,6 +226,9 @@ func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 // the model reads msg.
 func (s *Session) deny(c *toolCall, by, reason, msg string) ruling {
 	s.permission(c, "denied", by, reason)
+	if c.retried {
+		msg = retryRefusedNote + msg
+	}
 	return refuse(s.fail(c, msg))
 }
 

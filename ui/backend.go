@@ -102,6 +102,8 @@ type Decisions interface {
 type Resume interface {
 	Continue() bool
 	Blocked() string
+	// InDoubtCalls lists the calls in doubt that wait for a person.
+	InDoubtCalls() []session.InDoubt
 	Retry(callID string) error
 	Dismiss(callID string) error
 }

@@ -410,6 +410,13 @@ func (m *Model) settleReplayed(inDoubt []session.InDoubt) {
 			en.invalidate()
 		}
 	}
+	m.markInDoubt(inDoubt)
+}
+
+// markInDoubt marks the cards of calls in doubt, which the session can
+// /retry or /dismiss; one without a card (its event was not logged) gets
+// one.
+func (m *Model) markInDoubt(inDoubt []session.InDoubt) {
 	for _, d := range inDoubt {
 		en := m.cardFor(d.CallID)
 		if en == nil {

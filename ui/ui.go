@@ -222,6 +222,10 @@ func (m *Model) replay(r *session.Resumed) {
 		m.addError(fmt.Sprintf("call %s (%s) was running when latch stopped: its outcome is unknown, and it is not run again on its own. /retry %s runs it again through the gate; /dismiss %s tells the model",
 			d.CallID, sanitize.Line(d.Tool), d.CallID, d.CallID))
 	}
+	for _, d := range r.Retrying {
+		m.addNotice(fmt.Sprintf("call %s (%s) was running when latch stopped: its server, %s, is idempotent: it runs again once the servers are connected, through the gate",
+			d.CallID, sanitize.Line(d.Tool), sanitize.Line(d.Server)))
+	}
 	for _, ap := range r.Pending {
 		m.addNotice(fmt.Sprintf("approval %s waits: %s — /approve %s or /reject %s", ap.ID, sanitize.Line(ap.Name), ap.ID, ap.ID))
 	}
@@ -243,10 +247,14 @@ func (m *Model) continueResumed() tea.Cmd {
 	}
 }
 
-// handleContinued notes a resumed turn that went on.
+// handleContinued notes a resumed turn that went on; one that did not
+// may have calls in doubt it did not have at first (a retry held back:
+// its server is not connected), whose cards now say how to settle them.
 func (m *Model) handleContinued(msg continuedMsg) {
 	if msg.started {
 		m.running = true
+	} else {
+		m.markInDoubt(m.resume.InDoubtCalls())
 	}
 	m.dirty = true
 }
@@ -443,6 +451,8 @@ func (m *Model) handleEvent(e session.Event) {
 		m.handleToolEvent(e)
 	case *session.Notice:
 		m.addNotice(e.Text)
+	case *session.CallRetriedEvent:
+		m.addNotice(e.Text())
 	case *session.Cleared:
 		if m.replaying { // live, /clear empties the chat itself (handleCleared)
 			m.chat.clear()

@@ -179,6 +179,7 @@ func Scenario() []session.Event {
 			Arguments: map[string]any{"path": "/tmp/park"}},
 		&session.ApprovalResolvedEvent{Header: h, ApprovalID: "a0", CallID: "gone", Decision: "approved", By: "user"},
 		&session.Notice{Header: h, Text: "a notice"},
+		&session.CallRetriedEvent{Header: h, Turn: 1, CallID: "run", Server: "srv", Tool: "srv__tool_run", Reason: "idempotent"},
 		&session.Error{Header: h, Turn: 1, Message: "an error"},
 		&session.ModelChanged{Header: h, Model: "qwen3:8b"},
 		&session.MessageEvent{Header: h, Turn: 1, Role: "tool", Content: "logged", ToolName: "srv__tool_done"},
