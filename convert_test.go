@@ -17,7 +17,8 @@ import (
 var (
 	// Inputs are asked for before (inputs.go): a server that still has
 	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
-	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true, "ApproveArgs": true}
+	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true, "ApproveArgs": true,
+		"Effect": true} // Effect: session.Options.Idempotent (TestEffectIdempotentRetriedOnceAfterKill)
 	mcpOnly    = map[string]bool{"InProcess": true}
 	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )
