@@ -137,9 +137,9 @@ func (m *Model) renderSave(md *modal, w int) string {
 		if ch.spec == nil {
 			text = "allow " + sanitize.Line(ch.text) + " with any arguments, as the tool is defined now"
 		}
-		for j, l := range wrapLine(text, w-6, "    ") {
-			if j == 0 {
-				l = mark + l
+		for j, l := range wrapLine(text, w-8, "") {
+			if l = "    " + l; j == 0 {
+				l = mark + l[4:]
 			}
 			if i == st.at {
 				l = sty.Title.Render(l)
