@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"latch/permissions"
 )
@@ -42,26 +44,37 @@ func saveRule(cfg *Config, getenv func(string) string, spec permissions.RuleSpec
 	return permissions.CompileRule(spec, "", origin, getenv("HOME"))
 }
 
-// ruleJSON is spec as a config's rule: {"tool": …, "args": {…}, "decision": …}.
+// ruleJSON is spec as a config's rule, on one line:
+// {"tool": "…", "args": {"path": "…"}, "decision": "allow"}.
 func ruleJSON(spec permissions.RuleSpec) ([]byte, error) {
-	var b bytes.Buffer
-	for i, part := range []struct {
-		key string
-		val any
-	}{{"tool", spec.Tool}, {"args", spec.Args}, {"decision", spec.Decision}} {
-		if part.key == "args" && len(spec.Args) == 0 {
-			continue
-		}
-		v, err := jsonValue(part.val)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q: %s", part.key, v)
+	tool, err := jsonValue(spec.Tool)
+	if err != nil {
+		return nil, err
 	}
-	return append(append([]byte("{"), b.Bytes()...), '}'), nil
+	decision, err := jsonValue(spec.Decision)
+	if err != nil {
+		return nil, err
+	}
+	b := append(append([]byte(`{"tool": `), tool...), ", "...)
+	if len(spec.Args) > 0 {
+		b = append(b, `"args": {`...)
+		for i, name := range slices.Sorted(maps.Keys(spec.Args)) {
+			k, err := jsonValue(name)
+			if err != nil {
+				return nil, err
+			}
+			v, err := jsonValue(spec.Args[name])
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(append(append(b, k...), ": "...), v...)
+		}
+		b = append(b, "}, "...)
+	}
+	return append(append(append(b, `"decision": `...), decision...), '}'), nil
 }
 
 // withRule returns the JSON object data with spec added at the end of
