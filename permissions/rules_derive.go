@@ -107,7 +107,11 @@ func exactPattern(s, home string) string {
 	plain := s != "" && utf8.ValidString(s) && !strings.ContainsAny(s, `*?\`) && !strings.HasPrefix(s, "re:")
 	switch {
 	case plain && strings.Contains(s, "/") && (!strings.HasPrefix(s, "~") || strings.HasPrefix(s, "~/")):
-		return atHome(cleanValue(s, home), home)
+		clean := atHome(cleanValue(s, home), home)
+		if !strings.Contains(clean, "/") {
+			clean = "./" + clean // still a path glob: matched as it cleans
+		}
+		return clean
 	case plain && !strings.HasPrefix(s, "~"):
 		return s
 	}
