@@ -192,3 +192,37 @@ func TestGoldenSaveRuleStep(t *testing.T) {
 	press(h, runes("n"))
 	h.untilTurnDone()
 }
+
+// TestAskModalNeverOffersARuleWithACredential: a rule derived from a call
+// that carries a credential latch knows is not offered: it would be
+// written into the config in the clear, and the box could show it only
+// hidden, not as written. The rules without it still are.
+func TestAskModalNeverOffersARuleWithACredential(t *testing.T) {
+	const secret = "tok-8f3a9c2e71d04b55"
+	saver := &savedRules{}
+	so := saver.options()
+	h, _ := toolHarnessUI(t, session.Options{ID: "20261129-120000-abcdef", Policy: permissions.Policy{Mode: permissions.Ask},
+		Servers: []session.ServerConfig{{Name: "vault", Command: "/nonexistent/vault", Secrets: []string{secret}}}},
+		Options{RuleFile: so.RuleFile, SaveRule: so.SaveRule})
+	h.srv.Script(
+		ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_1", "notes__write_note", "text", "/srv/proj/a.txt", "key", secret)}},
+		ollamatest.TextTurn("Not written."),
+	)
+	h.typeText("write a")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
+	press(h, runes("A"))
+	v := h.m.View()
+	if strings.Contains(v, secret) || strings.Contains(v, "key=") {
+		t.Fatalf("A offers a rule holding the credential:\n%s", v)
+	}
+	if !strings.Contains(v, "› allow notes__write_note(text=/srv/proj/**)") {
+		t.Fatalf("the folder rule, which holds no credential, is not offered:\n%s", v)
+	}
+	pastGuard(h.m)
+	press(h, tea.KeyMsg{Type: tea.KeyEsc})
+	pastGuard(h.m)
+	press(h, runes("n"))
+	h.untilTurnDone()
+}
