@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -15,11 +16,12 @@ var (
 	ruleTools    = []string{"*", "read", "write", "fs__read", "fs__write", "mem__read", "fs__*"}
 	ruleArgNames = []string{"path", "*", "n", "flag", "paths"}
 	rulePatterns = []any{"/p/**", "/p/*", "/p/a", "~/.ssh/**", "*.txt", "re:/p/.*", "re:.*ssh.*", "/q/**",
-		"**", "*", float64(1), true, "re:(", "~bob/x"}
+		"**", "*", float64(1), true, "re:(", "~bob/x", float64(0), "re:(?i).*SSH.*", "/p/*.txt", "/p/a*/**"}
 	ruleDecisions  = []string{"allow", "ask", "deny", "allow", "allow"}
 	callValuesPool = []any{"/p", "/p/a", "/p/a.txt", "/p/../q/x", "/q/a", "~/.ssh/id", "/home/me/.ssh/id",
 		"/p/a/../../home/me/.ssh/id", `/p\..\home\me\.ssh\id`, "p/a", "", float64(1), true, "~bob/x",
-		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}}
+		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}, math.Copysign(0, -1), false,
+		"/p/ab/c.txt", []any{float64(1), "/p/a.txt"}}
 )
 
 func randomRules(rng *rand.Rand) []Rule {
@@ -223,6 +225,38 @@ func TestPropertyNoTraversal(t *testing.T) {
 		}
 		if got := deny.Decide(call).Decision == Deny; got != wantDeny {
 			t.Fatalf("case %d: deny %s, value %q (reads %q): denied %v, want %v", i, pattern, value, readings, got, wantDeny)
+		}
+	}
+}
+
+// TestPropertyIndexAgreesWithEveryRule: over random sets of up to 40
+// rules and random calls, the indexed rules decide as trying every rule
+// in order would: the same rule, or none.
+func TestPropertyIndexAgreesWithEveryRule(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(24, 4))
+	servers := []string{"fs", "mem"}
+	for i := range propertyCases / 10 {
+		var rules []Rule
+		for range rng.IntN(10) {
+			rules = append(rules, randomRules(rng)...)
+		}
+		c := randomCall(rng)
+		rs := newRuleSet(rules, testHome)
+		got, ok := rs.decide(c, servers)
+		v := &callValues{args: c.Args, home: testHome}
+		want := -1
+		for j := range rs.rules {
+			r := &rs.rules[j]
+			if r.covers(c, servers) && r.matches(v) && (want < 0 || severity(r.Decision) > severity(rs.rules[want].Decision)) {
+				want = j
+			}
+		}
+		switch {
+		case want < 0 && ok:
+			t.Fatalf("case %d: call %v: the index found %s, no rule matches (rules %v)", i, c.Args, got.Origin, compacts(rules))
+		case want >= 0 && (!ok || got != &rs.rules[want]):
+			t.Fatalf("case %d: call %v: the index found %v, every rule tried finds %s (rules %v)", i, c.Args, got, rs.rules[want].Origin, compacts(rules))
 		}
 	}
 }
