@@ -108,6 +108,6 @@ func BenchmarkDecide1000RulesSharedFolder(b *testing.B) {
 // gives), so each is tried.
 func BenchmarkDecide1000RulesAlike(b *testing.B) {
 	benchOneTool(b, func(i int) map[string]any {
-		return map[string]any{"path": "~/src/proj/*.go", "encoding": fmt.Sprintf("re:utf-(%d|16)", i)}
+		return map[string]any{"path": "~/src/proj/*.go", "encoding": fmt.Sprintf("re:utf-(%d|16)", 100+i)}
 	})
 }

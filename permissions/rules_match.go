@@ -68,7 +68,11 @@ func compileMatcher(v any, home string) (matcher, error) {
 			// Every match of the anchored expression is a match of expr at
 			// the start of the value: it begins with expr's literal prefix.
 			pre, _ := alone.LiteralPrefix()
-			return matcher{kind: matchRegexp, re: re, pre: pre, must: mustHold(expr)}, nil
+			must := mustHold(expr)
+			if strings.Contains(pre, must) {
+				must = "" // the start already holds it
+			}
+			return matcher{kind: matchRegexp, re: re, pre: pre, must: must}, nil
 		}
 		return compileGlob(x, home)
 	case bool:
@@ -339,6 +343,9 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 		return !every
 	}
 	for i, c := range r.clean {
+		if m.kind != matchPath && c == s {
+			continue // as it is, matched above
+		}
 		if m.matchClean(c, r.segs[i]) != every {
 			return !every
 		}
