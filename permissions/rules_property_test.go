@@ -62,18 +62,33 @@ func alone(r Rule, c Call) bool {
 }
 
 // TestPropertyRules: over random rules and calls, deny always wins, an
-// ask rule is never overruled by an allow, and a read_only server is
-// never widened beyond its allow-list and its allow rules.
+// ask rule is never overruled by an allow, a read_only server (by the
+// global mode or its own) is never widened beyond its allow-list (global
+// or its own) and its allow rules, and no rule allows in approve mode.
 func TestPropertyRules(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 1))
 	for i := range propertyCases {
 		rules, c := randomRules(rng), randomCall(rng)
-		mode := Mode(rng.IntN(4))
 		listed := rng.IntN(2) == 0
-		p := Policy{Mode: mode, Rules: rules, Home: testHome, Servers: []string{"fs", "mem"}}
+		p := Policy{Mode: Mode(rng.IntN(4)), Rules: rules, Home: testHome, Servers: []string{"fs", "mem"}}
+		switch rng.IntN(3) {
+		case 1: // the call's server has a mode of its own, which decides
+			p.ServerModes = map[string]Mode{c.Server: Mode(rng.IntN(4))}
+			p.Mode = Mode(rng.IntN(4))
+		case 2: // the other server has one, which does not
+			p.ServerModes = map[string]Mode{map[string]string{"fs": "mem", "mem": "fs"}[c.Server]: Mode(rng.IntN(4))}
+		}
 		if listed {
-			p.Allow = []string{c.Name}
+			if rng.IntN(2) == 0 {
+				p.Allow = []string{c.Name}
+			} else {
+				p.ServerAllow = map[string][]string{c.Server: {c.Tool}}
+			}
+		}
+		mode := p.Mode // the mode that decides c: its server's, else the global one
+		if m, ok := p.ServerModes[c.Server]; ok {
+			mode = m
 		}
 		v := NewGate(p).Decide(c)
 		var deny, ask, allow bool
@@ -106,6 +121,8 @@ func TestPropertyRules(t *testing.T) {
 			fail("read_only asked without an ask rule")
 		case v.Decision == Allow && mode != Auto && !listed && !allow:
 			fail("allowed with no listing, no allow rule, and not auto")
+		case v.Decision == Allow && mode == Approve && !listed:
+			fail("an allow rule allowed what approve mode parks")
 		}
 	}
 }
