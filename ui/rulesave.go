@@ -55,7 +55,11 @@ func (m *Model) openSaveStep(md *modal) {
 		st.noRule = "argument rules cannot be saved: " + sanitizeText(m.ruleFileErr.Error())
 	default:
 		for _, spec := range m.perms.RuleChoices(md.card.callID) {
-			st.choices = append(st.choices, saveChoice{spec: &spec, text: permissions.FormatCompact(spec)})
+			// Only a rule the screen shows as it is: one with a control
+			// character would be shown otherwise than it is written.
+			if text := permissions.FormatCompact(spec); sanitize.Line(text) == text {
+				st.choices = append(st.choices, saveChoice{spec: &spec, text: text})
+			}
 		}
 		if len(st.choices) == 0 {
 			st.noRule = "no argument rule fits this call (its values are not plain enough, or its folder is / or ~)"

@@ -226,3 +226,32 @@ func TestAskModalNeverOffersARuleWithACredential(t *testing.T) {
 	press(h, runes("n"))
 	h.untilTurnDone()
 }
+
+// TestAskModalOffersOnlyRulesShownAsWritten: a rule whose text holds a
+// character the screen would show otherwise (an escape sequence a server
+// or the model chose) is not offered; the folder rule, which holds none,
+// is, and the box shows no raw escape.
+func TestAskModalOffersOnlyRulesShownAsWritten(t *testing.T) {
+	h, _ := ruleHarness(t, &savedRules{}, Options{})
+	h.srv.Script(
+		ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_1", "notes__write_note", "text", "/srv/proj/a\x1b]52;c;cm0gLXJmIH4=\x07.txt")}},
+		ollamatest.TextTurn("Not written."),
+	)
+	h.typeText("write a")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
+	press(h, runes("A"))
+	v := h.m.View()
+	if strings.Contains(v, "\x1b") || strings.Contains(v, "allow notes__write_note(text=/srv/proj/a") {
+		t.Fatalf("A offers a rule shown otherwise than written:\n%s", v)
+	}
+	if !strings.Contains(v, "› allow notes__write_note(text=/srv/proj/**)") {
+		t.Fatalf("the folder rule is not offered:\n%s", v)
+	}
+	pastGuard(h.m)
+	press(h, tea.KeyMsg{Type: tea.KeyEsc})
+	pastGuard(h.m)
+	press(h, runes("n"))
+	h.untilTurnDone()
+}
