@@ -17,7 +17,8 @@ type asked struct {
 // (permissions.DeriveRules); none while it is not waiting for an answer.
 // A rule that would hold a credential latch knows is never offered: it
 // would be written into the config file in the clear, and the box could
-// only show it hidden, so not as it would be written.
+// only show it hidden, so not as it would be written. Nor is one whose
+// tool's name the config would refuse as naming two servers' tools.
 func (s *Session) RuleChoices(callID string) []permissions.RuleSpec {
 	s.mu.Lock()
 	w, ok := s.asks[callID]
@@ -26,7 +27,13 @@ func (s *Session) RuleChoices(callID string) []permissions.RuleSpec {
 		return nil
 	}
 	var out []permissions.RuleSpec
+	names := s.ServerNames()
 	for _, spec := range permissions.DeriveRules(w.call, s.gate.Home()) {
+		// A name that reads as tools of two servers (x___foo with x and
+		// x_) is a config error: written, it would stop the next start.
+		if len(permissions.Readings(spec.Tool, names)) != 1 {
+			continue
+		}
 		if text := permissions.FormatCompact(spec); mcp.RedactAll(s.servers, text) == text {
 			out = append(out, spec)
 		}
