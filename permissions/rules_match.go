@@ -338,6 +338,9 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 	if !ok {
 		return false
 	}
+	if m.kind != matchPath && cleansToItself(s) {
+		return m.matchString(s) // its one reading is itself
+	}
 	r := v.reading(s)
 	if m.kind != matchPath && m.matchString(s) != every {
 		return !every
@@ -351,6 +354,21 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 		}
 	}
 	return every
+}
+
+// cleansToItself reports whether s has a single reading, itself: no '/'
+// or '\' for cleaning to change, no "~" to expand, not empty (which
+// cleans to ".").
+func cleansToItself(s string) bool {
+	if s == "" || s[0] == '~' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // matchString matches a plain glob or a regexp against s.
