@@ -34,6 +34,18 @@ func DefaultConfigPath(getenv func(string) string) string {
 // permissions. A file of another app's shape is never written: latch's
 // model has no place there. It returns the path written.
 func saveModel(cfg *Config, getenv func(string) string, name string) (string, error) {
+	path, err := configTarget(cfg, getenv, "to keep a default model")
+	if err != nil {
+		return "", err
+	}
+	return path, rewriteConfig(path, func(data []byte) ([]byte, error) { return withModel(data, name) })
+}
+
+// configTarget is the file latch writes its settings into: the config
+// that was loaded, else the default path; absolute, and a link's target.
+// A file of another app's shape is refused, saying how to have one of
+// latch's own (why: "to keep a default model").
+func configTarget(cfg *Config, getenv func(string) string, why string) (string, error) {
 	path := cfg.Path
 	if path == "" {
 		path = DefaultConfigPath(getenv)
@@ -43,8 +55,8 @@ func saveModel(cfg *Config, getenv func(string) string, name string) (string, er
 	}
 	if cfg.Foreign {
 		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
-			"to keep a default model, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
-			path, cmpOr(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
+			"%s, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
+			path, why, cmpOr(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the notice says where, wherever latch was started
@@ -52,26 +64,29 @@ func saveModel(cfg *Config, getenv func(string) string, name string) (string, er
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // replace the file the link points to, not the link
 	}
+	return path, nil
+}
+
+// rewriteConfig replaces the file at path (absent: empty) with what edit
+// makes of it, atomically, keeping its permissions (0600 for a new file).
+func rewriteConfig(path string, edit func([]byte) ([]byte, error)) error {
 	mode := fs.FileMode(0o600)
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = nil
 	case err != nil:
-		return "", err
+		return err
 	default:
 		if fi, err := os.Stat(path); err == nil {
 			mode = fi.Mode().Perm()
 		}
 	}
-	out, err := withModel(data, name)
+	out, err := edit(data)
 	if err != nil {
-		return "", fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := session.WriteFileAtomic(path, out, mode); err != nil {
-		return "", err
-	}
-	return path, nil
+	return session.WriteFileAtomic(path, out, mode)
 }
 
 // cmpOr returns a, or b when a is "".
@@ -86,20 +101,36 @@ func cmpOr(a, b string) string {
 // name: the old value replaced where it stands, or the key added first,
 // indented like the key that follows it. Nothing else changes.
 func withModel(data []byte, name string) ([]byte, error) {
+	value, err := jsonValue(name)
+	if err != nil {
+		return nil, err
+	}
+	return withKey(data, "model", value)
+}
+
+// jsonValue is v as JSON, on one line, with no HTML escapes.
+func jsonValue(v any) ([]byte, error) {
 	var val bytes.Buffer
 	enc := json.NewEncoder(&val)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(name); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	value := bytes.TrimSpace(val.Bytes())
+	return bytes.TrimSpace(val.Bytes()), nil
+}
+
+// withKey returns the JSON object data with its top-level key set to the
+// JSON value: the old value replaced where it stands, or the key added
+// first, indented like the key that follows it. Nothing else changes.
+func withKey(data []byte, key string, value []byte) ([]byte, error) {
 	bom := []byte("\xef\xbb\xbf")
 	hasBOM := bytes.HasPrefix(data, bom)
 	body := bytes.TrimPrefix(data, bom)
+	name, _ := jsonValue(key)
 	if len(bytes.TrimSpace(body)) == 0 {
-		return append(append([]byte("{\n  \"model\": "), value...), "\n}\n"...), nil
+		return append(append(append(append([]byte("{\n  "), name...), ": "...), value...), "\n}\n"...), nil
 	}
-	start, end, open, err := modelSpan(body)
+	start, end, open, err := keySpan(body, key)
 	if err != nil {
 		return nil, err
 	}
@@ -117,22 +148,19 @@ func withModel(data []byte, name string) ([]byte, error) {
 	ws := rest[:len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))]
 	out = append(out, body[:open]...)
 	if bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte("}")) {
-		out = append(out, " \"model\": "...)
-		out = append(out, value...)
+		out = append(append(append(append(out, ' '), name...), ": "...), value...)
 		out = append(out, ' ')
 		return append(out, rest[len(ws):]...), nil
 	}
-	out = append(out, ws...)
-	out = append(out, "\"model\": "...)
-	out = append(out, value...)
+	out = append(append(append(append(out, ws...), name...), ": "...), value...)
 	out = append(out, ',')
 	return append(out, rest...), nil
 }
 
-// modelSpan finds, in a JSON object, the byte span of the top-level
-// "model" value (start -1 when there is none) and the offset just after
-// the opening brace.
-func modelSpan(data []byte) (start, end, open int, err error) {
+// keySpan finds, in a JSON object, the byte span of the top-level key's
+// value (start -1 when there is none) and the offset just after the
+// opening brace.
+func keySpan(data []byte, key string) (start, end, open int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
@@ -149,7 +177,7 @@ func modelSpan(data []byte) (start, end, open int, err error) {
 		if err := dec.Decode(&raw); err != nil {
 			return 0, 0, 0, err
 		}
-		if k == "model" {
+		if k == key {
 			end = int(dec.InputOffset())
 			colon := bytes.IndexByte(data[afterKey:end], ':')
 			if colon < 0 {

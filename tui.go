@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"golang.org/x/term"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/themes"
 	"latch/ui"
@@ -142,6 +143,8 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 		Output: os.Stdout, SyncOutput: syncOutput, Mouse: s.cfg.Mouse,
 		OpenURL:   func(u string) error { return startBrowser(u, s.getenv) },
 		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) },
+		RuleFile:  func() (string, error) { return ruleFile(s.cfg, s.getenv) },
+		SaveRule:  func(spec permissions.RuleSpec) (permissions.Rule, error) { return saveRule(s.cfg, s.getenv, spec) },
 		Serving:   gw.serving()})
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit

@@ -71,3 +71,30 @@ func checkRuleError(t *testing.T, err error, origin string) {
 		t.Fatalf("error %q (%T) does not name the rule %s", err, err, origin)
 	}
 }
+
+// FuzzFlagRule reads random values of --allow, --deny, /allow and /deny,
+// as the flags and the chat give them: no panic; every error is a
+// *RuleError naming the flag and its value; a rule read is given again
+// by its FlagText as the same rule.
+func FuzzFlagRule(f *testing.F) {
+	for _, s := range []string{"fs__read_text_file", "fs__read_text_file(path=~/src/proj/**)", `*(*=~/.ssh/**)`,
+		"shell__run(command=\"re:^git (status|diff)\\\\b\")", "t(", "(a=1)", "t(a=~bob/x)", "t(a=/x/../y)", " ", "t(n=-0, b=true)"} {
+		f.Add(s, uint8(0))
+	}
+	flags := []string{"--allow", "--deny", "/allow", "/deny"}
+	f.Fuzz(func(t *testing.T, s string, which uint8) {
+		flag := flags[int(which)%len(flags)]
+		origin := flag + " " + strconv.Quote(s)
+		r, err := FlagRule(flag, s, testHome)
+		if err != nil {
+			checkRuleError(t, err, origin)
+			return
+		}
+		text := r.FlagText()
+		gotFlag, value, _ := strings.Cut(text, " ")
+		back, err := FlagRule(gotFlag, value, testHome)
+		if err != nil || gotFlag != flag || back.Compact() != r.Compact() || back.Decision != r.Decision {
+			t.Fatalf("%s reads as %s (%s), given again as %q, which reads as %s (%v)", origin, r.Compact(), r.DecisionName(), text, back.Compact(), err)
+		}
+	})
+}

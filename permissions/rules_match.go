@@ -37,7 +37,8 @@ type matcher struct {
 	lit  string   // matchPath: the literal start every matching path has
 	glob string   // matchGlob
 	pre  string   // matchGlob, matchRegexp: the literal start of every match
-	suf  string   // matchGlob: the literal end of every match
+	suf  string   // matchGlob, matchPath: the literal end of every match
+	must string   // matchRegexp: a literal every match holds
 	re   *regexp.Regexp
 	num  float64
 	b    bool
@@ -67,7 +68,11 @@ func compileMatcher(v any, home string) (matcher, error) {
 			// Every match of the anchored expression is a match of expr at
 			// the start of the value: it begins with expr's literal prefix.
 			pre, _ := alone.LiteralPrefix()
-			return matcher{kind: matchRegexp, re: re, pre: pre}, nil
+			must := mustHold(expr)
+			if strings.Contains(pre, must) {
+				must = "" // the start already holds it
+			}
+			return matcher{kind: matchRegexp, re: re, pre: pre, must: must}, nil
 		}
 		return compileGlob(x, home)
 	case bool:
@@ -126,6 +131,11 @@ func compileGlob(g, home string) (matcher, error) {
 	}
 	if i := strings.IndexAny(clean, "*?"); i >= 0 {
 		m.lit = clean[:max(strings.LastIndexByte(clean[:i], '/'), 0)]
+	}
+	// A last segment other than "**" ends every matching path with its
+	// literal end.
+	if last := m.segs[len(m.segs)-1]; last != "**" {
+		m.suf = last[strings.LastIndexAny(last, "*?")+1:]
 	}
 	return m, nil
 }
@@ -328,11 +338,17 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 	if !ok {
 		return false
 	}
+	if m.kind != matchPath && cleansToItself(s) {
+		return m.matchString(s) // its one reading is itself
+	}
 	r := v.reading(s)
 	if m.kind != matchPath && m.matchString(s) != every {
 		return !every
 	}
 	for i, c := range r.clean {
+		if m.kind != matchPath && c == s {
+			continue // as it is, matched above
+		}
 		if m.matchClean(c, r.segs[i]) != every {
 			return !every
 		}
@@ -340,10 +356,25 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 	return every
 }
 
+// cleansToItself reports whether s has a single reading, itself: no '/'
+// or '\' for cleaning to change, no "~" to expand, not empty (which
+// cleans to ".").
+func cleansToItself(s string) bool {
+	if s == "" || s[0] == '~' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // matchString matches a plain glob or a regexp against s.
 func (m *matcher) matchString(s string) bool {
 	if m.kind == matchRegexp {
-		return strings.HasPrefix(s, m.pre) && m.re.MatchString(s)
+		return strings.HasPrefix(s, m.pre) && strings.Contains(s, m.must) && m.re.MatchString(s)
 	}
 	return strings.HasPrefix(s, m.pre) && strings.HasSuffix(s, m.suf) && wild(m.glob, s)
 }
@@ -353,7 +384,7 @@ func (m *matcher) matchClean(clean string, segs []string) bool {
 	if m.kind != matchPath {
 		return m.matchString(clean)
 	}
-	return strings.HasPrefix(clean, m.lit) && matchSegs(m.segs, segs)
+	return strings.HasPrefix(clean, m.lit) && strings.HasSuffix(clean, m.suf) && matchSegs(m.segs, segs)
 }
 
 // matchSegs matches path segments: "**" spans any number of segments.

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -15,11 +16,12 @@ var (
 	ruleTools    = []string{"*", "read", "write", "fs__read", "fs__write", "mem__read", "fs__*"}
 	ruleArgNames = []string{"path", "*", "n", "flag", "paths"}
 	rulePatterns = []any{"/p/**", "/p/*", "/p/a", "~/.ssh/**", "*.txt", "re:/p/.*", "re:.*ssh.*", "/q/**",
-		"**", "*", float64(1), true, "re:(", "~bob/x"}
+		"**", "*", float64(1), true, "re:(", "~bob/x", float64(0), "re:(?i).*SSH.*", "/p/*.txt", "/p/a*/**"}
 	ruleDecisions  = []string{"allow", "ask", "deny", "allow", "allow"}
 	callValuesPool = []any{"/p", "/p/a", "/p/a.txt", "/p/../q/x", "/q/a", "~/.ssh/id", "/home/me/.ssh/id",
 		"/p/a/../../home/me/.ssh/id", `/p\..\home\me\.ssh\id`, "p/a", "", float64(1), true, "~bob/x",
-		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}}
+		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}, math.Copysign(0, -1), false,
+		"/p/ab/c.txt", []any{float64(1), "/p/a.txt"}}
 )
 
 func randomRules(rng *rand.Rand) []Rule {
@@ -60,18 +62,33 @@ func alone(r Rule, c Call) bool {
 }
 
 // TestPropertyRules: over random rules and calls, deny always wins, an
-// ask rule is never overruled by an allow, and a read_only server is
-// never widened beyond its allow-list and its allow rules.
+// ask rule is never overruled by an allow, a read_only server (by the
+// global mode or its own) is never widened beyond its allow-list (global
+// or its own) and its allow rules, and no rule allows in approve mode.
 func TestPropertyRules(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 1))
 	for i := range propertyCases {
 		rules, c := randomRules(rng), randomCall(rng)
-		mode := Mode(rng.IntN(4))
 		listed := rng.IntN(2) == 0
-		p := Policy{Mode: mode, Rules: rules, Home: testHome, Servers: []string{"fs", "mem"}}
+		p := Policy{Mode: Mode(rng.IntN(4)), Rules: rules, Home: testHome, Servers: []string{"fs", "mem"}}
+		switch rng.IntN(3) {
+		case 1: // the call's server has a mode of its own, which decides
+			p.ServerModes = map[string]Mode{c.Server: Mode(rng.IntN(4))}
+			p.Mode = Mode(rng.IntN(4))
+		case 2: // the other server has one, which does not
+			p.ServerModes = map[string]Mode{map[string]string{"fs": "mem", "mem": "fs"}[c.Server]: Mode(rng.IntN(4))}
+		}
 		if listed {
-			p.Allow = []string{c.Name}
+			if rng.IntN(2) == 0 {
+				p.Allow = []string{c.Name}
+			} else {
+				p.ServerAllow = map[string][]string{c.Server: {c.Tool}}
+			}
+		}
+		mode := p.Mode // the mode that decides c: its server's, else the global one
+		if m, ok := p.ServerModes[c.Server]; ok {
+			mode = m
 		}
 		v := NewGate(p).Decide(c)
 		var deny, ask, allow bool
@@ -104,6 +121,8 @@ func TestPropertyRules(t *testing.T) {
 			fail("read_only asked without an ask rule")
 		case v.Decision == Allow && mode != Auto && !listed && !allow:
 			fail("allowed with no listing, no allow rule, and not auto")
+		case v.Decision == Allow && mode == Approve && !listed:
+			fail("an allow rule allowed what approve mode parks")
 		}
 	}
 }
@@ -223,6 +242,38 @@ func TestPropertyNoTraversal(t *testing.T) {
 		}
 		if got := deny.Decide(call).Decision == Deny; got != wantDeny {
 			t.Fatalf("case %d: deny %s, value %q (reads %q): denied %v, want %v", i, pattern, value, readings, got, wantDeny)
+		}
+	}
+}
+
+// TestPropertyIndexAgreesWithEveryRule: over random sets of up to 40
+// rules and random calls, the indexed rules decide as trying every rule
+// in order would: the same rule, or none.
+func TestPropertyIndexAgreesWithEveryRule(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(24, 4))
+	servers := []string{"fs", "mem"}
+	for i := range propertyCases / 10 {
+		var rules []Rule
+		for range rng.IntN(10) {
+			rules = append(rules, randomRules(rng)...)
+		}
+		c := randomCall(rng)
+		rs := newRuleSet(rules, testHome)
+		got, ok := rs.decide(c, servers)
+		v := &callValues{args: c.Args, home: testHome}
+		want := -1
+		for j := range rs.rules {
+			r := &rs.rules[j]
+			if r.covers(c, servers) && r.matches(v) && (want < 0 || severity(r.Decision) > severity(rs.rules[want].Decision)) {
+				want = j
+			}
+		}
+		switch {
+		case want < 0 && ok:
+			t.Fatalf("case %d: call %v: the index found %s, no rule matches (rules %v)", i, c.Args, got.Origin, compacts(rules))
+		case want >= 0 && (!ok || got != &rs.rules[want]):
+			t.Fatalf("case %d: call %v: the index found %v, every rule tried finds %s (rules %v)", i, c.Args, got, rs.rules[want].Origin, compacts(rules))
 		}
 	}
 }

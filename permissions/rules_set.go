@@ -4,32 +4,51 @@ import "strings"
 
 // ruleSet holds a gate's argument rules, indexed by the tool they are
 // about, so that a call is matched only against the rules that could
-// cover it.
+// cover it, and within a tool by what their values must start or end
+// with (rules_index.go), so that a call is matched only against the rules
+// whose patterns could match its values.
 type ruleSet struct {
 	rules  []Rule
-	home   string                      // expands "~" in a call's values
-	server map[string]map[string][]int // a server's rules: server → its tool name or "*" → indexes
-	named  map[string][]int            // global rules with a namespaced name
-	any    []int                       // global rules for "*"
+	home   string                          // expands "~" in a call's values
+	server map[string]map[string]*ruleList // a server's rules: server → its tool name or "*" → its rules
+	named  map[string]*ruleList            // global rules with a namespaced name
+	any    *ruleList                       // global rules for "*"
 }
 
 func newRuleSet(rules []Rule, home string) ruleSet {
 	rs := ruleSet{rules: append([]Rule(nil), rules...), home: strings.ReplaceAll(home, `\`, "/"),
-		server: map[string]map[string][]int{}, named: map[string][]int{}}
+		server: map[string]map[string]*ruleList{}, named: map[string]*ruleList{}, any: &ruleList{}}
 	for i, r := range rs.rules {
 		switch {
 		case r.Server != "":
 			if rs.server[r.Server] == nil {
-				rs.server[r.Server] = map[string][]int{}
+				rs.server[r.Server] = map[string]*ruleList{}
 			}
-			rs.server[r.Server][r.Spec.Tool] = append(rs.server[r.Server][r.Spec.Tool], i)
+			rs.server[r.Server][r.Spec.Tool] = rs.server[r.Server][r.Spec.Tool].with(i)
 		case r.Spec.Tool == "*":
-			rs.any = append(rs.any, i)
+			rs.any = rs.any.with(i)
 		default:
-			rs.named[r.Spec.Tool] = append(rs.named[r.Spec.Tool], i)
+			rs.named[r.Spec.Tool] = rs.named[r.Spec.Tool].with(i)
 		}
 	}
+	for _, l := range rs.lists() {
+		l.index(rs.rules)
+	}
 	return rs
+}
+
+// lists are every list of rules of the set.
+func (rs *ruleSet) lists() []*ruleList {
+	out := []*ruleList{rs.any}
+	for _, byTool := range rs.server {
+		for _, l := range byTool {
+			out = append(out, l)
+		}
+	}
+	for _, l := range rs.named {
+		out = append(out, l)
+	}
+	return out
 }
 
 // severity orders rule decisions: deny over ask over allow.
@@ -57,11 +76,11 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 	best := -1
 	// The rules of one list are about the same tool, so whether they
 	// cover c is asked of the first only.
-	try := func(idx []int) {
-		if len(idx) == 0 || !rs.rules[idx[0]].covers(c, servers) {
+	try := func(l *ruleList) {
+		if l == nil || len(l.all) == 0 || !rs.rules[l.all[0]].covers(c, servers) {
 			return
 		}
-		for _, i := range idx {
+		for _, i := range l.candidates(v) {
 			r := &rs.rules[i]
 			if best >= 0 {
 				b := &rs.rules[best]
@@ -84,7 +103,7 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 // candidates calls try with each list of rules that could cover c: its
 // server's rules for its tool and for "*", the global rules naming it,
 // and the global "*" ones.
-func (rs *ruleSet) candidates(c Call, try func([]int)) {
+func (rs *ruleSet) candidates(c Call, try func(*ruleList)) {
 	if c.Server != "" {
 		byTool := rs.server[c.Server]
 		try(byTool[c.Tool])
@@ -106,11 +125,11 @@ func (g *Gate) MayAsk(c Call) bool {
 	defer g.mu.RUnlock()
 	rs := &g.rules
 	may := false
-	rs.candidates(c, func(idx []int) {
-		if len(idx) == 0 || may || !rs.rules[idx[0]].covers(c, g.servers) {
+	rs.candidates(c, func(l *ruleList) {
+		if l == nil || len(l.all) == 0 || may || !rs.rules[l.all[0]].covers(c, g.servers) {
 			return
 		}
-		for _, i := range idx {
+		for _, i := range l.all {
 			may = may || rs.rules[i].Decision == AskUser
 		}
 	})

@@ -159,7 +159,7 @@ func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, r
 func (s *Session) askFor(ctx context.Context, c *toolCall, d time.Duration, announce func()) (Answer, bool) {
 	ch := make(chan Answer, 1)
 	s.mu.Lock()
-	s.asks[c.id] = ch
+	s.asks[c.id] = asked{ch: ch, call: c.perm}
 	s.mu.Unlock()
 	announce()
 	t := time.NewTimer(d)

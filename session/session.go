@@ -143,13 +143,13 @@ type Session struct {
 	// it (unsent.go): not in history, so one Ollama refuses is never kept.
 	unsent  *api.Message
 	turn    int
-	cancel  context.CancelFunc     // of the running turn, nil when idle
-	done    chan struct{}          // closed when the running turn ends
-	asks    map[string]chan Answer // asked calls waiting for the user, by call id
-	parked  map[string]onDecision  // parked calls waiting, by approval id: what a decision does
-	gw      gatewayCalls           // a gateway's parked calls, and their expiry
-	quit    chan struct{}          // closed when Close begins (ends a client's asked call's wait)
-	noTools map[string]bool        // models that refused tools
+	cancel  context.CancelFunc    // of the running turn, nil when idle
+	done    chan struct{}         // closed when the running turn ends
+	asks    map[string]asked      // asked calls waiting for the user, by call id
+	parked  map[string]onDecision // parked calls waiting, by approval id: what a decision does
+	gw      gatewayCalls          // a gateway's parked calls, and their expiry
+	quit    chan struct{}         // closed when Close begins (ends a client's asked call's wait)
+	noTools map[string]bool       // models that refused tools
 	// toolless: models said to be unable to use tools (noteNoTools).
 	toolless map[string]bool
 	// readOnlySaid: read_only mode was explained (explainReadOnly).
@@ -241,7 +241,7 @@ func New(o Options) *Session {
 		truncate: o.Truncate, raw: o.Raw,
 		keepAlive: o.KeepAlive, options: o.Options, model: o.Model,
 		caps: map[string][]string{}, gate: permissions.NewGate(o.Policy), approvals: permissions.NewApprovals(),
-		maxRounds: o.MaxToolRounds, asks: map[string]chan Answer{}, parked: map[string]onDecision{},
+		maxRounds: o.MaxToolRounds, asks: map[string]asked{}, parked: map[string]onDecision{},
 		quit:    make(chan struct{}),
 		noTools: map[string]bool{}, toolless: map[string]bool{}, statusShown: map[string]time.Time{},
 		decided: map[string]bool{}, dismissed: map[string]bool{},

@@ -244,7 +244,7 @@ func (s *Session) allow(c *toolCall, v permissions.Verdict) ruling {
 // ask puts the call to the user (the y/n modal) and waits for the answer.
 func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 	s.noteSavedChanged(c)
-	ans, err := s.waitAnswer(ctx, c.id, func() { s.permission(c, "asked", "policy", reason) })
+	ans, err := s.waitAnswer(ctx, c, func() { s.permission(c, "asked", "policy", reason) })
 	if err != nil {
 		return s.deny(c, "user", "the turn was cancelled before an answer",
 			"cancelled: the user cancelled the turn before deciding")
@@ -484,14 +484,14 @@ func (s *Session) unknownTool(name string) string {
 // It calls announce (which publishes the "asked" event) once the call is
 // registered, so that an answer given as soon as the event is seen is not
 // lost.
-func (s *Session) waitAnswer(ctx context.Context, callID string, announce func()) (Answer, error) {
+func (s *Session) waitAnswer(ctx context.Context, c *toolCall, announce func()) (Answer, error) {
 	ch := make(chan Answer, 1)
 	s.mu.Lock()
-	s.asks[callID] = ch
+	s.asks[c.id] = asked{ch: ch, call: c.perm}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		delete(s.asks, callID)
+		delete(s.asks, c.id)
 		s.mu.Unlock()
 	}()
 	announce()
@@ -507,11 +507,11 @@ func (s *Session) waitAnswer(ctx context.Context, callID string, announce func()
 // wins; later ones do nothing.
 func (s *Session) AnswerAsk(callID string, a Answer) bool {
 	s.mu.Lock()
-	ch, ok := s.asks[callID]
+	w, ok := s.asks[callID]
 	delete(s.asks, callID)
 	s.mu.Unlock()
 	if ok {
-		ch <- a
+		w.ch <- a
 	}
 	return ok
 }

@@ -88,6 +88,11 @@ type Permissions interface {
 	// AddRule adds an argument rule for the session: /allow or /deny
 	// (flag) with a tool's name or the compact form TOOL(ARG=PATTERN, …).
 	AddRule(flag, text string) (permissions.Rule, error)
+	// RuleChoices are the allow rules A in the box can save for the
+	// asked call, derived from its real arguments; AddSavedRule applies
+	// one just written into the config file.
+	RuleChoices(callID string) []permissions.RuleSpec
+	AddSavedRule(r permissions.Rule)
 }
 
 // Decisions answer the gate's questions: an asked call (the modal) and

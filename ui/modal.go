@@ -16,9 +16,10 @@ import (
 // e, A, Esc) or a parked one (y, n, Esc = decide later).
 type modal struct {
 	card     *card
-	approval string   // set for a parked call
-	scroll   int      // first argument line shown
-	box      boxFocus // whether it has the keys (boxfocus.go)
+	approval string    // set for a parked call
+	scroll   int       // first argument line shown
+	box      boxFocus  // whether it has the keys (boxfocus.go)
+	save     *saveStep // A's second step, when shown (rulesave.go)
 
 	argsWidth int      // the width args was wrapped for
 	args      []string // the wrapped argument lines
@@ -40,10 +41,12 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.modal
 	m.dirty = true
 	switch {
-	case isText(msg), modalScroll(msg, &md.scroll):
+	case isText(msg), md.save == nil && modalScroll(msg, &md.scroll):
 		return nil
 	case m.boxGuarded(&md.box):
 		return nil // too soon to be an answer to this question
+	case md.save != nil:
+		return m.handleSaveKey(md, msg) // rulesave.go
 	}
 	switch {
 	case isRune(msg, 'y', 'Y'):
@@ -61,10 +64,12 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 			return m.answer(md, session.AnswerExact)
 		}
 	case isRune(msg, 'A'):
-		// Saved to the grants file by the session, for the tool as
-		// defined now: only this key, typed here, does it.
+		// Saved: an argument rule into the config file, or the tool as
+		// defined now into the grants file, chosen in a second step
+		// that shows what will be written where (rulesave.go). Only
+		// this key, typed here, leads there.
 		if md.approval == "" {
-			return m.answer(md, session.AnswerSave)
+			m.openSaveStep(md)
 		}
 	case msg.Type == tea.KeyEsc:
 		if m.dismissModal(md) {
@@ -174,7 +179,11 @@ func (md *modal) render(m *Model, width, height int) string {
 		}
 	}
 	wrapped := md.args
-	rows := max(height-14, 3)
+	save := ""
+	if md.save != nil {
+		save = m.renderSave(md, w)
+	}
+	rows := max(height-14-strings.Count(save, "\n"), 3)
 	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
 	end := min(md.scroll+rows, len(wrapped))
 	for _, l := range wrapped[md.scroll:end] {
@@ -185,6 +194,8 @@ func (md *modal) render(m *Model, width, height int) string {
 	}
 	b.WriteString("\n")
 	switch {
+	case md.save != nil:
+		b.WriteString(save)
 	case md.approval != "":
 		b.WriteString(st.Hint.Render("y approve (runs once) · n reject · esc decide later"))
 	case c.client != "":

@@ -61,6 +61,15 @@ func TestModalCapitalASavesTheGrant(t *testing.T) {
 	}
 	pastGuard(h.m)
 	h.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'A'}})
+	// A shows what it saves and where before anything is written.
+	pastGuard(h.m)
+	if v := h.m.View(); !strings.Contains(v, "› allow notes__write_note with any arguments") || !strings.Contains(v, "saved in "+file) {
+		t.Fatalf("A does not show the grant and its file:\n%s", v)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("A saved a grant before Enter")
+	}
+	h.m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	h.untilTurnDone()
 	if w.count() != 1 {
 		t.Fatalf("A: %d runs", w.count())

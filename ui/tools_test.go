@@ -91,6 +91,13 @@ func toolHarness(t *testing.T, mode permissions.Mode) (*harness, *toolServer) {
 // after it).
 func toolHarnessWith(t *testing.T, o session.Options) (*harness, *toolServer) {
 	t.Helper()
+	return toolHarnessUI(t, o, Options{})
+}
+
+// toolHarnessUI is toolHarnessWith with UI options of its own (the
+// backend, events, styles and frame interval are set here).
+func toolHarnessUI(t *testing.T, o session.Options, uo Options) (*harness, *toolServer) {
+	t.Helper()
 	srv, w := newToolServer()
 	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
 	t.Cleanup(ol.Close)
@@ -99,7 +106,8 @@ func toolHarnessWith(t *testing.T, o session.Options) (*harness, *toolServer) {
 	sess := session.New(o)
 	sub := sess.Subscribe()
 	t.Cleanup(sess.Close)
-	m := New(Options{Backend: sess, Events: sub, Styles: themes.Default(), FrameInterval: -1})
+	uo.Backend, uo.Events, uo.Styles, uo.FrameInterval = sess, sub, themes.Default(), -1
+	m := New(uo)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	sess.StartServers()
 	h := &harness{t: t, srv: ol, sess: sess, sub: sub, m: m}

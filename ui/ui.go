@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/themes"
 	"latch/ui/sanitize"
@@ -72,6 +73,12 @@ type Options struct {
 	// (ctrl+s in the model picker) and returns where; main gives it.
 	// Without it, ctrl+s says the model cannot be kept.
 	KeepModel func(name string) (path string, err error)
+	// RuleFile is the file an argument rule saved from the permission box
+	// (A, then a rule) is written into, or why none can be; SaveRule
+	// writes one there and returns it as the config will read it. main
+	// gives both; without them, A offers the whole tool only.
+	RuleFile func() (string, error)
+	SaveRule func(spec permissions.RuleSpec) (permissions.Rule, error)
 	// Serving, when set, says where the gateway beside the chat (latch
 	// --serve) listens and how many clients hold a session with it; the
 	// status line shows it. Send ServingChanged when the count changes.
@@ -110,6 +117,9 @@ type Model struct {
 	forms         []*formModal           // servers' requests for input, first shown (elicit.go)
 	openURL       func(string) error     // see Options.OpenURL
 	keepModel     modelKeeper            // see Options.KeepModel
+	saveRule      ruleSaver              // see Options.SaveRule
+	ruleFile      string                 // see Options.RuleFile
+	ruleFileErr   error                  // why no rule can be saved, from Options.RuleFile
 	serving       func() (string, int)   // see Options.Serving
 	clipboard     func(string)           // see Options.Clipboard
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
@@ -179,6 +189,10 @@ func New(o Options) *Model {
 	m.keys.setMouse(m.mouse)
 	m.openURL = o.OpenURL
 	m.keepModel = o.KeepModel
+	if o.RuleFile != nil && o.SaveRule != nil {
+		m.saveRule = o.SaveRule
+		m.ruleFile, m.ruleFileErr = o.RuleFile()
+	}
 	m.serving = o.Serving
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
@@ -360,6 +374,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleCleared()
 	case approvalDoneMsg:
 		m.handleApprovalDone(msg)
+	case ruleSavedMsg:
+		m.handleRuleSaved(msg)
 	case modelsMsg:
 		m.handleModels(msg)
 	case modelSetMsg:
