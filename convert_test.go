@@ -19,8 +19,8 @@ var (
 	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
 	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true, "ApproveArgs": true,
 		"Effect": true} // Effect: session.Options.Idempotent (TestEffectIdempotentRetriedOnceAfterKill)
-	mcpOnly    = map[string]bool{"InProcess": true}
-	renamed    = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
+	mcpOnly = map[string]bool{"InProcess": true}
+	renamed = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )
 
 // TestServerConfigsCarryEveryField fills every field of a config server,
