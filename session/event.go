@@ -323,6 +323,7 @@ var eventTypes = map[string]func() Event{
 	TypeSamplingDelta:    func() Event { return &SamplingDelta{} },
 	TypeLoginURL:         func() Event { return &LoginURLEvent{} },
 	TypeInstructions:     func() Event { return &InstructionsEvent{} },
+	TypeToolTask:         func() Event { return &ToolTaskEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

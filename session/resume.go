@@ -70,6 +70,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	s.resumed = true
 	pending := s.restoreApprovals(st)
 	s.restoreOwed(st)
+	s.resumedTasks = st.liveTasks()
 	s.inDoubt = st.inDoubt(s.owed)
 	return s, &Resumed{Events: events, Warnings: warns, Pending: pending,
 		InDoubt: append([]InDoubt(nil), s.inDoubt...)}, nil
@@ -145,6 +146,7 @@ type logState struct {
 	settings     *SettingsEvent                 // the last
 	instructions *InstructionsEvent             // the last
 	gateway      bool                           // a run of latch serve
+	tasks        map[string]string              // call id → the task it started (calltask.go)
 }
 
 // replay reads the logged events into the state they leave.
@@ -193,6 +195,8 @@ func (st *logState) apply(e Event) {
 	case *ToolResultEvent:
 		st.answered[e.CallID] = true
 		st.results[e.CallID] = e
+	case *ToolTaskEvent:
+		st.task(e)
 	}
 }
 
@@ -302,8 +306,8 @@ func restoredResult(c api.ToolCall, r *ToolResultEvent) api.Message {
 func (st *logState) inDoubt(owed []api.ToolCall) []InDoubt {
 	var out []InDoubt
 	for _, c := range owed {
-		if !st.started[c.ID] {
-			continue
+		if _, task := st.tasks[c.ID]; !st.started[c.ID] || task {
+			continue // not started, or a task: polled again
 		}
 		d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: st.turn}
 		if ev := st.calls[c.ID]; ev != nil {

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -132,6 +131,9 @@ func refuse(m api.Message) ruling { return ruling{refusal: m} }
 // parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
 	c := s.lookUp(turn, call)
+	if task, ok := s.resumedTask(c.id); ok && c.known {
+		return s.pollResumed(ctx, c, task), true
+	}
 	if why := s.notCallable(c); why != "" {
 		return s.fail(c, why), true
 	}
@@ -418,14 +420,17 @@ func (s *Session) invoke(ctx context.Context, c *toolCall) (*mcp.Result, string)
 	s.el.callStarted(c.tool.Server)
 	res, err := s.servers.Call(ctx, c.tool.Name, c.args, c.id)
 	s.el.callEnded(c.tool.Server)
+	return s.finishCall(c, start, res, err)
+}
+
+// finishCall publishes the tool_result of a call that ran (since start):
+// the server's result, or nil and why there is none.
+func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err error) (*mcp.Result, string) {
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, mcp.ErrCancelled) {
-			ev.Cancelled = true
-			msg = "cancelled: the user stopped this call"
-		}
+		msg, cancelled := callErrorText(err)
+		ev.Cancelled = cancelled
 		ev.Error = msg
 		s.publish(ev)
 		return nil, msg
