@@ -22,6 +22,11 @@ var (
 	// ErrTaskUnknown: the server no longer knows the task (it restarted,
 	// or the task expired): its outcome is unknown.
 	ErrTaskUnknown = errors.New("the server no longer knows the task")
+	// ErrTaskLeft: the call's context ended (latch is closing, or the
+	// turn was cancelled) while its task ran: the task was left running
+	// on the server, to be polled again (ResumeTask). Only CancelCalls
+	// (Esc on a running tool) cancels a task on the server.
+	ErrTaskLeft = errors.New("the task was left running on the server")
 )
 
 // Bounds on how often a task is polled: a server's pollInterval is taken
@@ -55,9 +60,17 @@ func (e TaskStatus) server() string { return e.Server }
 // client's numbered ones.
 var taskSeq atomic.Int64
 
+// ErrTaskEra: the tool requires a task, and the connection speaks
+// 2026-07-28, whose tasks extension latch does not speak.
+var ErrTaskEra = errors.New("the tool runs only as a task, and latch calls tools as tasks only on protocol 2025-11-25")
+
 // asTask says whether a call of the tool goes as a task: the tool
 // requires it, or allows it and the server offers task-augmented
-// tools/call.
+// tools/call. Tasks are those of protocol 2025-11-25 (tasks/get,
+// tasks/result, tasks/cancel); on a 2026-07-28 connection, where tasks
+// are an extension of another shape (and mcp-go answers no tasks/result),
+// a tool that allows a task is called as any other, and one that
+// requires it is refused (taskEraError).
 func asTask(s *server, c *conn, original string) bool {
 	s.mu.Lock()
 	var support mcpgo.TaskSupport
@@ -71,6 +84,9 @@ func asTask(s *server, c *conn, original string) bool {
 	case mcpgo.TaskSupportRequired:
 		return true
 	case mcpgo.TaskSupportOptional:
+		if isModern(c.client.ProtocolVersion()) {
+			return false
+		}
 		caps := c.client.GetServerCapabilities().Tasks
 		return caps != nil && caps.Requests != nil && caps.Requests.Tools != nil && caps.Requests.Tools.Call != nil
 	}
@@ -84,6 +100,9 @@ func asTask(s *server, c *conn, original string) bool {
 // person stops it (CancelCalls), which cancels it on the server.
 func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[string]any, callID string) (*Result, error) {
 	s := ref.server
+	if isModern(c.client.ProtocolVersion()) {
+		return nil, fmt.Errorf("%w: set \"protocol\": \"2025-11-25\" for %s to call it", ErrTaskEra, s.cfg.Name)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	running := m.startCall(callID, cancel)
@@ -109,8 +128,10 @@ func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[s
 	switch {
 	case err == nil:
 		return res, nil
-	case stopped || ctx.Err() != nil:
+	case stopped:
 		return nil, t.cancelled()
+	case ctx.Err() != nil:
+		return nil, t.left()
 	case errors.Is(err, ErrTaskFailed), errors.Is(err, ErrTaskCancelled), errors.Is(err, ErrTaskUnknown):
 		return nil, err
 	}
@@ -132,13 +153,15 @@ func (m *Manager) ResumeTask(ctx context.Context, name, taskID, callID string) (
 	t := taskPoll{m: m, s: ref.server, c: c, name: name, callID: callID, id: taskID}
 	res, err := t.poll(cctx, mcpgo.Task{TaskId: taskID})
 	stopped := m.endCall(callID, running)
-	if err != nil && (stopped || ctx.Err() != nil) {
-		return nil, m.red.redactError(t.cancelled())
+	switch {
+	case err == nil:
+		return res, nil
+	case stopped:
+		err = t.cancelled()
+	case ctx.Err() != nil:
+		err = t.left()
 	}
-	if err != nil {
-		return nil, m.red.redactError(err)
-	}
-	return res, nil
+	return nil, m.red.redactError(err)
 }
 
 // taskPoll is one task being followed.
@@ -218,6 +241,11 @@ func (t *taskPoll) cancelled() error {
 		return fmt.Errorf("%w: %s: %w, but tasks/cancel failed: %s", ErrCancelled, t.name, ErrTaskCancelled, shortError(err))
 	}
 	return fmt.Errorf("%w: %s: %w on %s", ErrCancelled, t.name, ErrTaskCancelled, t.s.cfg.Name)
+}
+
+// left is the error of a task call whose context ended: the task runs on.
+func (t *taskPoll) left() error {
+	return fmt.Errorf("%w: %s: %w: task %s on %s", ErrCancelled, t.name, ErrTaskLeft, t.id, t.s.cfg.Name)
 }
 
 // report hands out the task's status when it changed (or started).

@@ -75,13 +75,15 @@ func (s *Session) resumedTask(callID string) (taskID string, ok bool) {
 // it does not go through the gate again. A server that no longer knows
 // the task leaves the call's outcome unknown: the person and the model
 // are told so.
-func (s *Session) pollResumed(ctx context.Context, c *toolCall, taskID string) api.Message {
+func (s *Session) pollResumed(ctx context.Context, c *toolCall, taskID string) (msg api.Message, answered bool) {
 	s.publish(&Notice{Header: s.header(TypeNotice), Text: "call " + c.id + " (" + c.name +
 		") was running as task " + taskID + " when latch stopped: latch polls that task again, and does not call the tool again"})
 	start := time.Now()
-	s.el.callStarted(c.tool.Server)
+	if c.known {
+		s.el.callStarted(c.tool.Server)
+		defer s.el.callEnded(c.tool.Server)
+	}
 	res, err := s.servers.ResumeTask(ctx, c.name, taskID, c.id)
-	s.el.callEnded(c.tool.Server)
 	s.mu.Lock()
 	delete(s.resumedTasks, c.id)
 	s.mu.Unlock()
@@ -90,13 +92,30 @@ func (s *Session) pollResumed(ctx context.Context, c *toolCall, taskID string) a
 			"; it may or may not have run, and latch does not run it again on its own"
 		s.publish(&Notice{Header: s.header(TypeNotice), Text: "call " + c.id + " (" + c.name + "): " + msg})
 		s.fail(c, msg)
-		return c.reply(errorJSON(msg))
+		return c.reply(errorJSON(msg)), true
 	}
 	res, why := s.finishCall(c, start, res, err)
-	if res == nil {
-		return c.reply(errorJSON(why))
+	switch {
+	case why == taskLeftOwed:
+		return api.Message{}, false
+	case res == nil:
+		return c.reply(errorJSON(why)), true
 	}
-	return c.reply(res.Text)
+	return c.reply(res.Text), true
+}
+
+// taskLeftOwed is why a call has no answer when latch closed while its
+// task ran: none is given, so the log leaves it owed, and a resume polls
+// the task.
+const taskLeftOwed = "latch closed while the call's task ran"
+
+// leavesTaskOwed says whether err is that of a task left running because
+// latch is closing: the call stays owed (nothing logged as its result).
+func (s *Session) leavesTaskOwed(err error) bool {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	return closing && errors.Is(err, mcp.ErrTaskLeft)
 }
 
 // callErrorText is what the model and the card read of a call that
@@ -106,6 +125,8 @@ func callErrorText(err error) (msg string, cancelled bool) {
 	switch {
 	case errors.Is(err, mcp.ErrCancelled) && errors.Is(err, mcp.ErrTaskCancelled):
 		return "cancelled: the user stopped this call, and its task was cancelled on the server", true
+	case errors.Is(err, mcp.ErrTaskLeft):
+		return "cancelled: the turn was cancelled while this call ran as a task; " + err.Error(), true
 	case errors.Is(err, mcp.ErrCancelled):
 		return "cancelled: the user stopped this call", true
 	case errors.Is(err, mcp.ErrTaskCancelled):

@@ -131,8 +131,8 @@ func refuse(m api.Message) ruling { return ruling{refusal: m} }
 // parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
 	c := s.lookUp(turn, call)
-	if task, ok := s.resumedTask(c.id); ok && c.known {
-		return s.pollResumed(ctx, c, task), true
+	if task, ok := s.resumedTask(c.id); ok {
+		return s.pollResumed(ctx, c, task)
 	}
 	if why := s.notCallable(c); why != "" {
 		return s.fail(c, why), true
@@ -161,7 +161,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 	case !r.run:
 		return r.refusal, true
 	}
-	return s.execute(ctx, c), true
+	return s.execute(ctx, c)
 }
 
 // lookUp finds the tool a call names, publishes the call, and takes what
@@ -394,12 +394,15 @@ func (s *Session) fail(c *toolCall, msg string) api.Message {
 
 // execute runs an allowed call. Esc (CancelTools) cancels just this call:
 // the model is told, and the turn goes on.
-func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
+func (s *Session) execute(ctx context.Context, c *toolCall) (msg api.Message, answered bool) {
 	res, why := s.invoke(ctx, c)
-	if res == nil {
-		return c.reply(errorJSON(why))
+	switch {
+	case why == taskLeftOwed:
+		return api.Message{}, false // its task runs on: a resume polls it
+	case res == nil:
+		return c.reply(errorJSON(why)), true
 	}
-	return c.reply(res.Text)
+	return c.reply(res.Text), true
 }
 
 // invoke runs an allowed call and publishes its tool_result: the server's
@@ -428,6 +431,9 @@ func (s *Session) invoke(ctx context.Context, c *toolCall) (*mcp.Result, string)
 func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err error) (*mcp.Result, string) {
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
+	if err != nil && s.leavesTaskOwed(err) {
+		return nil, taskLeftOwed
+	}
 	if err != nil {
 		msg, cancelled := callErrorText(err)
 		ev.Cancelled = cancelled
