@@ -23,11 +23,11 @@ const (
 )
 
 // ToolTaskEvent is where a tool call run as a task stands on its server
-// (MCP tasks: the tool supports or requires them). The first, Started,
-// carries the task's id and is on disk before latch polls the task; the
-// last says how it ended. Both are synced: a resumed session polls the
-// same task, and never calls the tool again. The statuses between are
-// shown, not logged.
+// (MCP tasks: the tool supports or requires them), published when its
+// status or message changes (not on every poll). The first, Started,
+// carries the task's id and is synced before latch polls the task, and so
+// is the last, that says how it ended: a resumed session polls the same
+// task, and never calls the tool again.
 type ToolTaskEvent struct {
 	Header
 	CallID  string `json:"call_id"`
@@ -47,8 +47,8 @@ func (e *ToolTaskEvent) Ended() bool {
 	return e.Status == TaskCompleted || e.Status == TaskFailed || e.Status == TaskCancelled
 }
 
-// durable says whether the event goes to the log, synced: the task's
-// start and its end.
+// durable says whether the event is synced to the log: the task's start
+// and its end.
 func (e *ToolTaskEvent) durable() bool { return e.Started || e.Ended() }
 
 // taskStatus publishes a task's status as the manager reports it.
