@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"latch/mcp/mcptestutil"
+	"latch/session"
+	"latch/session/ollamatest"
+	"latch/themes"
+)
+
+// taskCardModel is a UI over a session without servers, its clock at
+// fixedNow plus *clock, for cards fed their events by hand.
+func taskCardModel(t *testing.T, clock *time.Duration) *Model {
+	t.Helper()
+	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
+	t.Cleanup(ol.Close)
+	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b", ID: "20261129-120000-abcdef"})
+	t.Cleanup(sess.Close)
+	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1,
+		Now: func() time.Time { return fixedNow.Add(*clock) }})
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 60})
+	return m
+}
+
+// taskCall is the events of a call of tasks__slow that runs as a task,
+// up to its statuses.
+func taskCall(id, task string, statuses ...*session.ToolTaskEvent) []session.Event {
+	h := session.Header{Time: fixedNow}
+	evs := []session.Event{
+		&session.ToolCallEvent{Header: h, Turn: 1, CallID: id, Server: "tasks", Tool: "tasks__slow", Arguments: map[string]any{}},
+		&session.PermissionEvent{Header: h, Turn: 1, CallID: id, Tool: "tasks__slow", Decision: "allowed", By: "policy", Mode: "auto"},
+	}
+	for i, st := range statuses {
+		st.Header, st.CallID, st.Server, st.Tool, st.TaskID, st.Started = h, id, "tasks", "tasks__slow", task, i == 0
+		evs = append(evs, st)
+	}
+	return evs
+}
+
+// TestGoldenTaskCards draws the cards of calls run as tasks: one working
+// (its status and the server's message as last polled), one completed,
+// one the server failed, one the person cancelled (Esc) on the server,
+// and one polled again after a restart.
+func TestGoldenTaskCards(t *testing.T) {
+	var clock time.Duration
+	m := taskCardModel(t, &clock)
+	h := session.Header{Time: fixedNow}
+	working := &session.ToolTaskEvent{Status: session.TaskWorking, Message: "copying 3 of 5 files"}
+	var evs []session.Event
+	evs = append(evs, taskCall("call_t1", "task-0001", &session.ToolTaskEvent{Status: session.TaskWorking}, working)...)
+	evs = append(evs, taskCall("call_t2", "task-0002", &session.ToolTaskEvent{Status: session.TaskWorking},
+		&session.ToolTaskEvent{Status: session.TaskCompleted})...)
+	evs = append(evs, &session.ToolResultEvent{Header: h, Turn: 1, CallID: "call_t2", Tool: "tasks__slow", OK: true,
+		DurationMS: 5012, Preview: "slow done 1", Size: 11})
+	evs = append(evs, taskCall("call_t3", "task-0003", &session.ToolTaskEvent{Status: session.TaskWorking},
+		&session.ToolTaskEvent{Status: session.TaskFailed, Message: "disk full"})...)
+	evs = append(evs, &session.ToolResultEvent{Header: h, Turn: 1, CallID: "call_t3", Tool: "tasks__slow",
+		Error: "failed: the task failed on tasks: disk full", DurationMS: 800})
+	evs = append(evs, taskCall("call_t4", "task-0004", &session.ToolTaskEvent{Status: session.TaskWorking},
+		&session.ToolTaskEvent{Status: session.TaskCancelled, Message: "Task cancelled by request"})...)
+	evs = append(evs, &session.ToolResultEvent{Header: h, Turn: 1, CallID: "call_t4", Tool: "tasks__slow", Cancelled: true,
+		Error: "cancelled: the user stopped this call, and its task was cancelled on the server", DurationMS: 1200})
+	evs = append(evs, taskCall("call_t5", "task-0005", &session.ToolTaskEvent{Status: session.TaskWorking, Resumed: true})...)
+	m.Update(eventsMsg{events: evs})
+	clock = 2500 * time.Millisecond // the running ones have run 2.5 s
+	golden.RequireEqual(t, []byte(m.View()))
+}
+
+// TestTaskCardInert: a hostile server's task id, status and status
+// message reach the card inert.
+func TestTaskCardInert(t *testing.T) {
+	clock := time.Second
+	m := taskCardModel(t, &clock)
+	plant := mcptestutil.Plant("[redacted]")
+	st := &session.ToolTaskEvent{Status: "working" + plant, Message: "msg " + plant}
+	evs := taskCall("call_h1", "id "+plant, st)
+	for i, e := range evs {
+		evs[i] = session.Display(e)
+	}
+	m.Update(eventsMsg{events: evs})
+	view := m.View()
+	if f := mcptestutil.FirstForbidden(view); f != "" {
+		t.Fatalf("the card shows %q", f)
+	}
+	if !strings.Contains(view, "task id") || !strings.Contains(view, "msg") {
+		t.Fatalf("the card:\n%s", view)
+	}
+}
