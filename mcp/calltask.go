@@ -197,9 +197,9 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		if res, err := t.result(ctx); err == nil && res.IsError {
 			return res, nil // the tool's own error result: the model reads it
 		}
-		return nil, fmt.Errorf("%w on %s: %s", ErrTaskFailed, t.s.cfg.Name, orNone(task.StatusMessage))
+		return nil, fmt.Errorf("%w on %s: %s", ErrTaskFailed, t.s.cfg.Name, orNone(t.capped(task.StatusMessage)))
 	}
-	return nil, fmt.Errorf("%w on %s: %s", ErrTaskCancelled, t.s.cfg.Name, orNone(task.StatusMessage))
+	return nil, fmt.Errorf("%w on %s: %s", ErrTaskCancelled, t.s.cfg.Name, orNone(t.capped(task.StatusMessage)))
 }
 
 // result fetches the finished task's CallToolResult (tasks/result).
@@ -248,14 +248,27 @@ func (t *taskPoll) left() error {
 	return fmt.Errorf("%w: %s: %w: task %s on %s", ErrCancelled, t.name, ErrTaskLeft, t.id, t.s.cfg.Name)
 }
 
+// maxTaskText caps a task's status message and status as handed out: a
+// server chooses them, and they are shown on a card.
+const maxTaskText = 500
+
 // report hands out the task's status when it changed (or started).
 func (t *taskPoll) report(task mcpgo.Task, started bool) {
 	if !started && task.Status == t.last.Status && task.StatusMessage == t.last.StatusMessage {
 		return
 	}
 	t.last = task
-	t.m.emit(TaskStatus{Server: t.s.cfg.Name, CallID: t.callID, Tool: t.name, TaskID: t.id,
-		Status: string(task.Status), Message: task.StatusMessage, Started: started})
+	t.m.emit(TaskStatus{Server: t.s.cfg.Name, CallID: t.callID, Tool: t.name, TaskID: t.m.red.cut(t.id, maxTaskText),
+		Status: t.m.red.cut(string(task.Status), maxTaskText), Message: t.capped(task.StatusMessage), Started: started})
+}
+
+// capped is a server's text cut to maxTaskText, redacted.
+func (t *taskPoll) capped(s string) string {
+	s = t.m.red.apply(s)
+	if len(s) > maxTaskText {
+		return t.m.red.cut(s, maxTaskText) + "…"
+	}
+	return s
 }
 
 // rpcError is a JSON-RPC error the server answered a task request with.

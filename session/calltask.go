@@ -25,9 +25,10 @@ const (
 // ToolTaskEvent is where a tool call run as a task stands on its server
 // (MCP tasks: the tool supports or requires them), published when its
 // status or message changes (not on every poll). The first, Started,
-// carries the task's id and is synced before latch polls the task, and so
-// is the last, that says how it ended: a resumed session polls the same
-// task, and never calls the tool again.
+// carries the task's id and is logged, synced, before latch polls the
+// task, and so is the last, that says how it ended: a resumed session
+// polls the same task, and never calls the tool again. The statuses
+// between are shown, not logged.
 type ToolTaskEvent struct {
 	Header
 	CallID  string `json:"call_id"`
@@ -40,6 +41,9 @@ type ToolTaskEvent struct {
 	// Resumed is set on a status of a task a resumed session polls
 	// again.
 	Resumed bool `json:"resumed,omitempty"`
+	// polled marks a status between the start and the end: shown, not
+	// logged (a server may change its message on every poll).
+	polled bool
 }
 
 // Ended says whether the task reached a final status.
@@ -56,8 +60,10 @@ func (s *Session) taskStatus(e mcp.TaskStatus) {
 	s.mu.Lock()
 	resumed := s.resumedTasks[e.CallID] == e.TaskID && e.TaskID != ""
 	s.mu.Unlock()
-	s.publish(&ToolTaskEvent{Header: s.header(TypeToolTask), CallID: e.CallID, Server: e.Server, Tool: e.Tool,
-		TaskID: e.TaskID, Status: e.Status, Message: e.Message, Started: e.Started, Resumed: resumed})
+	ev := &ToolTaskEvent{Header: s.header(TypeToolTask), CallID: e.CallID, Server: e.Server, Tool: e.Tool,
+		TaskID: e.TaskID, Status: e.Status, Message: e.Message, Started: e.Started, Resumed: resumed}
+	ev.polled = !ev.durable()
+	s.publish(ev)
 }
 
 // resumedTask is the task a call started before latch stopped, if its id
