@@ -37,6 +37,10 @@ const (
 	defaultTaskPoll = 500 * time.Millisecond
 )
 
+// maxPollFailures is how many tasks/get in a row may fail (no answer in
+// time, a connection lost) before the call gives up on its task.
+const maxPollFailures = 3
+
 // taskCancelWait bounds the tasks/cancel sent when the person stops a
 // task: the call's own context has ended by then.
 const taskCancelWait = 5 * time.Second
@@ -110,12 +114,22 @@ func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[s
 	if callID != "" {
 		params["_meta"] = map[string]any{"progressToken": callID}
 	}
+	var raw json.RawMessage
+	err := m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &raw)
 	var created struct {
 		Task mcpgo.Task `json:"task"`
 	}
-	err := m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &created)
+	if err == nil {
+		err = json.Unmarshal(raw, &created)
+	}
 	if err == nil && created.Task.TaskId == "" {
-		err = errors.New("the server answered a task call with no task")
+		// The server ran the call at once instead: its answer is the result.
+		stopped := m.endCall(callID, running)
+		res, perr := mcpgo.ParseCallToolResult(&raw)
+		if perr != nil {
+			return nil, m.callError(ctx, cctx, stopped, fmt.Errorf("the server answered a task call with neither a task nor a result: %w", perr), ref, c, s.cfg.timeout())
+		}
+		return convertResult(res, m.opts.MaxResultBytes, m.red), nil
 	}
 	if err != nil {
 		stopped := m.endCall(callID, running)
@@ -179,12 +193,23 @@ type taskPoll struct {
 // already), reporting each new status, then fetches the result.
 func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) {
 	task := first
+	failures := 0
 	for !task.Status.IsTerminal() {
 		if err := sleepCtx(ctx, pollEvery(task.PollInterval)); err != nil {
 			return nil, err
 		}
 		var got mcpgo.Task
-		if err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got); err != nil {
+		err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got)
+		var rpc *rpcError
+		switch {
+		case err == nil:
+			failures = 0
+		case ctx.Err() == nil && !errors.As(err, &rpc) && failures < maxPollFailures:
+			failures++ // a poll lost or slow: the task runs on; ask again
+			continue
+		case ctx.Err() == nil && !errors.As(err, &rpc):
+			return nil, fmt.Errorf("%w (task %s may still run on %s)", err, t.id, t.s.cfg.Name)
+		default:
 			return nil, t.requestError(ctx, err)
 		}
 		task = got
