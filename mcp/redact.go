@@ -186,8 +186,27 @@ type redactedError struct {
 	sentinels []error
 }
 
-func (e *redactedError) Error() string   { return e.msg }
-func (e *redactedError) Unwrap() []error { return e.sentinels }
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap gives the first kind only, never the original error (which holds
+// the secret).
+func (e *redactedError) Unwrap() error {
+	if len(e.sentinels) == 0 {
+		return nil
+	}
+	return e.sentinels[0]
+}
+
+// Is reports every kind the original error had (a task call that was
+// stopped is both ErrCancelled and ErrTaskCancelled).
+func (e *redactedError) Is(target error) bool {
+	for _, s := range e.sentinels {
+		if s == target {
+			return true
+		}
+	}
+	return false
+}
 
 // redactError returns err with its text redacted.
 func (r *redactor) redactError(err error) error {
