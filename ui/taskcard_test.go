@@ -7,8 +7,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/mark3labs/mcp-go/server/servertest"
 
 	"latch/mcp/mcptestutil"
+	"latch/permissions"
 	"latch/session"
 	"latch/session/ollamatest"
 	"latch/themes"
@@ -90,5 +92,26 @@ func TestTaskCardInert(t *testing.T) {
 	}
 	if !strings.Contains(view, "task id") || !strings.Contains(view, "msg") {
 		t.Fatalf("the card:\n%s", view)
+	}
+}
+
+// TestTaskCardEscCancelsOnTheServer: the model calls a tool that runs as
+// a task on a real server; its card shows the task working, Esc cancels
+// the task on the server, and the card says so.
+func TestTaskCardEscCancelsOnTheServer(t *testing.T) {
+	tasks := mcptestutil.NewTaskServer(time.Minute, "")
+	hs := servertest.NewTestStreamableHTTPServer(tasks.MCPServer)
+	t.Cleanup(hs.Close)
+	h, _ := toolHarnessWith(t, session.Options{Policy: permissions.Policy{Mode: permissions.Auto},
+		Servers: []session.ServerConfig{{Name: "tasks", Transport: "http", URL: hs.URL + "/mcp", Protocol: "2025-11-25"}}})
+	h.until(func() bool { tools, _ := h.sess.Tools("tasks"); return len(tools) == 3 })
+	h.srv.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_t1", "tasks__slow")}}, ollamatest.TextTurn("Stopped."))
+	h.typeText("run the slow job")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return strings.Contains(h.m.View(), "· working") })
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
+	if got := tasks.Cancelled(); len(got) != 1 || !strings.Contains(h.m.View(), "task "+got[0]+" · cancelled on the server") {
+		t.Fatalf("server cancelled %v; the screen:\n%s", got, h.m.View())
 	}
 }
