@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mark3labs/mcp-go/server/servertest"
 
 	"latch/mcp/mcptestutil"
@@ -113,5 +115,67 @@ func TestTaskCardEscCancelsOnTheServer(t *testing.T) {
 	h.untilTurnDone()
 	if got := tasks.Cancelled(); len(got) != 1 || !strings.Contains(h.m.View(), "task "+got[0]+" · cancelled on the server") {
 		t.Fatalf("server cancelled %v; the screen:\n%s", got, h.m.View())
+	}
+}
+
+// TestTaskCardResumed: latch quit while a call ran as a task; the resumed
+// chat shows the call's card as polled again (not in doubt), then its one
+// card completes with the same task's result: the tool ran once.
+func TestTaskCardResumed(t *testing.T) {
+	tasks := mcptestutil.NewTaskServer(1500*time.Millisecond, "")
+	hs := servertest.NewTestStreamableHTTPServer(tasks.MCPServer, mcpserver.WithStateLess(true))
+	t.Cleanup(hs.Close)
+	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}})
+	t.Cleanup(ol.Close)
+	ol.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall("call_r1", "tasks__slow")}}, ollamatest.TextTurn("Done after all."))
+	dir := t.TempDir()
+	o := session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b", LogDir: dir,
+		Policy:  permissions.Policy{Mode: permissions.Auto},
+		Servers: []session.ServerConfig{{Name: "tasks", Transport: "http", URL: hs.URL + "/mcp", Protocol: "2025-11-25"}}}
+	first := session.New(o)
+	sub := first.Subscribe()
+	first.Start()
+	first.StartServers()
+	mcptestutil.WaitFor(t, 10*time.Second, "the task tools", func() bool { tools, _ := first.Tools(""); return len(tools) == 3 })
+	if err := first.Send("run the slow job"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for started := false; !started; {
+		evs, ok := sub.Next(ctx)
+		if !ok {
+			t.Fatal("the task never started")
+		}
+		for _, e := range evs {
+			if te, ok := e.(*session.ToolTaskEvent); ok && te.Started {
+				started = true
+			}
+		}
+	}
+	first.Close()
+
+	sess, res, err := session.Resume(o, dir, first.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hsub := sess.Subscribe()
+	t.Cleanup(sess.Close)
+	m := New(Options{Backend: sess, Events: hsub, Styles: themes.Default(), FrameInterval: -1, Resumed: res})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h := &harness{t: t, srv: ol, sess: sess, sub: hsub, m: m}
+	if v := m.View(); !strings.Contains(v, "the task is polled again") || strings.Contains(v, "/retry") {
+		t.Fatalf("the resumed screen:\n%s", v)
+	}
+	sess.StartServers()
+	m.Update(m.continueResumed()())
+	h.untilTurnDone()
+	v := m.View()
+	if !strings.Contains(v, "✓ tasks__slow · destructive — done") || !strings.Contains(v, "· completed · polled again after a restart") ||
+		cardsOf(m, "call_r1") != 1 {
+		t.Fatalf("the resumed call's card:\n%s", v)
+	}
+	if n := tasks.Runs(); n != 1 || len(tasks.Created()) != 1 {
+		t.Fatalf("the tool ran %d times", n)
 	}
 }
