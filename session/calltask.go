@@ -102,7 +102,7 @@ func (s *Session) pollResumed(ctx context.Context, c *toolCall, taskID string) (
 	}
 	res, why := s.finishCall(c, start, res, err)
 	switch {
-	case why == taskLeftOwed:
+	case c.taskLeft:
 		return api.Message{}, false
 	case res == nil:
 		return c.reply(errorJSON(why)), true
@@ -110,13 +110,9 @@ func (s *Session) pollResumed(ctx context.Context, c *toolCall, taskID string) (
 	return c.reply(res.Text), true
 }
 
-// taskLeftOwed is why a call has no answer when latch closed while its
-// task ran: none is given, so the log leaves it owed, and a resume polls
-// the task.
-const taskLeftOwed = "latch closed while the call's task ran"
-
 // leavesTaskOwed says whether err is that of a task left running because
-// latch is closing: the call stays owed (nothing logged as its result).
+// latch is closing: the call gets no answer (nothing logged as its
+// result), so the log leaves it owed, and a resume polls the task.
 func (s *Session) leavesTaskOwed(err error) bool {
 	s.mu.Lock()
 	closing := s.closing

@@ -91,6 +91,7 @@ type toolCall struct {
 	rule    string           // the argument rule that decided, "" when none did
 
 	dismissed bool // a call in doubt the user chose not to run again
+	taskLeft  bool // latch closed while it ran as a task: no answer; a resume polls the task
 	prior     bool // the decision made before a restart, if hasPrior
 	hasPrior  bool
 }
@@ -397,7 +398,7 @@ func (s *Session) fail(c *toolCall, msg string) api.Message {
 func (s *Session) execute(ctx context.Context, c *toolCall) (msg api.Message, answered bool) {
 	res, why := s.invoke(ctx, c)
 	switch {
-	case why == taskLeftOwed:
+	case c.taskLeft:
 		return api.Message{}, false // its task runs on: a resume polls it
 	case res == nil:
 		return c.reply(errorJSON(why)), true
@@ -429,11 +430,12 @@ func (s *Session) invoke(ctx context.Context, c *toolCall) (*mcp.Result, string)
 // finishCall publishes the tool_result of a call that ran (since start):
 // the server's result, or nil and why there is none.
 func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err error) (*mcp.Result, string) {
+	if err != nil && s.leavesTaskOwed(err) {
+		c.taskLeft = true
+		return nil, "latch closed while the call's task ran"
+	}
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
-	if err != nil && s.leavesTaskOwed(err) {
-		return nil, taskLeftOwed
-	}
 	if err != nil {
 		msg, cancelled := callErrorText(err)
 		ev.Cancelled = cancelled
