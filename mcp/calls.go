@@ -89,7 +89,9 @@ var (
 	ErrCancelled    = errors.New("tool call cancelled")
 )
 
-// Call runs a tool by its model-facing name with the server's timeout.
+// Call runs a tool by its model-facing name with the server's timeout; a
+// call that runs as a task (calltask.go) has it on each of its requests,
+// and runs as long as its task does.
 // callID tags its progress events. The error, if any, is written for the
 // user and the model, with credentials redacted; an isError result is not
 // an error.
