@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,11 +22,21 @@ import (
 
 // TestTaskSurvivesKillAndResume: the model calls a tool that runs 5 s as
 // a task on an mcp-go server living in this test process (over HTTP, so
-// it outlives latch). latch (the built binary, -p) is killed with SIGKILL
-// once the task's id is in its session log; `latch --resume ID -p ""`
-// polls the same task and hands its result to the model: the tool ran
-// once, one task was created, and the model got the result exactly once.
+// it outlives latch). latch (the built binary, -p) dies of SIGKILL while
+// the task runs (killed once the task's id is in its session log) or
+// after the task ended but before its result was logged (the task-ended
+// crash point); `latch --resume ID -p ""` polls the same task and hands
+// its result to the model: the tool ran once, one task was created, and
+// the model got the result exactly once.
 func TestTaskSurvivesKillAndResume(t *testing.T) {
+	t.Run("mid-task", func(t *testing.T) { taskKillAndResume(t, "") })
+	t.Run("after the task ended", func(t *testing.T) { taskKillAndResume(t, "task-ended") })
+}
+
+// taskKillAndResume runs the task call, kills latch (at crash point
+// crash, or from outside once the task started when crash is ""), and
+// resumes it.
+func taskKillAndResume(t *testing.T, crash string) {
 	tasks := mcptestutil.NewTaskServer(5*time.Second, "")
 	// Stateless: mcp-go ties a task to the HTTP session that made it, and
 	// a restarted latch opens another.
@@ -67,23 +79,38 @@ func TestTaskSurvivesKillAndResume(t *testing.T) {
 	}
 
 	first, _, firstErr := latch("-p", "run the slow job")
+	if crash != "" {
+		first.Env = append(first.Env, "LATCH_TEST_CRASH_AT="+crash)
+	}
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
+	want := `"type":"tool_task"`
+	if crash != "" {
+		want = `"status":"completed"`
+	}
 	var logPath string
-	mcptestutil.WaitFor(t, time.Minute, "the task's id in the session log", func() bool {
+	mcptestutil.WaitFor(t, time.Minute, "the task in the session log", func() bool {
 		logs, _ := filepath.Glob(filepath.Join(state, "*.jsonl"))
 		for _, p := range logs {
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(`"type":"tool_task"`)) {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(want)) {
 				logPath = p
 				return true
 			}
 		}
 		return false
 	})
-	_ = first.Process.Kill() // SIGKILL, of this test's own child
-	_ = first.Wait()
-	t.Logf("first latch killed mid-task; stderr:\n%s", firstErr)
+	if crash == "" {
+		_ = first.Process.Kill() // SIGKILL, of this test's own child
+	}
+	err = first.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the first latch ended with %v, want SIGKILL; stderr:\n%s", err, firstErr)
+	}
+	if b, _ := os.ReadFile(logPath); bytes.Contains(b, []byte(`"type":"tool_result"`)) {
+		t.Fatalf("the killed latch logged a result:\n%s", b)
+	}
 	if len(tasks.Cancelled()) != 0 {
 		t.Fatalf("the task was cancelled: %v", tasks.Cancelled())
 	}

@@ -64,6 +64,9 @@ func (s *Session) taskStatus(e mcp.TaskStatus) {
 		TaskID: e.TaskID, Status: e.Status, Message: e.Message, Started: e.Started, Resumed: resumed}
 	ev.polled = !ev.durable()
 	s.publish(ev)
+	if ev.Ended() {
+		crashAt("task-ended")
+	}
 }
 
 // resumedTask is the task a call started before latch stopped, if its id
