@@ -214,7 +214,42 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		}
 		task = got
 		t.report(task, false)
+		if task.Status == mcpgo.TaskStatusInputRequired {
+			if res, ok := t.withInput(ctx); ok {
+				return res, nil
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
 	}
+	return t.ended(ctx, task)
+}
+
+// withInput calls tasks/result for a task that waits for input: the
+// server's requests (a form, a sample, the roots) come with it, through
+// the handlers every request has, and it answers when the task ends —
+// so it is bounded by nothing but ctx (the person's Esc). ok is false
+// when it gave no result: the task is polled on, and tells how it ended.
+func (t *taskPoll) withInput(ctx context.Context) (res *Result, ok bool) {
+	var raw json.RawMessage
+	if err := t.m.sendTask(ctx, t.s, t.c, mcpgo.MethodTasksResult, map[string]any{"taskId": t.id}, &raw, 0); err != nil {
+		return nil, false
+	}
+	parsed, err := mcpgo.ParseCallToolResult(&raw)
+	if err != nil {
+		return nil, false
+	}
+	var got mcpgo.Task // the end, for the card
+	if t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got) == nil {
+		t.report(got, false)
+	}
+	return convertResult(parsed, t.m.opts.MaxResultBytes, t.m.red), true
+}
+
+// ended is what a task that reached a final status gives the call: its
+// result, or the error that says it failed or was cancelled.
+func (t *taskPoll) ended(ctx context.Context, task mcpgo.Task) (*Result, error) {
 	switch task.Status {
 	case mcpgo.TaskStatusCompleted:
 		return t.result(ctx)
@@ -309,7 +344,19 @@ func (e *rpcError) Error() string { return e.msg }
 // _meta and headers, bounded by the server's timeout, and decodes its
 // result into out.
 func (m *Manager) taskRequest(ctx context.Context, s *server, c *conn, method mcpgo.MCPMethod, params map[string]any, out any) error {
-	rctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	return m.sendTask(ctx, s, c, method, params, out, s.cfg.timeout())
+}
+
+// sendTask is taskRequest bounded by bound, or by ctx alone when bound is
+// 0.
+func (m *Manager) sendTask(ctx context.Context, s *server, c *conn, method mcpgo.MCPMethod, params map[string]any, out any, bound time.Duration) error {
+	var rctx context.Context
+	var cancel context.CancelFunc
+	if bound > 0 {
+		rctx, cancel = context.WithTimeout(ctx, bound)
+	} else {
+		rctx, cancel = context.WithCancel(ctx)
+	}
 	defer cancel()
 	resp, err := c.client.GetTransport().SendRequest(rctx, c.eraRequest(transport.JSONRPCRequest{
 		JSONRPC: mcpgo.JSONRPC_VERSION,
@@ -319,7 +366,7 @@ func (m *Manager) taskRequest(ctx context.Context, s *server, c *conn, method mc
 	}))
 	if err != nil {
 		if ctx.Err() == nil && rctx.Err() != nil {
-			return fmt.Errorf("%w: %s: %s gave no answer within %s", ErrTimeout, s.cfg.Name, method, s.cfg.timeout())
+			return fmt.Errorf("%w: %s: %s gave no answer within %s", ErrTimeout, s.cfg.Name, method, bound)
 		}
 		return transport.NewError(err)
 	}

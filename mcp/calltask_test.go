@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,5 +184,32 @@ func TestTaskResumedIsPolledNotCalled(t *testing.T) {
 				t.Fatalf("the tool ran %d times", n)
 			}
 		})
+	}
+}
+
+// TestTaskInputRequiredAsksThePerson: server-everything's research task,
+// asked an ambiguous topic, needs a form answered (input_required); its
+// request comes with tasks/result, which latch calls then: the person's
+// answer reaches the report.
+func TestTaskInputRequiredAsksThePerson(t *testing.T) {
+	bin := mcptestutil.NPMBin(t, "mcp-server-everything")
+	var asked atomic.Int32
+	elicit := func(_ context.Context, _ string, req ElicitRequest) (ElicitResponse, error) {
+		asked.Add(1)
+		return ElicitResponse{Action: ElicitAccept, Content: map[string]any{"interpretation": "the person's pick"}}, nil
+	}
+	for _, transport := range []string{TransportStdio, TransportHTTP} {
+		t.Run(transport, func(t *testing.T) {
+			m, ev, _ := peerConnectOpts(t, Options{Elicit: elicit}, peerEverything(t, bin, transport, 5*time.Second))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := m.Call(ctx, "every__simulate-research-query", map[string]any{"topic": "peers", "ambiguous": true}, "c1")
+			if err != nil || !strings.Contains(res.Text, "the person's pick") {
+				t.Fatalf("ambiguous research: %v, %+v; statuses %+v", err, res, taskStatuses(ev, "c1"))
+			}
+		})
+	}
+	if asked.Load() < 2 {
+		t.Fatalf("the person was asked %d times, want once per transport", asked.Load())
 	}
 }
