@@ -89,7 +89,9 @@ var (
 	ErrCancelled    = errors.New("tool call cancelled")
 )
 
-// Call runs a tool by its model-facing name with the server's timeout.
+// Call runs a tool by its model-facing name with the server's timeout; a
+// call that runs as a task (calltask.go) has it on each of its requests,
+// and runs as long as its task does.
 // callID tags its progress events. The error, if any, is written for the
 // user and the model, with credentials redacted; an isError result is not
 // an error.
@@ -108,6 +110,9 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 		return nil, err
 	}
 	s := ref.server
+	if asTask(s, c, ref.tool.Original) {
+		return m.callTask(ctx, ref, c, args, callID)
+	}
 	timeout := s.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -122,20 +127,31 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 	running := m.startCall(callID, cancel)
 	res, err := c.client.CallTool(cctx, req)
 	stopped := m.endCall(callID, running)
-	switch {
-	case err == nil:
+	if err == nil {
 		return convertResult(res, m.opts.MaxResultBytes, m.red), nil
+	}
+	return nil, m.callError(ctx, cctx, stopped, err, ref, c, timeout)
+}
+
+// callError is what a failed call means for the person and the model:
+// stopped (by CancelCalls or ctx), timed out (cctx, after timeout), the
+// credential refused, the server gone, or the server's own error.
+func (m *Manager) callError(ctx, cctx context.Context, stopped bool, err error, ref toolRef, c *conn, timeout time.Duration) error {
+	s, name := ref.server, ref.tool.Name
+	switch {
 	case stopped || ctx.Err() != nil:
-		return nil, fmt.Errorf("%w: %s", ErrCancelled, name)
+		return fmt.Errorf("%w: %s", ErrCancelled, name)
+	case errors.Is(err, ErrTimeout):
+		return err
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) || pastDeadline(cctx):
-		return nil, fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
+		return fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
 	case c.isAuthError(err):
 		m.authExpired(s, c)
-		return nil, fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, s.cfg.Name, s.cfg.Name, s.cfg.Name)
+		return fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, s.cfg.Name, s.cfg.Name, s.cfg.Name)
 	case errors.Is(err, transport.ErrTransportClosed):
-		return nil, fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
+		return fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
-	return nil, errors.New(shortError(err))
+	return errors.New(shortError(err))
 }
 
 // target finds the tool a model-facing name names, and the live

@@ -314,14 +314,15 @@ func peerToolNames(m *Manager) []string {
 }
 
 // TestPeerEverythingUnservedCapability: what server-everything can't do
-// with a client like ours fails clearly and in time, never hangs.
+// with a client like ours fails clearly and in time, never hangs; its tool
+// that must run as a task runs as one.
 func TestPeerEverythingUnservedCapability(t *testing.T) {
 	bin := mcptestutil.NPMBin(t, "mcp-server-everything")
 	const timeout = 3 * time.Second
 	for _, transport := range peerTransports {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			m, _, _ := peerConnect(t, peerEverything(t, bin, transport, timeout))
+			m, ev, _ := peerConnect(t, peerEverything(t, bin, transport, timeout))
 
 			// trigger-sampling-request needs the client's sampling
 			// capability. The server lists it only to clients that
@@ -346,30 +347,29 @@ func TestPeerEverythingUnservedCapability(t *testing.T) {
 				t.Logf("trigger-sampling-request is not offered over %s (latch declares no sampling): %v", transport, err)
 			}
 
-			// simulate-research-query is listed to everyone but must be
-			// called as a task (taskSupport "required"), which latch
-			// doesn't do: a clear failure, at once.
-			start := time.Now()
-			res, err := m.Call(context.Background(), "every__simulate-research-query", map[string]any{"topic": "peers"}, "")
-			took := time.Since(start)
-			var why string
-			switch {
-			case err != nil:
-				why = err.Error()
-			case res.IsError:
-				why = res.Text
-			default:
-				t.Fatalf("simulate-research-query without task support succeeded: %+v", res)
+			// simulate-research-query must be called as a task
+			// (taskSupport "required"): latch does, polls its stages'
+			// status messages, and gets the report (about 4 s, each
+			// request well within the timeout).
+			res, err := m.Call(context.Background(), "every__simulate-research-query", map[string]any{"topic": "peers"}, "peer-task")
+			if err != nil || res.IsError || !strings.Contains(res.Text, "Research Report: peers") {
+				t.Fatalf("simulate-research-query as a task: %v, %+v", err, res)
 			}
-			if !strings.Contains(why, "task") || took > timeout {
-				t.Errorf("simulate-research-query: %q after %v, want a clear task error within %v", why, took, timeout)
+			var stages []string
+			for _, s := range taskStatuses(ev, "peer-task") {
+				stages = append(stages, s.Status+": "+s.Message)
 			}
+			if len(stages) < 3 || !strings.HasPrefix(stages[len(stages)-1], "completed") ||
+				!strings.Contains(strings.Join(stages, "\n"), "Analyzing content") {
+				t.Errorf("task statuses over %s: %q", transport, stages)
+			}
+			t.Logf("simulate-research-query over %s, as a task: %q", transport, stages)
 
 			// A call that outlives the per-request timeout fails with
 			// ErrTimeout on time, and the connection stays usable.
-			start = time.Now()
+			start := time.Now()
 			_, err = m.Call(context.Background(), "every__trigger-long-running-operation", map[string]any{"duration": 30, "steps": 3}, "peer-timeout")
-			took = time.Since(start)
+			took := time.Since(start)
 			if !errors.Is(err, ErrTimeout) {
 				t.Errorf("30 s operation with a %v timeout: %v, want %v", timeout, err, ErrTimeout)
 			}

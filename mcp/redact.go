@@ -182,12 +182,31 @@ func (r *redactor) cut(s string, max int) string {
 // manager's sentinel errors with errors.Is, and nothing else: the original
 // error, with the secret in its text, is not reachable through it.
 type redactedError struct {
-	msg      string
-	sentinel error
+	msg       string
+	sentinels []error
 }
 
 func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.sentinel }
+
+// Unwrap gives the first kind only, never the original error (which holds
+// the secret).
+func (e *redactedError) Unwrap() error {
+	if len(e.sentinels) == 0 {
+		return nil
+	}
+	return e.sentinels[0]
+}
+
+// Is reports every kind the original error had (a task call that was
+// stopped is both ErrCancelled and ErrTaskCancelled).
+func (e *redactedError) Is(target error) bool {
+	for _, s := range e.sentinels {
+		if s == target {
+			return true
+		}
+	}
+	return false
+}
 
 // redactError returns err with its text redacted.
 func (r *redactor) redactError(err error) error {
@@ -198,14 +217,14 @@ func (r *redactor) redactError(err error) error {
 	if msg == err.Error() {
 		return err
 	}
-	var sentinel error
-	for _, s := range []error{ErrUnknownTool, ErrNotConnected, ErrTimeout, ErrCancelled, ErrUnknownServer} {
+	var sentinels []error
+	for _, s := range []error{ErrUnknownTool, ErrNotConnected, ErrTimeout, ErrCancelled, ErrUnknownServer,
+		ErrTaskFailed, ErrTaskCancelled, ErrTaskUnknown, ErrTaskLeft, ErrTaskEra} {
 		if errors.Is(err, s) {
-			sentinel = s
-			break
+			sentinels = append(sentinels, s)
 		}
 	}
-	return &redactedError{msg: msg, sentinel: sentinel}
+	return &redactedError{msg: msg, sentinels: sentinels}
 }
 
 // Redact returns s with every credential the manager knows replaced.

@@ -12,6 +12,8 @@ import "os"
 //	after-decision   the decision is on disk; the call has not started
 //	during-call      the call was sent to the server; no result yet
 //	after-result     the result is on disk; the model has not seen it
+//	task-ended       a call run as a task: the task's end is on disk; its
+//	                 result is not
 //
 // They exist only in a build with the latchtest tag (`go build -tags
 // latchtest`, as the tests build the binary: latchBinary in pty_test.go). A

@@ -333,6 +333,7 @@ var eventTypes = map[string]func() Event{
 	TypeCompaction:       func() Event { return &CompactionEvent{} },
 	TypeCompactionDelta:  func() Event { return &CompactionDelta{} },
 	TypeCallRetried:      func() Event { return &CallRetriedEvent{} },
+	TypeToolTask:         func() Event { return &ToolTaskEvent{} },
 }
 
 // EventTypes lists the name of every event type, sorted.

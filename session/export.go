@@ -152,6 +152,9 @@ func (x *exporter) event(e Event) {
 			val(e.Decision), words(" by "), val(e.By)}, e.Reason)...)
 	case *ToolResultEvent:
 		x.result(e)
+	case *ToolTaskEvent:
+		s.line(withReason([]part{words("call "), val(e.CallID), words(" as task "), val(e.TaskID), words(" on "),
+			val(e.Server), words(": "), val(e.Status)}, e.Message)...)
 	case *TurnDone:
 		s.line(words(fmt.Sprintf("turn %d ended: ", e.Turn)), val(e.Reason),
 			words(fmt.Sprintf(" · %d prompt tokens, %d generated", e.Metrics.PromptTokens, e.Metrics.EvalTokens)))

@@ -176,6 +176,8 @@ func callIDOf(e Event) string {
 		return e.CallID
 	case *ToolProgress:
 		return e.CallID
+	case *ToolTaskEvent:
+		return e.CallID
 	}
 	return ""
 }

@@ -146,6 +146,9 @@ func endTornLine(f *os.File, path string) error {
 
 // logged says whether an event goes to the log, and whether it is synced.
 func logged(e Event) (write, sync bool) {
+	if t, ok := e.(*ToolTaskEvent); ok {
+		return !t.polled, t.durable() // a task's start and end, synced (calltask.go)
+	}
 	switch e.(type) {
 	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta, *CompactionDelta:
 		return false, false

@@ -83,6 +83,7 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	s.resumed = true
 	pending := s.restoreApprovals(st)
 	s.restoreOwed(st)
+	s.resumedTasks = st.liveTasks()
 	retrying := s.takeRetries(st.inDoubt(s.owed))
 	return s, &Resumed{Events: events, Warnings: warns, Pending: pending,
 		InDoubt: append([]InDoubt(nil), s.inDoubt...), Retrying: retrying}, nil
@@ -159,6 +160,7 @@ type logState struct {
 	instructions *InstructionsEvent             // the last
 	gateway      bool                           // a run of latch serve
 	view         compactView                    // the model's view of the history (compact.go)
+	tasks        map[string]string              // call id → the task it started (calltask.go)
 }
 
 // replay reads the logged events into the state they leave.
@@ -209,6 +211,8 @@ func (st *logState) apply(e Event) {
 	case *ToolResultEvent:
 		st.answered[e.CallID] = true
 		st.results[e.CallID] = e
+	case *ToolTaskEvent:
+		st.task(e)
 	}
 }
 
@@ -322,8 +326,8 @@ func restoredResult(c api.ToolCall, r *ToolResultEvent) api.Message {
 func (st *logState) inDoubt(owed []api.ToolCall) []InDoubt {
 	var out []InDoubt
 	for _, c := range owed {
-		if st.started[c.ID] == 0 || st.parkedAgain(c.ID) {
-			continue
+		if _, task := st.tasks[c.ID]; st.started[c.ID] == 0 || task || st.parkedAgain(c.ID) {
+			continue // not started, a task (polled again), or parked again
 		}
 		d := InDoubt{CallID: c.ID, Tool: c.Function.Name, Arguments: c.Function.Arguments.ToMap(), Turn: st.turn,
 			Starts: st.started[c.ID]}

@@ -60,6 +60,8 @@ func (s *Session) mcpEvent(e mcp.Event) {
 		s.forwardProgress(ev)
 	case mcp.ResourceUpdated, mcp.ResourcesChanged:
 		s.resourceEvent(e)
+	case mcp.TaskStatus:
+		s.taskStatus(e)
 	}
 }
 

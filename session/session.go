@@ -183,6 +183,9 @@ type Session struct {
 	decided   map[string]bool // call id → approved (or allowed by the user)
 	inDoubt   []InDoubt
 	dismissed map[string]bool
+	// resumedTasks are the calls that were running as tasks when latch
+	// stopped, by call id: their task ids, polled again (calltask.go).
+	resumedTasks map[string]string
 	// goOn: the last turn's tool results were restored from the log but
 	// the model has not seen them; Continue asks it again.
 	goOn bool

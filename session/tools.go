@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -89,6 +88,7 @@ type toolCall struct {
 
 	dismissed bool // a call in doubt the user chose not to run again
 	retried   bool // a call in doubt run again on its own (effects.go)
+	taskLeft  bool // latch closed while it ran as a task: no answer; a resume polls the task
 	prior     bool // the decision made before a restart, if hasPrior
 	hasPrior  bool
 }
@@ -129,6 +129,9 @@ func refuse(m api.Message) ruling { return ruling{refusal: m} }
 // parked in the log, for --resume.
 func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) (msg api.Message, answered bool) {
 	c := s.lookUp(turn, call)
+	if task, ok := s.resumedTask(c.id); ok {
+		return s.pollResumed(ctx, c, task)
+	}
 	if why := cmp.Or(s.retryRefused(c), s.notCallable(c)); why != "" {
 		return s.fail(c, why), true
 	}
@@ -156,7 +159,7 @@ func (s *Session) runToolCall(ctx context.Context, turn int, call api.ToolCall) 
 	case !r.run:
 		return r.refusal, true
 	}
-	return s.execute(ctx, c), true
+	return s.execute(ctx, c)
 }
 
 // lookUp finds the tool a call names, publishes the call, and takes what
@@ -392,12 +395,15 @@ func (s *Session) fail(c *toolCall, msg string) api.Message {
 
 // execute runs an allowed call. Esc (CancelTools) cancels just this call:
 // the model is told, and the turn goes on.
-func (s *Session) execute(ctx context.Context, c *toolCall) api.Message {
+func (s *Session) execute(ctx context.Context, c *toolCall) (msg api.Message, answered bool) {
 	res, why := s.invoke(ctx, c)
-	if res == nil {
-		return c.reply(errorJSON(why))
+	switch {
+	case c.taskLeft:
+		return api.Message{}, false // its task runs on: a resume polls it
+	case res == nil:
+		return c.reply(errorJSON(why)), true
 	}
-	return c.reply(res.Text)
+	return c.reply(res.Text), true
 }
 
 // invoke runs an allowed call and publishes its tool_result: the server's
@@ -418,14 +424,21 @@ func (s *Session) invoke(ctx context.Context, c *toolCall) (*mcp.Result, string)
 	s.el.callStarted(c.tool.Server)
 	res, err := s.servers.Call(ctx, c.tool.Name, c.args, c.id)
 	s.el.callEnded(c.tool.Server)
+	return s.finishCall(c, start, res, err)
+}
+
+// finishCall publishes the tool_result of a call that ran (since start):
+// the server's result, or nil and why there is none.
+func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err error) (*mcp.Result, string) {
+	if err != nil && s.leavesTaskOwed(err) {
+		c.taskLeft = true
+		return nil, "latch closed while the call's task ran"
+	}
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, mcp.ErrCancelled) {
-			ev.Cancelled = true
-			msg = "cancelled: the user stopped this call"
-		}
+		msg, cancelled := callErrorText(err)
+		ev.Cancelled = cancelled
 		ev.Error = msg
 		s.publish(ev)
 		return nil, msg

@@ -53,6 +53,7 @@ type card struct {
 	progress  float64
 	total     float64
 	progMsg   string
+	task      *cardTask // the call runs as a task on its server (taskcard.go)
 	preview   string
 	size      int
 	isError   bool
@@ -108,6 +109,7 @@ func (c *card) layout(st *themes.Styles, width int, expand bool) []string {
 	if c.rule != "" && c.state != cardDenied { // a denial's reason names it
 		out.add("by rule: "+sanitize.Line(c.rule), st.Chat.Notice.Render)
 	}
+	c.addTask(out, st)
 	if c.state == cardRunning && c.total > 0 {
 		out.add(progressBar(c.progress, c.total, min(out.inner-12, 40))+" "+sanitize.Line(c.progMsg), st.Chat.Notice.Render)
 	}
@@ -190,6 +192,8 @@ func (c *card) stateText(now time.Time) (icon, state string) {
 func (c *card) unknownText() string {
 	state := "outcome unknown: latch stopped while it ran"
 	switch id := sanitize.Line(c.callID); {
+	case c.task != nil && !c.inDoubt && !c.dismissed:
+		state = "latch stopped while it ran as a task: the task is polled again"
 	case c.dismissed:
 		state = "outcome unknown · dismissed: the model is told so"
 	case c.inDoubt:
@@ -283,6 +287,8 @@ func (m *Model) handleToolEvent(ev session.Event) {
 		}
 	case *session.ToolResultEvent:
 		shown = m.onToolResult(e)
+	case *session.ToolTaskEvent:
+		shown = m.onTask(e)
 	}
 	if shown {
 		m.chat.dirty = true

@@ -463,7 +463,7 @@ func (m *Model) handleEvent(e session.Event) {
 		m.replyFor(e.Turn, e.Round).finish(e.Content, e.Thinking, e.Partial)
 		m.chat.dirty = true
 	case *session.ToolCallEvent, *session.PermissionEvent, *session.ApprovalParkedEvent,
-		*session.ApprovalResolvedEvent, *session.ToolProgress, *session.ToolResultEvent:
+		*session.ApprovalResolvedEvent, *session.ToolProgress, *session.ToolResultEvent, *session.ToolTaskEvent:
 		m.handleToolEvent(e)
 	case *session.Notice:
 		m.addNotice(e.Text)
