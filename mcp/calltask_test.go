@@ -213,3 +213,28 @@ func TestTaskInputRequiredAsksThePerson(t *testing.T) {
 		t.Fatalf("the person was asked %d times, want once per transport", asked.Load())
 	}
 }
+
+// TestTaskServerSpokenToOnTheTaskEra: on protocol auto, a server that
+// offers tasks for tools/call and speaks 2025-11-25 too is spoken to on
+// 2025-11-25, where latch runs tasks: its tool that requires a task runs
+// as one instead of being refused; pinned to 2026-07-28 it stays there.
+func TestTaskServerSpokenToOnTheTaskEra(t *testing.T) {
+	for _, protocol := range []string{"", ProtocolAuto} {
+		ts := mcptestutil.NewTaskServer(300*time.Millisecond, "")
+		m, _ := startFake(t, Options{}, taskHTTP(t, ts, protocol, true))
+		if st := waitReady(t, m, "tasks", 10*time.Second); st.ProtocolVersion != ProtocolLegacy {
+			t.Fatalf("protocol %q: spoken to on %q, want %q", protocol, st.ProtocolVersion, ProtocolLegacy)
+		}
+		if res, err := m.Call(context.Background(), "tasks__slow", nil, "c1"); err != nil || res.Text != "slow done 1" {
+			t.Fatalf("slow: %v, %+v", err, res)
+		}
+		if len(ts.Created()) != 1 {
+			t.Fatalf("not run as a task: %v", ts.Created())
+		}
+	}
+	ts := mcptestutil.NewTaskServer(300*time.Millisecond, "")
+	m, _ := startFake(t, Options{}, taskHTTP(t, ts, ProtocolModern, true))
+	if st := waitReady(t, m, "tasks", 10*time.Second); st.ProtocolVersion != ProtocolModern {
+		t.Fatalf("pinned: spoken to on %q", st.ProtocolVersion)
+	}
+}

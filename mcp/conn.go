@@ -145,7 +145,7 @@ func (c *conn) transport(cfg ServerConfig, token string, h dialHooks) (transport
 		if c.sample {
 			opts = append(opts, transport.WithSamplingHandler(h.sample))
 		}
-		return checkedInProcess{transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...)}, nil
+		return checkedInProcess{transport.NewInProcessTransportWithOptions(cfg.InProcess, opts...), autoEra(cfg)}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 }
@@ -167,7 +167,7 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 	c.proc = p
 	c.errs.Add(1)
 	go c.drainStderr(p.stderr, onLog)
-	return checkedStdio{transport.NewIO(p.stdout, p.stdin, nil)}, nil
+	return checkedStdio{transport.NewIO(p.stdout, p.stdin, nil), autoEra(cfg)}, nil
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.
@@ -190,7 +190,7 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 	if err != nil {
 		return nil, fmt.Errorf("bad url: %v", err)
 	}
-	return &eitherEraHTTP{StreamableHTTP: t}, nil
+	return &eitherEraHTTP{StreamableHTTP: t, auto: autoEra(cfg)}, nil
 }
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is

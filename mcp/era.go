@@ -82,6 +82,7 @@ func isModern(version string) bool { return mcpgo.IsModernProtocol(version) }
 // tried a second time (a workload's refused JWT sent twice).
 type eitherEraHTTP struct {
 	*transport.StreamableHTTP
+	auto bool // the protocol is chosen by the probe (tasksLegacy)
 
 	mu        sync.Mutex
 	probeAuth error // the probe's refusal for want of authorization
@@ -110,7 +111,7 @@ func (t *eitherEraHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		t.probeAuth = err
 		t.mu.Unlock()
 	}
-	return checkDiscover(req, resp, err)
+	return checkDiscover(req, resp, err, t.auto)
 }
 
 // refusedSupportedVersion reports whether resp refuses the request's
@@ -136,15 +137,16 @@ func refusedSupportedVersion(resp *transport.JSONRPCResponse) bool {
 // checkedStdio is a stdio transport whose discover answers are checked.
 type checkedStdio struct {
 	*transport.Stdio
+	auto bool // the protocol is chosen by the probe (tasksLegacy)
 }
 
 // SendRequest sends req; server/discover is probed (probeStdio).
 func (t checkedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	if req.Method == string(mcpgo.MethodServerDiscover) {
-		return probeStdio(ctx, t.Stdio, req)
+		return probeStdio(ctx, t.Stdio, req, t.auto)
 	}
 	resp, err := t.Stdio.SendRequest(ctx, req)
-	return checkDiscover(req, resp, err)
+	return checkDiscover(req, resp, err, t.auto)
 }
 
 // checkedInProcess is an in-process transport whose discover answers are
@@ -155,6 +157,7 @@ func (t checkedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequ
 // Mcp-Method headers on the 2026-07-28 era, and refused.
 type checkedInProcess struct {
 	*transport.InProcessTransport
+	auto bool // the protocol is chosen by the probe (tasksLegacy)
 }
 
 // SendRequest sends req, checking a server/discover answer.
@@ -162,7 +165,7 @@ func (t checkedInProcess) SendRequest(ctx context.Context, req transport.JSONRPC
 	ctx, cancel := valuesDropped(ctx)
 	defer cancel()
 	resp, err := t.InProcessTransport.SendRequest(ctx, req)
-	return checkDiscover(req, resp, err)
+	return checkDiscover(req, resp, err, t.auto)
 }
 
 // valuesDropped is a context ended with ctx (its deadline, its
@@ -184,19 +187,37 @@ func valuesDropped(ctx context.Context) (context.Context, context.CancelFunc) {
 // for the server speaking that era, and a legacy server that answers
 // every unknown method with an empty result (the conformance suite's do)
 // would be spoken to in an era it does not know. So mcp-go falls back to
-// the handshake, as for a server that refused the probe.
-func checkDiscover(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error) (*transport.JSONRPCResponse, error) {
+// the handshake, as for a server that refused the probe. With auto
+// (the era left to the probe), so is an answer of a server that runs
+// tools as tasks and speaks 2025-11-25 too (tasksLegacy).
+func checkDiscover(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse, err error, auto bool) (*transport.JSONRPCResponse, error) {
 	if err != nil || resp == nil || resp.Error != nil || req.Method != string(mcpgo.MethodServerDiscover) {
 		return resp, err
 	}
 	var res struct {
-		SupportedVersions []string `json:"supportedVersions"`
+		SupportedVersions []string                 `json:"supportedVersions"`
+		Capabilities      mcpgo.ServerCapabilities `json:"capabilities"`
 	}
 	_ = json.Unmarshal(resp.Result, &res)
-	if slices.ContainsFunc(res.SupportedVersions, isModern) {
-		return resp, nil
+	switch {
+	case !slices.ContainsFunc(res.SupportedVersions, isModern):
+		return transport.NewJSONRPCErrorResponse(resp.ID, mcpgo.METHOD_NOT_FOUND, "server/discover answered without a supported version", nil), nil
+	case auto && tasksLegacy(res.Capabilities, res.SupportedVersions):
+		return transport.NewJSONRPCErrorResponse(resp.ID, mcpgo.METHOD_NOT_FOUND, "a server of tasks spoken to on "+ProtocolLegacy, nil), nil
 	}
-	return transport.NewJSONRPCErrorResponse(resp.ID, mcpgo.METHOD_NOT_FOUND, "server/discover answered without a supported version", nil), nil
+	return resp, nil
+}
+
+// tasksLegacy says whether a server that speaks both eras is better
+// spoken to on 2025-11-25: it runs tools as tasks (task-augmented
+// tools/call), which latch speaks on that era only (calltask.go; on
+// 2026-07-28 tasks are an extension of another shape), so its long tools
+// stay durable across a quit or a crash. Pinning "2026-07-28" keeps the
+// new era.
+func tasksLegacy(caps mcpgo.ServerCapabilities, versions []string) bool {
+	t := caps.Tasks
+	return t != nil && t.Requests != nil && t.Requests.Tools != nil && t.Requests.Tools.Call != nil &&
+		slices.Contains(versions, ProtocolLegacy)
 }
 
 // listener keeps a stateless-era connection's subscriptions/listen
@@ -329,4 +350,9 @@ func (c *conn) eraRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest
 		}
 	}
 	return req
+}
+
+// autoEra says whether cfg leaves the era to the probe.
+func autoEra(cfg ServerConfig) bool {
+	return cfg.Protocol == "" || cfg.Protocol == ProtocolAuto
 }

@@ -23,7 +23,7 @@ const probeCap = 5 * time.Second
 // the probe, so the probe's answer is due within discoverWait — none,
 // and it ignored the probe. The answer returned is checkDiscover's, or
 // "method not found", which makes mcp-go fall back to initialize.
-func probeStdio(ctx context.Context, t *transport.Stdio, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func probeStdio(ctx context.Context, t *transport.Stdio, req transport.JSONRPCRequest, auto bool) (*transport.JSONRPCResponse, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // forgets the requests not answered
 	type answer struct {
@@ -49,7 +49,7 @@ func probeStdio(ctx context.Context, t *transport.Stdio, req transport.JSONRPCRe
 	for {
 		select {
 		case a := <-discover:
-			return checkDiscover(req, a.resp, a.err)
+			return checkDiscover(req, a.resp, a.err, auto)
 		case <-pinged:
 			pinged, grace = nil, time.After(discoverWait)
 		case <-grace:
