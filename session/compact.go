@@ -356,25 +356,46 @@ func (s *Session) summarize(ctx context.Context, req *api.ChatRequest) (summary,
 }
 
 // autoCompactDue reports whether the last prompt passed the threshold,
-// and how full it was (percent); it counts the compaction as fired for
-// that prompt, so that each prompt sets off at most one.
+// or the next one (the message being sent with the conversation) would
+// not fit the context at all, and how full it was (percent); it counts
+// the compaction as fired for the last prompt, so that each prompt sets
+// off at most one.
 func (s *Session) autoCompactDue() (bool, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.cx.last
 	numCtx, _ := s.numCtxLocked(s.model)
-	if s.cp.at <= 0 || s.cp.autoOff || !l.ok || l.model != s.model || l.prompt <= 0 || numCtx <= 0 {
+	if s.cp.at <= 0 || s.cp.autoOff || numCtx <= 0 {
 		return false, 0
 	}
-	used := l.prompt + l.eval
-	if float64(used) < s.cp.at*float64(numCtx) || l == s.cp.firedFor {
+	known := l.ok && l.model == s.model && l.prompt > 0
+	used := 0
+	switch next := s.nextPromptLocked(known); {
+	case known && l != s.cp.firedFor && float64(l.prompt+l.eval) >= s.cp.at*float64(numCtx):
+		used = l.prompt + l.eval
+		s.cp.firedFor = l
+	case next >= numCtx:
+		// The message being sent does not fit with the conversation:
+		// Ollama would refuse it. Compacted first, it may.
+		used = next
+	default:
 		return false, 0
 	}
-	s.cp.firedFor = l
 	if compactCut(s.rawConversationLocked(), s.waitingLocked()) <= s.cp.view.upTo {
 		return false, 0
 	}
 	return true, used * 100 / numCtx
+}
+
+// nextPromptLocked is the estimated size of the next prompt, message
+// being sent included, calibrated (known) by what Ollama counted of the
+// last one. Callers hold mu.
+func (s *Session) nextPromptLocked(known bool) int {
+	next := s.promptSizeLocked()
+	if l := s.cx.last; known && l.est > 0 {
+		next = next * l.prompt / l.est
+	}
+	return next
 }
 
 // runTurnCompacting is runTurn, after an automatic compaction when the

@@ -352,3 +352,34 @@ func TestCompactionResumedAfterARestoredResult(t *testing.T) {
 		t.Fatalf("a compaction after the resume: %v", err)
 	}
 }
+
+// TestAutoCompactionBeforeAMessageThatWouldNotFit: a chat well under the
+// threshold, then a message that fits the context only once the older
+// turns are compacted: latch compacts first, and Ollama takes the message
+// (it would refuse it, too long, with the whole conversation).
+func TestAutoCompactionBeforeAMessageThatWouldNotFit(t *testing.T) {
+	srv := newServer(t)
+	srv.SetDefault(ollamatest.TextTurn("ok"))
+	srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY: five long lists of words."))
+	s := newSession(t, srv, compactOptions(t))
+	r := newReader(t, s)
+	for i := 1; i <= 5; i++ {
+		send(t, s, longPrompt(i))
+		if evs := r.turn(); len(of[*session.CompactionEvent](evs)) != 0 {
+			t.Fatalf("turn %d: compacted under the threshold: %s", i, kinds(evs))
+		}
+	}
+	send(t, s, "BIG "+strings.Repeat("word ", 2700))
+	evs := r.turn()
+	if d := done(t, evs); d.Reason != session.ReasonStop || d.Unsent {
+		t.Fatalf("the big message: turn ended %q (unsent %v): %s", d.Reason, d.Unsent, kinds(evs))
+	}
+	cs := of[*session.CompactionEvent](evs)
+	if len(cs) != 2 || !cs[0].Auto || cs[1].Step != session.CompactDone {
+		t.Fatalf("want one automatic compaction before the message, got %+v", cs)
+	}
+	reqs := chatRequests(srv)
+	if last := reqs[len(reqs)-1]; !sees(last, "SUMMARY: five") || !sees(last, "BIG word") || sees(last, "MARK01") {
+		t.Errorf("the big message's request: want the summary and the message, not turn 1")
+	}
+}
