@@ -152,10 +152,7 @@ func compactionEndToEnd(t *testing.T, rig compactRig) {
 	})
 	t.Logf("after the compaction:\n%s", dumpScreen(scr))
 	evs := readLog(t, dir)
-	var cs []*session.CompactionEvent
-	for _, c := range ofType[*session.CompactionEvent](evs) {
-		cs = append(cs, c)
-	}
+	cs := ofType[*session.CompactionEvent](evs)
 	if len(cs) != 2 || !cs[0].Auto || cs[1].Step != session.CompactDone || cs[1].Summary == "" {
 		t.Fatalf("want one automatic compaction, started and done, with its summary; got %+v", cs)
 	}

@@ -182,6 +182,26 @@ func newPrinter(id string, asJSON bool, stdout, stderr io.Writer) *printer {
 		calls: map[string]string{}, denied: map[string]string{}}
 }
 
+// noteOf writes the one-line notes of an event that is one (a notice, a
+// retry, an attachment, a compaction's end), reporting whether it was.
+func (p *printer) noteOf(e session.Event) bool {
+	switch e := e.(type) {
+	case *session.Notice:
+		p.note(e.Text)
+	case *session.CallRetriedEvent:
+		p.note(e.Text())
+	case *session.AttachmentEvent:
+		p.note(attachmentLine(e))
+	case *session.CompactionEvent:
+		if e.Step != session.CompactStarted { // its "esc cancels" is the chat's
+			p.note(e.Line())
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // event writes one event. done says the turn ended (or parked), with the
 // exit status.
 func (p *printer) event(e session.Event) (done bool, status int) {
@@ -192,6 +212,9 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	// Everything printed below comes from a display-safe copy.
 	shown := session.Display(e)
 	p.sampling(shown)
+	if p.noteOf(shown) {
+		return false, 0
+	}
 	switch e := shown.(type) {
 	case *session.AssistantDelta:
 		if !p.asJSON {
@@ -227,16 +250,6 @@ func (p *printer) event(e session.Event) (done bool, status int) {
 	case *session.Error:
 		fmt.Fprintln(p.stderr, "latch:", sanitize.Line(e.Message))
 		p.status = exitError
-	case *session.Notice:
-		p.note(e.Text)
-	case *session.CallRetriedEvent:
-		p.note(e.Text())
-	case *session.AttachmentEvent:
-		p.note(attachmentLine(e))
-	case *session.CompactionEvent:
-		if e.Step != session.CompactStarted { // its "esc cancels" is the chat's
-			p.note(e.Line())
-		}
 	case *session.ServerStatusEvent:
 		switch {
 		case p.asJSON:

@@ -36,10 +36,6 @@ func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
 	return newHarnessWith(t, w, h, func(*session.Options) {}, models...)
 }
 
-// noAutoCompact turns automatic compaction off, for the tests of a
-// context that overflows (it would keep the chat within the context).
-func noAutoCompact(o *session.Options) { o.NoAutoCompact = true }
-
 // newHarnessWith is newHarness with the session's options changed by
 // tweak.
 func newHarnessWith(t *testing.T, w, h int, tweak func(*session.Options), models ...ollamatest.Model) *harness {
