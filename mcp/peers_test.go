@@ -359,8 +359,10 @@ func TestPeerEverythingUnservedCapability(t *testing.T) {
 			for _, s := range taskStatuses(ev, "peer-task") {
 				stages = append(stages, s.Status+": "+s.Message)
 			}
+			// The stages shown are those a poll caught: under load one
+			// may pass between two polls, so no one stage is required.
 			if len(stages) < 3 || !strings.HasPrefix(stages[len(stages)-1], "completed") ||
-				!strings.Contains(strings.Join(stages, "\n"), "Analyzing content") {
+				len(slices.Compact(slices.Clone(stages))) < 3 {
 				t.Errorf("task statuses over %s: %q", transport, stages)
 			}
 			t.Logf("simulate-research-query over %s, as a task: %q", transport, stages)
