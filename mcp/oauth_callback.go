@@ -93,7 +93,17 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintln(w, "latch: you are logged in. You can close this tab.")
 	}
 	cb.result <- res
-	go func() { _ = cb.srv.Close() }()
+	// Shut down, not closed: Close would cut this very connection before
+	// the page above is flushed (the browser would show a reset). Every
+	// connection is closed after its answer (no keep-alive), so the
+	// shutdown waits for nothing else.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if cb.srv.Shutdown(ctx) != nil {
+			_ = cb.srv.Close()
+		}
+	}()
 }
 
 // check reads the query of the callback with the login's state (cb.mu

@@ -117,3 +117,24 @@ func redirectOf(t *testing.T, authURL string) string {
 	}
 	return u.Query().Get("redirect_uri")
 }
+
+// TestCallbackAnswerReachesTheBrowser: the page that ends a login (logged
+// in, or why not) reaches the browser every time: the listener closes
+// after the answer is written, not while it is.
+func TestCallbackAnswerReachesTheBrowser(t *testing.T) {
+	for i := range 200 {
+		cb, err := listenCallback()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb.expect("s", "https://as.example", false)
+		q, want := "?code=c&state=s", http.StatusOK
+		if i%2 == 1 {
+			q, want = "?error=access_denied&state=s", http.StatusBadRequest
+		}
+		if c := getStatus(cb.redirect + q); c != want {
+			t.Fatalf("callback %d: %d, want %d (the connection closed before the answer)", i, c, want)
+		}
+		cb.close()
+	}
+}
