@@ -102,7 +102,9 @@ func TestE2EChat(t *testing.T) {
 	fake := newFake(t)
 	const answer = "Streaming works end to end: the reply arrives token by token, " +
 		"is drawn as it comes, and stays on the screen. Final words: purple elephants dancing."
-	fake.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(answer), Delay: 5 * time.Millisecond})
+	// 20 ms a token: the stream lasts long enough (about 0.6 s) for a screen
+	// to be caught mid-way on a loaded machine.
+	fake.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(answer), Delay: 20 * time.Millisecond})
 
 	tm := startE2E(t, fake.Host())
 	if running, err := tm.termios(); err != nil {
