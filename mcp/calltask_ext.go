@@ -1,0 +1,136 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// tasksExtension is the 2026-07-28 tasks extension (SEP-2663): a server
+// that offers it names it under capabilities.extensions in its
+// server/discover answer.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+// extTasks says whether the connection runs tasks through the 2026-07-28
+// extension: it speaks that era, and its server offers the extension.
+// latch declares the extension only on the calls it runs as tasks (the
+// per-request opt-in), so the server never turns any other call into a
+// task that mcp-go's CallTool could not read.
+func extTasks(c *conn) bool {
+	if !isModern(c.client.ProtocolVersion()) {
+		return false
+	}
+	_, ok := c.client.GetServerCapabilities().Extensions[tasksExtension]
+	return ok
+}
+
+// extTask is a task as the extension gives it: flat in a tools/call's
+// CreateTaskResult (resultType "task"), and as tasks/get's DetailedTask,
+// which inlines the tool's result when completed, the error when failed
+// and the input requests when it waits for input. There is no
+// tasks/result.
+type extTask struct {
+	ResultType     string           `json:"resultType"`
+	TaskID         string           `json:"taskId"`
+	Status         mcpgo.TaskStatus `json:"status"`
+	StatusMessage  string           `json:"statusMessage"`
+	PollIntervalMs *int64           `json:"pollIntervalMs"`
+	Result         json.RawMessage  `json:"result"`
+	Error          *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// task is t in the shape the poll follows.
+func (t extTask) task() mcpgo.Task {
+	return mcpgo.Task{TaskId: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage, PollInterval: t.PollIntervalMs}
+}
+
+// extRequest is req as a request of the tasks extension: the extension
+// declared in its _meta's client capabilities (set by eraRequest), and a
+// tasks/* request naming its task in Mcp-Name, as the extension's routing
+// headers want.
+func extRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
+	params, ok := req.Params.(map[string]any)
+	if !ok {
+		return req
+	}
+	if meta, ok := params["_meta"].(map[string]any); ok {
+		if caps, ok := meta[mcpgo.MetaKeyClientCapabilities].(mcpgo.ClientCapabilities); ok {
+			ext := map[string]any{tasksExtension: map[string]any{}}
+			for k, v := range caps.Extensions {
+				ext[k] = v
+			}
+			caps.Extensions = ext
+			meta[mcpgo.MetaKeyClientCapabilities] = caps
+		}
+	}
+	if id, ok := params["taskId"].(string); ok && strings.HasPrefix(req.Method, "tasks/") {
+		if req.Header == nil {
+			req.Header = http.Header{}
+		}
+		req.Header.Set("Mcp-Name", id)
+	}
+	return req
+}
+
+// extGet asks tasks/get once; the task's end comes with it.
+func (t *taskPoll) extGet(ctx context.Context) (mcpgo.Task, error) {
+	var got extTask
+	if err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got); err != nil {
+		return mcpgo.Task{}, err
+	}
+	t.end = got
+	return got.task(), nil
+}
+
+// extEnded is what a task of the extension that reached a final status
+// gives the call: the result inlined in the last tasks/get (a tool's own
+// error result included, which the model reads), or the error that says
+// it failed or was cancelled. A task that ended before it was polled
+// (its CreateTaskResult already final) is asked once for what it inlines.
+func (t *taskPoll) extEnded(ctx context.Context, task mcpgo.Task) (*Result, error) {
+	if t.end.TaskID == "" {
+		got, err := t.extGet(ctx)
+		if err != nil {
+			return nil, t.requestError(ctx, err)
+		}
+		task = got
+	}
+	switch task.Status {
+	case mcpgo.TaskStatusCompleted:
+		raw := t.end.Result
+		res, err := mcpgo.ParseCallToolResult(&raw)
+		if err != nil || len(raw) == 0 {
+			return nil, fmt.Errorf("task %s on %s completed without a tool result", t.m.red.cut(t.id, maxTaskText), t.s.cfg.Name)
+		}
+		return convertResult(res, t.m.opts.MaxResultBytes, t.m.red), nil
+	case mcpgo.TaskStatusFailed:
+		msg := task.StatusMessage
+		if t.end.Error != nil {
+			msg = t.end.Error.Message
+		}
+		return nil, fmt.Errorf("%w on %s: %s", ErrTaskFailed, t.s.cfg.Name, orNone(t.capped(msg)))
+	}
+	return nil, fmt.Errorf("%w on %s: %s", ErrTaskCancelled, t.s.cfg.Name, orNone(t.capped(task.StatusMessage)))
+}
+
+// extInput is the error of a task of the extension that waits for input
+// (a form, a sample): latch does not answer tasks/update yet, so the task
+// is cancelled on the server rather than left waiting for an answer that
+// never comes, and the person and the model are told why.
+func (t *taskPoll) extInput() error {
+	ctx, cancel := context.WithTimeout(context.Background(), taskCancelWait)
+	defer cancel()
+	var ack json.RawMessage
+	_ = t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksCancel, map[string]any{"taskId": t.id}, &ack)
+	t.report(mcpgo.Task{TaskId: t.id, Status: mcpgo.TaskStatusCancelled, StatusMessage: "it asked for input latch cannot give on this protocol"}, false)
+	return fmt.Errorf("%w on %s: it asked for input (a form or a sample), which latch answers for tasks on protocol 2025-11-25 only (set \"protocol\": \"2025-11-25\" for %s)",
+		ErrTaskCancelled, t.s.cfg.Name, t.s.cfg.Name)
+}

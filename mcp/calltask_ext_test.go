@@ -1,0 +1,131 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"latch/mcp/mcptestutil"
+)
+
+// extTaskHTTP serves ts (the 2026-07-28 tasks extension) over HTTP and
+// returns a config of it with protocol auto.
+func extTaskHTTP(t *testing.T, ts *mcptestutil.ExtTaskServer) ServerConfig {
+	t.Helper()
+	h := httptest.NewServer(ts.Handler())
+	t.Cleanup(h.Close)
+	return ServerConfig{Name: "tasks", Transport: TransportHTTP, URL: h.URL + "/mcp", Timeout: 5 * time.Second}
+}
+
+// TestExtTaskCallPollsToItsResult: on 2026-07-28, a server offering the
+// tasks extension runs a tool that requires a task as one: latch declares
+// the extension on that call, hands out the task id first, polls
+// tasks/get (naming the task in Mcp-Name) and gives the model the result
+// inlined in the last one.
+func TestExtTaskCallPollsToItsResult(t *testing.T) {
+	ts := mcptestutil.NewExtTaskServer(600*time.Millisecond, "")
+	m, ev := startFake(t, Options{}, extTaskHTTP(t, ts))
+	if st := waitReady(t, m, "tasks", 10*time.Second); st.ProtocolVersion != ProtocolModern {
+		t.Fatalf("spoken to on %q", st.ProtocolVersion)
+	}
+	res, err := m.Call(context.Background(), "tasks__slow", nil, "c1")
+	if err != nil || res.Text != "slow done 1" {
+		t.Fatalf("slow: %v, %+v", err, res)
+	}
+	sts := taskStatuses(ev, "c1")
+	created := ts.Created()
+	if len(sts) < 2 || !sts[0].Started || len(created) != 1 || sts[0].TaskID != created[0] {
+		t.Fatalf("statuses %+v, server created %v", sts, created)
+	}
+	if last := sts[len(sts)-1]; last.Status != "completed" {
+		t.Fatalf("last status %+v", last)
+	}
+	for _, name := range ts.Names() {
+		if name != created[0] {
+			t.Fatalf("a tasks/* request named %q in Mcp-Name, want %q", name, created[0])
+		}
+	}
+}
+
+// TestExtTaskEndsSaySo: a task the server reports failed is an error with
+// the server's message (its credential redacted); one that waits for
+// input latch cannot give there is cancelled on the server and says why,
+// instead of waiting forever.
+func TestExtTaskEndsSaySo(t *testing.T) {
+	const token = "tok-ext-task-secret-41"
+	ts := mcptestutil.NewExtTaskServer(time.Second, mcptestutil.Plant(token))
+	cfg := extTaskHTTP(t, ts)
+	cfg.Token = token
+	m, ev := startFake(t, Options{}, cfg)
+	waitReady(t, m, "tasks", 10*time.Second)
+	_, err := m.Call(context.Background(), "tasks__broken", nil, "c1")
+	if !errors.Is(err, ErrTaskFailed) || !strings.Contains(err.Error(), "it broke") || strings.Contains(err.Error(), token) {
+		t.Fatalf("broken: %v, want the task failed, with its message redacted", err)
+	}
+	_, err = m.Call(context.Background(), "tasks__ask", nil, "c2")
+	if !errors.Is(err, ErrTaskCancelled) || !strings.Contains(err.Error(), `"protocol": "2025-11-25"`) {
+		t.Fatalf("ask: %v, want cancelled, saying why", err)
+	}
+	created := ts.Created()
+	if got := ts.Cancelled(); len(got) != 1 || got[0] != created[1] {
+		t.Fatalf("server cancelled %v, want [%s]", got, created[1])
+	}
+	if sts := taskStatuses(ev, "c2"); sts[len(sts)-1].Status != "cancelled" {
+		t.Fatalf("last status %+v", sts[len(sts)-1])
+	}
+}
+
+// TestExtTaskCancelledOnTheServer: Esc on a task call of the extension
+// sends tasks/cancel: the server cancels that task, and the call says so.
+func TestExtTaskCancelledOnTheServer(t *testing.T) {
+	ts := mcptestutil.NewExtTaskServer(time.Minute, "")
+	m, ev := startFake(t, Options{}, extTaskHTTP(t, ts))
+	waitReady(t, m, "tasks", 10*time.Second)
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Call(context.Background(), "tasks__slow", nil, "c1")
+		done <- err
+	}()
+	id := waitTaskStarted(t, ev, "c1")
+	if n := m.CancelCalls(); n != 1 {
+		t.Fatalf("CancelCalls: %d", n)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled task call did not return")
+	}
+	if !errors.Is(err, ErrCancelled) || !errors.Is(err, ErrTaskCancelled) {
+		t.Fatalf("err %v, want cancelled and the task cancelled", err)
+	}
+	if got := ts.Cancelled(); len(got) != 1 || got[0] != id {
+		t.Fatalf("server cancelled %v, want [%s]", got, id)
+	}
+}
+
+// TestExtTaskResumedIsPolledNotCalled: a second manager (latch after a
+// restart) given the task id gets that task's result from tasks/get: the
+// tool ran once.
+func TestExtTaskResumedIsPolledNotCalled(t *testing.T) {
+	ts := mcptestutil.NewExtTaskServer(time.Second, "")
+	cfg := extTaskHTTP(t, ts)
+	first, ev := startFake(t, Options{}, cfg)
+	waitReady(t, first, "tasks", 10*time.Second)
+	go func() { _, _ = first.Call(context.Background(), "tasks__slow", nil, "c1") }()
+	id := waitTaskStarted(t, ev, "c1")
+	first.CloseAll()
+
+	second, _ := startFake(t, Options{}, cfg)
+	waitReady(t, second, "tasks", 10*time.Second)
+	res, err := second.ResumeTask(context.Background(), "tasks__slow", id, "c1")
+	if err != nil || res.Text != "slow done 1" {
+		t.Fatalf("resume: %v, %+v", err, res)
+	}
+	if n := ts.Runs(); n != 1 {
+		t.Fatalf("the tool ran %d times", n)
+	}
+}
