@@ -188,6 +188,8 @@ type taskPoll struct {
 	last   mcpgo.Task // the last status reported
 	ext    bool       // the 2026-07-28 tasks extension (calltask_ext.go)
 	end    extTask    // the extension's last tasks/get: its result inlined
+	// answered are the extension's input requests answered (their ids).
+	answered map[string]bool
 }
 
 // poll asks tasks/get until the task ends (first is what is known of it
@@ -215,7 +217,10 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		task = got
 		t.report(task, false)
 		if task.Status == mcpgo.TaskStatusInputRequired && t.ext {
-			return nil, t.extInput()
+			if err := t.extAnswer(ctx); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if task.Status == mcpgo.TaskStatusInputRequired {
 			if res, ok := t.withInput(ctx); ok {

@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -45,6 +47,69 @@ type extTask struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	InputRequests mcpgo.InputRequests `json:"inputRequests"`
+}
+
+// inputHandlers answer what a task of the extension asks while it waits
+// for input (input_required): the handlers the connection registered with
+// mcp-go, which answer a server's requests on every other path (the
+// same gate, boxes, limits and log). nil: that capability is not offered.
+type inputHandlers struct {
+	roots  client.RootsHandler
+	elicit client.ElicitationHandler
+	sample client.SamplingHandler
+}
+
+// inputHandlers are the handlers of what c declared (dialCtx sets them).
+func (c *conn) inputHandlers(h dialHooks) inputHandlers {
+	var in inputHandlers
+	if c.roots {
+		in.roots = h.roots
+	}
+	if c.elicit {
+		in.elicit = c.elicitHandler(h)
+	}
+	if c.sample {
+		in.sample = h.sample
+	}
+	return in
+}
+
+// answer is the connection's answer to one input request.
+func (in inputHandlers) answer(ctx context.Context, req mcpgo.InputRequest) (mcpgo.InputResponse, error) {
+	switch {
+	case req.Method == mcpgo.MethodElicitationCreate && in.elicit != nil && req.Elicitation != nil:
+		res, err := in.elicit.Elicit(ctx, mcpgo.ElicitationRequest{
+			Request: mcpgo.Request{Method: string(req.Method)}, Params: *req.Elicitation})
+		if err != nil || res == nil {
+			return mcpgo.InputResponse{}, orNoAnswer(err)
+		}
+		return mcpgo.NewElicitationInputResponse(*res), nil
+	case req.Method == mcpgo.MethodSamplingCreateMessage && in.sample != nil && req.Sampling != nil:
+		res, err := in.sample.CreateMessage(ctx, mcpgo.CreateMessageRequest{
+			Request: mcpgo.Request{Method: string(req.Method)}, CreateMessageParams: *req.Sampling})
+		if err != nil || res == nil {
+			return mcpgo.InputResponse{}, orNoAnswer(err)
+		}
+		return mcpgo.NewSamplingInputResponse(*res), nil
+	case req.Method == mcpgo.MethodListRoots && in.roots != nil:
+		res, err := in.roots.ListRoots(ctx, mcpgo.ListRootsRequest{Request: mcpgo.Request{Method: string(req.Method)}})
+		if err != nil || res == nil {
+			return mcpgo.InputResponse{}, orNoAnswer(err)
+		}
+		if res.Roots == nil {
+			res.Roots = []mcpgo.Root{}
+		}
+		return mcpgo.NewRootsInputResponse(*res), nil
+	}
+	return mcpgo.InputResponse{}, fmt.Errorf("latch does not offer %s to this server", req.Method)
+}
+
+func orNoAnswer(err error) error {
+	if err == nil {
+		return errors.New("no answer")
+	}
+	return err
 }
 
 // task is t in the shape the poll follows.
@@ -121,16 +186,52 @@ func (t *taskPoll) extEnded(ctx context.Context, task mcpgo.Task) (*Result, erro
 	return nil, fmt.Errorf("%w on %s: %s", ErrTaskCancelled, t.s.cfg.Name, orNone(t.capped(task.StatusMessage)))
 }
 
-// extInput is the error of a task of the extension that waits for input
-// (a form, a sample): latch does not answer tasks/update yet, so the task
-// is cancelled on the server rather than left waiting for an answer that
-// never comes, and the person and the model are told why.
-func (t *taskPoll) extInput() error {
+// extAnswer answers the input requests of a task of the extension that
+// waits for input (a form, a sample, the roots), each through the
+// connection's handlers, and sends the answers with tasks/update; the
+// task's state is then polled on. A request already answered is not
+// asked again (the next tasks/get may still list it). Bounded by ctx
+// alone: a form waits for the person, whose Esc ends it.
+func (t *taskPoll) extAnswer(ctx context.Context) error {
+	if t.answered == nil {
+		t.answered = map[string]bool{}
+	}
+	responses := mcpgo.InputResponses{}
+	for id, req := range t.end.InputRequests {
+		if t.answered[id] {
+			continue
+		}
+		resp, err := t.c.inputs.answer(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return t.extInput(t.m.red.apply(err.Error()))
+		}
+		responses[id] = resp
+	}
+	if len(responses) == 0 {
+		return nil
+	}
+	var ack json.RawMessage
+	if err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MCPMethod("tasks/update"), map[string]any{"taskId": t.id, "inputResponses": responses}, &ack); err != nil {
+		return t.requestError(ctx, err)
+	}
+	for id := range responses {
+		t.answered[id] = true
+	}
+	return nil
+}
+
+// extInput is the error of a task of the extension that asked for input
+// latch could not give (why): the task is cancelled on the server rather
+// than left waiting for an answer that never comes, and the person and
+// the model are told why.
+func (t *taskPoll) extInput(why string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), taskCancelWait)
 	defer cancel()
 	var ack json.RawMessage
 	_ = t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksCancel, map[string]any{"taskId": t.id}, &ack)
-	t.report(mcpgo.Task{TaskId: t.id, Status: mcpgo.TaskStatusCancelled, StatusMessage: "it asked for input latch cannot give on this protocol"}, false)
-	return fmt.Errorf("%w on %s: it asked for input (a form or a sample), which latch answers for tasks on protocol 2025-11-25 only (set \"protocol\": \"2025-11-25\" for %s)",
-		ErrTaskCancelled, t.s.cfg.Name, t.s.cfg.Name)
+	t.report(mcpgo.Task{TaskId: t.id, Status: mcpgo.TaskStatusCancelled, StatusMessage: "its request for input was not answered: " + why}, false)
+	return fmt.Errorf("%w on %s: its request for input was not answered: %s", ErrTaskCancelled, t.s.cfg.Name, why)
 }

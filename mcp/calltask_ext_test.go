@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,8 +54,8 @@ func TestExtTaskCallPollsToItsResult(t *testing.T) {
 
 // TestExtTaskEndsSaySo: a task the server reports failed is an error with
 // the server's message (its credential redacted); one that waits for
-// input latch cannot give there is cancelled on the server and says why,
-// instead of waiting forever.
+// input latch does not offer (no forms here) is cancelled on the server
+// and says why, instead of waiting forever.
 func TestExtTaskEndsSaySo(t *testing.T) {
 	const token = "tok-ext-task-secret-41"
 	ts := mcptestutil.NewExtTaskServer(time.Second, mcptestutil.Plant(token))
@@ -66,7 +68,7 @@ func TestExtTaskEndsSaySo(t *testing.T) {
 		t.Fatalf("broken: %v, want the task failed, with its message redacted", err)
 	}
 	_, err = m.Call(context.Background(), "tasks__ask", nil, "c2")
-	if !errors.Is(err, ErrTaskCancelled) || !strings.Contains(err.Error(), `"protocol": "2025-11-25"`) {
+	if !errors.Is(err, ErrTaskCancelled) || !strings.Contains(err.Error(), "not answered") {
 		t.Fatalf("ask: %v, want cancelled, saying why", err)
 	}
 	created := ts.Created()
@@ -127,5 +129,37 @@ func TestExtTaskResumedIsPolledNotCalled(t *testing.T) {
 	}
 	if n := ts.Runs(); n != 1 {
 		t.Fatalf("the tool ran %d times", n)
+	}
+}
+
+// TestExtTaskInputAsksThePerson: a task of the extension waiting for a
+// form (input_required) has it answered through the same form path as
+// any server request; the answer goes back with tasks/update, once, and
+// the task's result follows.
+func TestExtTaskInputAsksThePerson(t *testing.T) {
+	ts := mcptestutil.NewExtTaskServer(time.Second, "")
+	var asked atomic.Int32
+	elicit := func(_ context.Context, server string, req ElicitRequest) (ElicitResponse, error) {
+		asked.Add(1)
+		if server != "tasks" || req.Message != "your name?" {
+			return ElicitResponse{}, fmt.Errorf("asked %q by %q", req.Message, server)
+		}
+		return ElicitResponse{Action: ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+	}
+	m, ev := startFake(t, Options{Elicit: elicit}, extTaskHTTP(t, ts))
+	waitReady(t, m, "tasks", 10*time.Second)
+	res, err := m.Call(context.Background(), "tasks__ask", nil, "c1")
+	if err != nil || res.Text != "hello Ada (accept)" {
+		t.Fatalf("ask: %v, %+v", err, res)
+	}
+	if asked.Load() != 1 || ts.Updates() != 1 {
+		t.Fatalf("the person was asked %d times, %d updates sent; want once each", asked.Load(), ts.Updates())
+	}
+	var sawInput bool
+	for _, s := range taskStatuses(ev, "c1") {
+		sawInput = sawInput || s.Status == "input_required"
+	}
+	if !sawInput {
+		t.Fatalf("the card never showed the task waiting for input: %+v", taskStatuses(ev, "c1"))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -28,7 +29,8 @@ const ExtTasksID = "io.modelcontextprotocol/tasks"
 //	slow    requires a task; runs for its duration (or until cancelled),
 //	        then returns "slow done N" (N counts runs)
 //	broken  requires a task; fails with a protocol error holding the plant
-//	ask     requires a task; waits for input (input_required) forever
+//	ask     requires a task; waits for a form's answer (input_required,
+//	        tasks/update), then returns "hello NAME (ACTION)"
 type ExtTaskServer struct {
 	MCP *server.MCPServer
 	d   time.Duration
@@ -39,6 +41,7 @@ type ExtTaskServer struct {
 	created   []string
 	cancelled []string
 	names     []string // Mcp-Name of each tasks/* request
+	updates   int      // tasks/update requests
 	plant     string
 }
 
@@ -87,6 +90,13 @@ func (ts *ExtTaskServer) Runs() int {
 	return ts.runs
 }
 
+// Updates is how many tasks/update requests came.
+func (ts *ExtTaskServer) Updates() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.updates
+}
+
 // Names is the Mcp-Name header of each tasks/* request, in order.
 func (ts *ExtTaskServer) Names() []string {
 	ts.mu.Lock()
@@ -105,9 +115,10 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
-				Name   string `json:"name"`
-				TaskID string `json:"taskId"`
-				Meta   struct {
+				Name      string                     `json:"name"`
+				TaskID    string                     `json:"taskId"`
+				Responses map[string]json.RawMessage `json:"inputResponses"`
+				Meta      struct {
 					Caps struct {
 						Extensions map[string]any `json:"extensions"`
 					} `json:"io.modelcontextprotocol/clientCapabilities"`
@@ -131,7 +142,7 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 			ts.mu.Lock()
 			ts.names = append(ts.names, r.Header.Get("Mcp-Name"))
 			ts.mu.Unlock()
-			result, rpcErr = ts.taskMethod(req.Method, req.Params.TaskID)
+			result, rpcErr = ts.taskMethod(req.Method, req.Params.TaskID, req.Params.Responses)
 		case req.Method == "tasks/result" || req.Method == "tasks/list":
 			rpcErr = map[string]any{"code": -32601, "message": "method not found"}
 		default:
@@ -210,7 +221,7 @@ func (ts *ExtTaskServer) view(id string, st *extTaskState, created bool) map[str
 	return v
 }
 
-func (ts *ExtTaskServer) taskMethod(method, id string) (result, rpcErr any) {
+func (ts *ExtTaskServer) taskMethod(method, id string, responses map[string]json.RawMessage) (result, rpcErr any) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	st, ok := ts.tasks[id]
@@ -226,6 +237,15 @@ func (ts *ExtTaskServer) taskMethod(method, id string) (result, rpcErr any) {
 		}
 		return map[string]any{"resultType": "complete"}, nil
 	case "tasks/update":
+		ts.updates++
+		var answer struct {
+			Action  string         `json:"action"`
+			Content map[string]any `json:"content"`
+		}
+		if raw, ok := responses["q1"]; ok && st.status == "input_required" && json.Unmarshal(raw, &answer) == nil {
+			st.status, st.msg = "completed", "done"
+			st.result = mcp.NewToolResultText(fmt.Sprintf("hello %v (%s)", answer.Content["name"], answer.Action))
+		}
 		return map[string]any{"resultType": "complete"}, nil
 	}
 	return ts.view(id, st, false), nil
