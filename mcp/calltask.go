@@ -119,7 +119,12 @@ func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[s
 		params["_meta"] = map[string]any{"progressToken": callID}
 	}
 	var raw json.RawMessage
-	err := m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &raw)
+	var err error
+	if ext {
+		raw, err = m.extCall(cctx, s, c, params)
+	} else {
+		err = m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &raw)
+	}
 	created, err := createdTask(raw, err, ext)
 	if err == nil && created.Task.TaskId == "" {
 		// The server ran the call at once instead: its answer is the result.
@@ -270,7 +275,7 @@ func createdTask(raw json.RawMessage, err error, ext bool) (created struct{ Task
 		}
 		created.Task = v.task()
 	case "input_required":
-		return created, errors.New("the server asked for input before creating the task, which latch does not answer for tasks yet")
+		return created, errors.New("the server kept asking for input instead of creating the task")
 	}
 	return created, nil
 }

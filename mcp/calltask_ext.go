@@ -145,6 +145,54 @@ func extRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	return req
 }
 
+// maxInputRounds bounds how many times a task call of the extension is
+// asked for input (input_required) before its task is created.
+const maxInputRounds = 8
+
+// extCall sends a task call of the extension: a server may first ask for
+// input (SEP-2322: resultType "input_required", its requests and an
+// opaque requestState), answered through the connection's handlers and
+// sent back with the same call, before it creates the task. Its answer
+// is the last round's result, read by createdTask.
+func (m *Manager) extCall(ctx context.Context, s *server, c *conn, params map[string]any) (json.RawMessage, error) {
+	for round := 0; ; round++ {
+		var raw json.RawMessage
+		if err := m.taskRequest(ctx, s, c, mcpgo.MethodToolsCall, params, &raw); err != nil {
+			return nil, err
+		}
+		var asked struct {
+			ResultType    string              `json:"resultType"`
+			InputRequests mcpgo.InputRequests `json:"inputRequests"`
+			RequestState  string              `json:"requestState"`
+		}
+		if json.Unmarshal(raw, &asked) != nil || asked.ResultType != "input_required" || round == maxInputRounds {
+			return raw, nil
+		}
+		responses := mcpgo.InputResponses{}
+		for id, req := range asked.InputRequests {
+			resp, err := c.inputs.answer(ctx, req)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, fmt.Errorf("its request for input was not answered: %s", m.red.apply(err.Error()))
+			}
+			responses[id] = resp
+		}
+		next := map[string]any{}
+		for k, v := range params {
+			if k != "_meta" {
+				next[k] = v
+			}
+		}
+		next["inputResponses"] = responses
+		if asked.RequestState != "" {
+			next["requestState"] = asked.RequestState
+		}
+		params = next
+	}
+}
+
 // extGet asks tasks/get once; the task's end comes with it.
 func (t *taskPoll) extGet(ctx context.Context) (mcpgo.Task, error) {
 	var got extTask

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
 	"latch/mcp/mcptestutil"
 )
 
@@ -161,5 +163,23 @@ func TestExtTaskInputAsksThePerson(t *testing.T) {
 	}
 	if !sawInput {
 		t.Fatalf("the card never showed the task waiting for input: %+v", taskStatuses(ev, "c1"))
+	}
+	// Asked before the task is created (an InputRequiredResult): answered,
+	// and the call repeated with the answer and the server's state.
+	res, err = m.Call(context.Background(), "tasks__named", nil, "c2")
+	if err != nil || res.Text != "hello Ada" || asked.Load() != 2 {
+		t.Fatalf("named: %v, %+v (asked %d times in all)", err, res, asked.Load())
+	}
+}
+
+// TestExtTaskServerKeepsTheNewEra: on protocol auto, a server that offers
+// the tasks extension is spoken to on 2026-07-28, where latch runs its
+// tasks, even when it offers 2025-11-25's tasks too.
+func TestExtTaskServerKeepsTheNewEra(t *testing.T) {
+	ts := mcptestutil.NewTaskServer(time.Second, "")
+	mcpserver.WithExtensions(map[string]any{mcptestutil.ExtTasksID: map[string]any{}})(ts.MCPServer)
+	m, _ := startFake(t, Options{}, taskHTTP(t, ts, ProtocolAuto, true))
+	if st := waitReady(t, m, "tasks", 10*time.Second); st.ProtocolVersion != ProtocolModern {
+		t.Fatalf("spoken to on %q, want %q", st.ProtocolVersion, ProtocolModern)
 	}
 }

@@ -31,6 +31,8 @@ const ExtTasksID = "io.modelcontextprotocol/tasks"
 //	broken  requires a task; fails with a protocol error holding the plant
 //	ask     requires a task; waits for a form's answer (input_required,
 //	        tasks/update), then returns "hello NAME (ACTION)"
+//	named   requires a task; asks a name before creating it (an
+//	        InputRequiredResult), then returns "hello NAME"
 type ExtTaskServer struct {
 	MCP *server.MCPServer
 	d   time.Duration
@@ -62,7 +64,7 @@ func NewExtTaskServer(d time.Duration, plant string) *ExtTaskServer {
 	never := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError("called without the tasks extension"), nil
 	}
-	for _, name := range []string{"slow", "broken", "ask"} {
+	for _, name := range []string{"slow", "broken", "ask", "named"} {
 		ts.MCP.AddTool(mcp.NewTool(name, mcp.WithTaskSupport(mcp.TaskSupportRequired)), never)
 	}
 	ts.plant = plant
@@ -118,6 +120,7 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 				Name      string                     `json:"name"`
 				TaskID    string                     `json:"taskId"`
 				Responses map[string]json.RawMessage `json:"inputResponses"`
+				State     string                     `json:"requestState"`
 				Meta      struct {
 					Caps struct {
 						Extensions map[string]any `json:"extensions"`
@@ -135,6 +138,10 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 		case req.Method == "tools/call" && ts.isTaskTool(req.Params.Name):
 			if !declared {
 				rpcErr = map[string]any{"code": -32021, "message": "the tasks extension is required"}
+				break
+			}
+			if req.Params.Name == "named" {
+				result = ts.named(req.Params.Responses, req.Params.State)
 				break
 			}
 			result = ts.create(req.Params.Name)
@@ -161,7 +168,29 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 }
 
 func (ts *ExtTaskServer) isTaskTool(name string) bool {
-	return name == "slow" || name == "broken" || name == "ask"
+	return name == "slow" || name == "broken" || name == "ask" || name == "named"
+}
+
+// named answers a call of named: first an InputRequiredResult asking a
+// name (with a requestState), then, given the answer and that state, a
+// task already completed with "hello NAME".
+func (ts *ExtTaskServer) named(responses map[string]json.RawMessage, state string) map[string]any {
+	var answer struct {
+		Content map[string]any `json:"content"`
+	}
+	if raw, ok := responses["who"]; !ok || state != "named-1" || json.Unmarshal(raw, &answer) != nil {
+		return map[string]any{"resultType": "input_required", "requestState": "named-1",
+			"inputRequests": map[string]any{"who": map[string]any{"method": "elicitation/create",
+				"params": map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object"}}}}}
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	id := "ext-" + strconv.Itoa(len(ts.created)+1)
+	st := &extTaskState{status: "completed", msg: "done", stop: make(chan struct{}),
+		result: mcp.NewToolResultText(fmt.Sprintf("hello %v", answer.Content["name"]))}
+	ts.tasks[id] = st
+	ts.created = append(ts.created, id)
+	return ts.view(id, st, true)
 }
 
 // create starts a task of tool and returns its CreateTaskResult.
