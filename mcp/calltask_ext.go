@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -105,6 +106,34 @@ func (in inputHandlers) answer(ctx context.Context, req mcpgo.InputRequest) (mcp
 	return mcpgo.InputResponse{}, fmt.Errorf("latch does not offer %s to this server", req.Method)
 }
 
+// maxInputRequests bounds the input requests a server may ask at once:
+// each may open a box for the person.
+const maxInputRequests = 8
+
+// answerAll answers reqs but those in skip, one at a time in the order of
+// their ids (each may be a box the person answers).
+func (in inputHandlers) answerAll(ctx context.Context, reqs mcpgo.InputRequests, skip map[string]bool) (mcpgo.InputResponses, error) {
+	ids := make([]string, 0, len(reqs))
+	for id := range reqs {
+		if !skip[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxInputRequests {
+		return nil, fmt.Errorf("%d requests at once (at most %d are answered)", len(ids), maxInputRequests)
+	}
+	sort.Strings(ids)
+	out := mcpgo.InputResponses{}
+	for _, id := range ids {
+		resp, err := in.answer(ctx, reqs[id])
+		if err != nil {
+			return nil, err
+		}
+		out[id] = resp
+	}
+	return out, nil
+}
+
 func orNoAnswer(err error) error {
 	if err == nil {
 		return errors.New("no answer")
@@ -168,16 +197,12 @@ func (m *Manager) extCall(ctx context.Context, s *server, c *conn, params map[st
 		if json.Unmarshal(raw, &asked) != nil || asked.ResultType != "input_required" || round == maxInputRounds {
 			return raw, nil
 		}
-		responses := mcpgo.InputResponses{}
-		for id, req := range asked.InputRequests {
-			resp, err := c.inputs.answer(ctx, req)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, fmt.Errorf("its request for input was not answered: %s", m.red.apply(err.Error()))
+		responses, err := c.inputs.answerAll(ctx, asked.InputRequests, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
-			responses[id] = resp
+			return nil, fmt.Errorf("its request for input was not answered: %s", m.red.apply(err.Error()))
 		}
 		next := map[string]any{}
 		for k, v := range params {
@@ -244,19 +269,12 @@ func (t *taskPoll) extAnswer(ctx context.Context) error {
 	if t.answered == nil {
 		t.answered = map[string]bool{}
 	}
-	responses := mcpgo.InputResponses{}
-	for id, req := range t.end.InputRequests {
-		if t.answered[id] {
-			continue
+	responses, err := t.c.inputs.answerAll(ctx, t.end.InputRequests, t.answered)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		resp, err := t.c.inputs.answer(ctx, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return t.extInput(t.m.red.apply(err.Error()))
-		}
-		responses[id] = resp
+		return t.extInput(t.m.red.apply(err.Error()))
 	}
 	if len(responses) == 0 {
 		return nil

@@ -164,6 +164,12 @@ func TestExtTaskInputAsksThePerson(t *testing.T) {
 	if !sawInput {
 		t.Fatalf("the card never showed the task waiting for input: %+v", taskStatuses(ev, "c1"))
 	}
+	// A server asking more forms at once than a person can be asked:
+	// none is asked, and the task is cancelled on the server, saying why.
+	_, err = m.Call(context.Background(), "tasks__flood", nil, "c3")
+	if !errors.Is(err, ErrTaskCancelled) || !strings.Contains(err.Error(), "at once") || asked.Load() != 1 {
+		t.Fatalf("flood: %v (asked %d times in all)", err, asked.Load())
+	}
 	// Asked before the task is created (an InputRequiredResult): answered,
 	// and the call repeated with the answer and the server's state.
 	res, err = m.Call(context.Background(), "tasks__named", nil, "c2")

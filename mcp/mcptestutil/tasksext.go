@@ -33,6 +33,7 @@ const ExtTasksID = "io.modelcontextprotocol/tasks"
 //	        tasks/update), then returns "hello NAME (ACTION)"
 //	named   requires a task; asks a name before creating it (an
 //	        InputRequiredResult), then returns "hello NAME"
+//	flood   requires a task; waits for 50 forms at once
 type ExtTaskServer struct {
 	MCP *server.MCPServer
 	d   time.Duration
@@ -53,6 +54,7 @@ type extTaskState struct {
 	result any
 	err    any
 	stop   chan struct{}
+	flood  bool // asks 50 forms
 }
 
 // NewExtTaskServer makes an ExtTaskServer whose slow tool runs for d,
@@ -64,7 +66,7 @@ func NewExtTaskServer(d time.Duration, plant string) *ExtTaskServer {
 	never := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultError("called without the tasks extension"), nil
 	}
-	for _, name := range []string{"slow", "broken", "ask", "named"} {
+	for _, name := range []string{"slow", "broken", "ask", "named", "flood"} {
 		ts.MCP.AddTool(mcp.NewTool(name, mcp.WithTaskSupport(mcp.TaskSupportRequired)), never)
 	}
 	ts.plant = plant
@@ -168,7 +170,7 @@ func (ts *ExtTaskServer) Handler() http.Handler {
 }
 
 func (ts *ExtTaskServer) isTaskTool(name string) bool {
-	return name == "slow" || name == "broken" || name == "ask" || name == "named"
+	return name == "slow" || name == "broken" || name == "ask" || name == "named" || name == "flood"
 }
 
 // named answers a call of named: first an InputRequiredResult asking a
@@ -210,6 +212,8 @@ func (ts *ExtTaskServer) create(tool string) map[string]any {
 		st.err = map[string]any{"code": -32603, "message": "it broke: " + ts.plant}
 	case "ask":
 		st.status, st.msg = "input_required", "waiting for a name"
+	case "flood":
+		st.status, st.msg, st.flood = "input_required", "waiting for 50 forms", true
 	}
 	return ts.view(id, st, true)
 }
@@ -244,8 +248,13 @@ func (ts *ExtTaskServer) view(id string, st *extTaskState, created bool) map[str
 		v["error"] = st.err
 	}
 	if st.status == "input_required" {
-		v["inputRequests"] = map[string]any{"q1": map[string]any{"method": "elicitation/create",
-			"params": map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object"}}}}
+		form := map[string]any{"method": "elicitation/create",
+			"params": map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object"}}}
+		reqs := map[string]any{"q1": form}
+		for i := 0; st.flood && i < 50; i++ {
+			reqs["f"+strconv.Itoa(i)] = form
+		}
+		v["inputRequests"] = reqs
 	}
 	return v
 }
