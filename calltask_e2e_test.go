@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,20 +28,38 @@ import (
 // after the task ended but before its result was logged (the task-ended
 // crash point); `latch --resume ID -p ""` polls the same task and hands
 // its result to the model: the tool ran once, one task was created, and
-// the model got the result exactly once.
+// the model got the result exactly once. The same on protocol 2026-07-28,
+// through the tasks extension.
 func TestTaskSurvivesKillAndResume(t *testing.T) {
-	t.Run("mid-task", func(t *testing.T) { taskKillAndResume(t, "") })
-	t.Run("after the task ended", func(t *testing.T) { taskKillAndResume(t, "task-ended") })
+	t.Run("mid-task", func(t *testing.T) { taskKillAndResume(t, "", false) })
+	t.Run("after the task ended", func(t *testing.T) { taskKillAndResume(t, "task-ended", false) })
+	t.Run("2026-07-28 extension, mid-task", func(t *testing.T) { taskKillAndResume(t, "", true) })
+}
+
+// e2eTaskServer is what the test asks a task server.
+type e2eTaskServer interface {
+	Runs() int
+	Created() []string
+	Cancelled() []string
 }
 
 // taskKillAndResume runs the task call, kills latch (at crash point
 // crash, or from outside once the task started when crash is ""), and
-// resumes it.
-func taskKillAndResume(t *testing.T, crash string) {
-	tasks := mcptestutil.NewTaskServer(5*time.Second, "")
-	// Stateless: mcp-go ties a task to the HTTP session that made it, and
-	// a restarted latch opens another.
-	h := servertest.NewTestStreamableHTTPServer(tasks.MCPServer, mcpserver.WithStateLess(true))
+// resumes it. ext: the server speaks 2026-07-28 and its tasks extension
+// (protocol auto), else 2025-11-25's tasks (pinned).
+func taskKillAndResume(t *testing.T, crash string, ext bool) {
+	var tasks e2eTaskServer
+	var h *httptest.Server
+	protocol := "2025-11-25"
+	if ext {
+		ts := mcptestutil.NewExtTaskServer(5*time.Second, "")
+		tasks, h, protocol = ts, httptest.NewServer(ts.Handler()), "auto"
+	} else {
+		ts := mcptestutil.NewTaskServer(5*time.Second, "")
+		// Stateless: mcp-go ties a task to the HTTP session that made it,
+		// and a restarted latch opens another.
+		tasks, h = ts, servertest.NewTestStreamableHTTPServer(ts.MCPServer, mcpserver.WithStateLess(true))
+	}
 	defer h.Close()
 	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion", "tools"}})
@@ -61,7 +80,7 @@ func taskKillAndResume(t *testing.T, crash string) {
 	}
 	cfg, err := json.Marshal(map[string]any{
 		"permissions": map[string]any{"mode": "auto"},
-		"mcpServers":  map[string]any{"tasks": map[string]any{"url": h.URL + "/mcp", "protocol": "2025-11-25"}},
+		"mcpServers":  map[string]any{"tasks": map[string]any{"url": h.URL + "/mcp", "protocol": protocol}},
 	})
 	if err != nil {
 		t.Fatal(err)

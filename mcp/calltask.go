@@ -65,16 +65,16 @@ func (e TaskStatus) server() string { return e.Server }
 var taskSeq atomic.Int64
 
 // ErrTaskEra: the tool requires a task, and the connection speaks
-// 2026-07-28, whose tasks extension latch does not speak.
-var ErrTaskEra = errors.New("the tool runs only as a task, and latch calls tools as tasks only on protocol 2025-11-25")
+// 2026-07-28 with a server that does not offer the tasks extension.
+var ErrTaskEra = errors.New("the tool runs only as a task, and its server offers no tasks on protocol 2026-07-28")
 
 // asTask says whether a call of the tool goes as a task: the tool
 // requires it, or allows it and the server offers task-augmented
-// tools/call. Tasks are those of protocol 2025-11-25 (tasks/get,
-// tasks/result, tasks/cancel); on a 2026-07-28 connection, where tasks
-// are an extension of another shape (and mcp-go answers no tasks/result),
-// a tool that allows a task is called as any other, and one that
-// requires it is refused (taskEraError).
+// tools/call: on protocol 2025-11-25 the server's tasks capability
+// (tasks/get, tasks/result, tasks/cancel), on 2026-07-28 the tasks
+// extension (calltask_ext.go). On a 2026-07-28 connection whose server
+// offers no extension, a tool that allows a task is called as any other,
+// and one that requires it is refused (ErrTaskEra).
 func asTask(s *server, c *conn, original string) bool {
 	s.mu.Lock()
 	var support mcpgo.TaskSupport
@@ -89,7 +89,7 @@ func asTask(s *server, c *conn, original string) bool {
 		return true
 	case mcpgo.TaskSupportOptional:
 		if isModern(c.client.ProtocolVersion()) {
-			return false
+			return extTasks(c)
 		}
 		caps := c.client.GetServerCapabilities().Tasks
 		return caps != nil && caps.Requests != nil && caps.Requests.Tools != nil && caps.Requests.Tools.Call != nil
@@ -104,24 +104,28 @@ func asTask(s *server, c *conn, original string) bool {
 // person stops it (CancelCalls), which cancels it on the server.
 func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[string]any, callID string) (*Result, error) {
 	s := ref.server
-	if isModern(c.client.ProtocolVersion()) {
+	ext := extTasks(c)
+	if isModern(c.client.ProtocolVersion()) && !ext {
 		return nil, fmt.Errorf("%w: set \"protocol\": \"2025-11-25\" for %s to call it", ErrTaskEra, s.cfg.Name)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	running := m.startCall(callID, cancel)
-	params := map[string]any{"name": ref.tool.Original, "arguments": nonNilArgs(args), "task": map[string]any{}}
+	params := map[string]any{"name": ref.tool.Original, "arguments": nonNilArgs(args)}
+	if !ext {
+		params["task"] = map[string]any{} // the extension's server decides alone
+	}
 	if callID != "" {
 		params["_meta"] = map[string]any{"progressToken": callID}
 	}
 	var raw json.RawMessage
-	err := m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &raw)
-	var created struct {
-		Task mcpgo.Task `json:"task"`
+	var err error
+	if ext {
+		raw, err = m.extCall(cctx, s, c, params)
+	} else {
+		err = m.taskRequest(cctx, s, c, mcpgo.MethodToolsCall, params, &raw)
 	}
-	if err == nil {
-		err = json.Unmarshal(raw, &created)
-	}
+	created, err := createdTask(raw, err, ext)
 	if err == nil && created.Task.TaskId == "" {
 		// The server ran the call at once instead: its answer is the result.
 		stopped := m.endCall(callID, running)
@@ -135,7 +139,7 @@ func (m *Manager) callTask(ctx context.Context, ref toolRef, c *conn, args map[s
 		stopped := m.endCall(callID, running)
 		return nil, m.callError(ctx, cctx, stopped, err, ref, c, s.cfg.timeout())
 	}
-	t := taskPoll{m: m, s: s, c: c, name: ref.tool.Name, callID: callID, id: created.Task.TaskId}
+	t := taskPoll{m: m, s: s, c: c, name: ref.tool.Name, callID: callID, id: created.Task.TaskId, ext: ext}
 	t.report(created.Task, true)
 	res, err := t.poll(cctx, created.Task)
 	stopped := m.endCall(callID, running)
@@ -164,7 +168,7 @@ func (m *Manager) ResumeTask(ctx context.Context, name, taskID, callID string) (
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	running := m.startCall(callID, cancel)
-	t := taskPoll{m: m, s: ref.server, c: c, name: name, callID: callID, id: taskID}
+	t := taskPoll{m: m, s: ref.server, c: c, name: name, callID: callID, id: taskID, ext: extTasks(c)}
 	res, err := t.poll(cctx, mcpgo.Task{TaskId: taskID})
 	stopped := m.endCall(callID, running)
 	switch {
@@ -187,6 +191,10 @@ type taskPoll struct {
 	callID string
 	id     string
 	last   mcpgo.Task // the last status reported
+	ext    bool       // the 2026-07-28 tasks extension (calltask_ext.go)
+	end    extTask    // the extension's last tasks/get: its result inlined
+	// answered are the extension's input requests answered (their ids).
+	answered map[string]bool
 }
 
 // poll asks tasks/get until the task ends (first is what is known of it
@@ -198,8 +206,7 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		if err := sleepCtx(ctx, pollEvery(task.PollInterval)); err != nil {
 			return nil, err
 		}
-		var got mcpgo.Task
-		err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got)
+		got, err := t.get(ctx)
 		var rpc *rpcError
 		switch {
 		case err == nil:
@@ -214,6 +221,12 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		}
 		task = got
 		t.report(task, false)
+		if task.Status == mcpgo.TaskStatusInputRequired && t.ext {
+			if err := t.extAnswer(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if task.Status == mcpgo.TaskStatusInputRequired {
 			if res, ok := t.withInput(ctx); ok {
 				return res, nil
@@ -224,6 +237,47 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 		}
 	}
 	return t.ended(ctx, task)
+}
+
+// get asks tasks/get once.
+func (t *taskPoll) get(ctx context.Context) (mcpgo.Task, error) {
+	if t.ext {
+		return t.extGet(ctx)
+	}
+	var got mcpgo.Task
+	err := t.m.taskRequest(ctx, t.s, t.c, mcpgo.MethodTasksGet, map[string]any{"taskId": t.id}, &got)
+	return got, err
+}
+
+// createdTask reads a task call's answer (raw, unless err): the task the
+// server created, or none when it ran the call at once. The extension's
+// CreateTaskResult is flat (resultType "task"); 2025-11-25's nests it.
+func createdTask(raw json.RawMessage, err error, ext bool) (created struct{ Task mcpgo.Task }, _ error) {
+	if err != nil {
+		return created, err
+	}
+	if !ext {
+		var v struct {
+			Task mcpgo.Task `json:"task"`
+		}
+		err = json.Unmarshal(raw, &v)
+		created.Task = v.Task
+		return created, err
+	}
+	var v extTask
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return created, err
+	}
+	switch v.ResultType {
+	case "task":
+		if v.TaskID == "" {
+			return created, errors.New("the server created a task without an id")
+		}
+		created.Task = v.task()
+	case "input_required":
+		return created, errors.New("the server kept asking for input instead of creating the task")
+	}
+	return created, nil
 }
 
 // withInput calls tasks/result for a task that waits for input: the
@@ -250,6 +304,9 @@ func (t *taskPoll) withInput(ctx context.Context) (res *Result, ok bool) {
 // ended is what a task that reached a final status gives the call: its
 // result, or the error that says it failed or was cancelled.
 func (t *taskPoll) ended(ctx context.Context, task mcpgo.Task) (*Result, error) {
+	if t.ext {
+		return t.extEnded(ctx, task)
+	}
 	switch task.Status {
 	case mcpgo.TaskStatusCompleted:
 		return t.result(ctx)
@@ -358,12 +415,16 @@ func (m *Manager) sendTask(ctx context.Context, s *server, c *conn, method mcpgo
 		rctx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
-	resp, err := c.client.GetTransport().SendRequest(rctx, c.eraRequest(transport.JSONRPCRequest{
+	req := c.eraRequest(transport.JSONRPCRequest{
 		JSONRPC: mcpgo.JSONRPC_VERSION,
 		ID:      mcpgo.NewRequestId(fmt.Sprintf("latch-task-%d", taskSeq.Add(1))),
 		Method:  string(method),
 		Params:  params,
-	}))
+	})
+	if extTasks(c) {
+		req = extRequest(req)
+	}
+	resp, err := c.client.GetTransport().SendRequest(rctx, req)
 	if err != nil {
 		if ctx.Err() == nil && rctx.Err() != nil {
 			return fmt.Errorf("%w: %s: %s gave no answer within %s", ErrTimeout, s.cfg.Name, method, bound)

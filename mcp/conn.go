@@ -40,6 +40,7 @@ type conn struct {
 	started    bool               // Start returned (an SSE stream sent its endpoint)
 	life       context.Context    // the client's long-lived context
 	listener   listener           // the stateless era's subscriptions/listen stream (era.go)
+	inputs     inputHandlers      // answer a task's input requests (calltask_ext.go)
 	logLevel   atomic.Value       // string: the level /logs set, for the stateless era's _meta
 	closed     chan struct{}      // closed by close
 	once       sync.Once
@@ -103,6 +104,7 @@ func dialCtx(abort context.Context, cfg ServerConfig, token string, red *redacto
 	// Declared in full here, so latch's own requests (toolslist.go) can
 	// repeat them in a stateless-era request's _meta.
 	opts = append(opts, client.WithClientCapabilities(c.capabilities()))
+	c.inputs = c.inputHandlers(h) // the same, for a task's input (calltask_ext.go)
 	c.client = client.NewClient(tr, opts...)
 	c.listener.acked = make(chan error, 1)
 	c.client.OnNotification(c.onListenNote)

@@ -210,11 +210,13 @@ func checkDiscover(req transport.JSONRPCRequest, resp *transport.JSONRPCResponse
 
 // tasksLegacy says whether a server that speaks both eras is better
 // spoken to on 2025-11-25: it runs tools as tasks (task-augmented
-// tools/call), which latch speaks on that era only (calltask.go; on
-// 2026-07-28 tasks are an extension of another shape), so its long tools
-// stay durable across a quit or a crash. Pinning "2026-07-28" keeps the
-// new era.
+// tools/call) and does not offer 2026-07-28's tasks extension
+// (calltask_ext.go), so its long tools stay tasks, durable across a quit
+// or a crash. Pinning "2026-07-28" keeps the new era.
 func tasksLegacy(caps mcpgo.ServerCapabilities, versions []string) bool {
+	if _, ext := caps.Extensions[tasksExtension]; ext {
+		return false
+	}
 	t := caps.Tasks
 	return t != nil && t.Requests != nil && t.Requests.Tools != nil && t.Requests.Tools.Call != nil &&
 		slices.Contains(versions, ProtocolLegacy)
