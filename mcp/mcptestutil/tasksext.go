@@ -55,6 +55,7 @@ type ExtTaskServer struct {
 	names     []string // Mcp-Name of each tasks/* request
 	updates   int      // tasks/update requests
 	plant     string
+	prefix    string // of each task id
 }
 
 type extTaskState struct {
@@ -74,7 +75,7 @@ type extTaskState struct {
 // failing_job fails after d), and whose broken tool fails with plant in
 // its message.
 func NewExtTaskServer(d time.Duration, plant string) *ExtTaskServer {
-	ts := &ExtTaskServer{d: d, tasks: map[string]*extTaskState{}, plant: plant}
+	ts := &ExtTaskServer{d: d, tasks: map[string]*extTaskState{}, plant: plant, prefix: "ext-"}
 	ts.MCP = server.NewMCPServer("exttasks", "1.0", server.WithToolCapabilities(false),
 		server.WithExtensions(map[string]any{ExtTasksID: map[string]any{}}))
 	for name, tool := range extTools {
@@ -91,6 +92,14 @@ func NewExtTaskServer(d time.Duration, plant string) *ExtTaskServer {
 		})
 	}
 	return ts
+}
+
+// SetTaskIDPrefix makes the ids of the tasks created from now on begin
+// with p (by default "ext-"): a server mints its task ids as it likes.
+func (ts *ExtTaskServer) SetTaskIDPrefix(p string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.prefix = p
 }
 
 // Created is the ids of the tasks created, in order.
@@ -121,7 +130,8 @@ func (ts *ExtTaskServer) Updates() int {
 	return ts.updates
 }
 
-// Names is the Mcp-Name header of each tasks/* request, in order.
+// Names is the Mcp-Name header of each tasks/* request (decoded), in
+// order.
 func (ts *ExtTaskServer) Names() []string {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -233,7 +243,8 @@ func (ts *ExtTaskServer) answer(h http.Header, req extRequest) (any, *rpcErr) {
 		return ts.call(req), nil
 	}
 	ts.mu.Lock()
-	ts.names = append(ts.names, h.Get(mcp.HeaderName))
+	name, _ := mcp.DecodeHeaderValue(h.Get(mcp.HeaderName))
+	ts.names = append(ts.names, name)
 	ts.mu.Unlock()
 	return ts.taskMethod(req.Method, req.Params.TaskID, req.Params.Responses)
 }
@@ -273,7 +284,7 @@ func (ts *ExtTaskServer) call(req extRequest) map[string]any {
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	id := "ext-" + strconv.Itoa(len(ts.created)+1)
+	id := ts.prefix + strconv.Itoa(len(ts.created)+1)
 	st := &extTaskState{status: "working", msg: "started", stop: make(chan struct{}), answers: map[string]elicitAnswer{}}
 	ts.tasks[id] = st
 	ts.created = append(ts.created, id)
