@@ -15,7 +15,7 @@ import (
 // serves as the suite checks them (TestExtTaskServerConformance): a
 // tool's own error from a completed task reaches the model as that
 // tool's error result (not a failed task); a tool that allows a task runs
-// as one; a tool that never runs as a task is called as any other; two
+// as one, or gives its result at once when the server runs it so; a tool that never runs as a task is called as any other; two
 // forms pending at once are each asked once; a boolean form; input asked
 // before the task is created.
 func TestExtTaskSuiteFixtures(t *testing.T) {
@@ -41,6 +41,7 @@ func TestExtTaskSuiteFixtures(t *testing.T) {
 	}{
 		{"failing_job", nil, "the job failed", true, true, 0},
 		{"slow_compute", map[string]any{"seconds": 0.2, "label": "sum"}, "computed sum after 0.2s", false, true, 0},
+		{"slow_compute", map[string]any{"seconds": 0, "label": "now"}, "computed now after 0s", false, false, 0},
 		{"greet", map[string]any{"name": "Ada"}, "Hello, Ada!", false, false, 0},
 		{"multi_input", nil, "hello Ada (accept)", false, true, 2},
 		{"confirm_delete", map[string]any{"filename": "notes.txt"}, "deleted notes.txt", false, true, 1},

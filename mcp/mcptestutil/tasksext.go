@@ -269,10 +269,15 @@ func checkHeaders(h http.Header, req extRequest) *rpcErr {
 }
 
 // call answers a tools/call of a task tool: first the input it asks
-// before the task exists (its mrtr), then the task created.
+// before the task exists (its mrtr), then the task created — or, for a
+// tool that allows a task and has nothing to wait for (slow_compute of 0
+// seconds), its result at once, as SEP-2663 lets a server answer.
 func (ts *ExtTaskServer) call(req extRequest) map[string]any {
 	tool := extTools[req.Params.Name]
 	args := req.Params.Arguments
+	if secs, ok := args["seconds"].(float64); ok && secs == 0 && tool.sync != nil {
+		return completeResult(tool.sync(context.Background(), args))
+	}
 	if tool.mrtr != "" {
 		var a elicitAnswer
 		raw, ok := req.Params.Responses[tool.mrtr]
@@ -354,4 +359,14 @@ func (ts *ExtTaskServer) taskMethod(method, id string, responses map[string]json
 		return map[string]any{"resultType": "complete"}, nil
 	}
 	return ts.view(id, st, false), nil
+}
+
+// completeResult is res as a result of the 2026-07-28 wire
+// (resultType "complete").
+func completeResult(res *mcp.CallToolResult) map[string]any {
+	var v map[string]any
+	b, _ := json.Marshal(res)
+	_ = json.Unmarshal(b, &v)
+	v["resultType"] = "complete"
+	return v
 }
