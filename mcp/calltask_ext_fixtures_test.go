@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,5 +59,19 @@ func TestExtTaskSuiteFixtures(t *testing.T) {
 		if n := asked.Load() - askedBefore; n != c.asks {
 			t.Errorf("%s asked the person %d times, want %d", c.tool, n, c.asks)
 		}
+	}
+}
+
+// TestExtTaskUnknownSaysSo: a task the server does not know (it
+// restarted) is refused with -32602 and HTTP 400, as mcp-go's stateless
+// server answers an invalid request: a resumed call says its outcome is
+// unknown at once, instead of taking the 400 for a lost poll.
+func TestExtTaskUnknownSaysSo(t *testing.T) {
+	ts := mcptestutil.NewExtTaskServer(time.Second, "")
+	m, _ := startFake(t, Options{}, extTaskHTTP(t, ts))
+	waitReady(t, m, "tasks", 10*time.Second)
+	_, err := m.ResumeTask(context.Background(), "tasks__slow", "ext-gone", "c1")
+	if !errors.Is(err, ErrTaskUnknown) {
+		t.Fatalf("resume of an unknown task: %v, want ErrTaskUnknown", err)
 	}
 }
