@@ -149,7 +149,8 @@ func (t extTask) task() mcpgo.Task {
 // extRequest is req as a request of the tasks extension: the extension
 // declared in its _meta's client capabilities (set by eraRequest), and a
 // tasks/* request naming its task in Mcp-Name, as the extension's routing
-// headers want.
+// headers want, encoded as SEP-2243 encodes a header value (a server's
+// task id that is no plain header value goes as =?base64?…?=).
 func extRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	params, ok := req.Params.(map[string]any)
 	if !ok {
@@ -169,7 +170,9 @@ func extRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 		if req.Header == nil {
 			req.Header = http.Header{}
 		}
-		req.Header.Set("Mcp-Name", id)
+		if name, ok := mcpgo.EncodeHeaderValue(id); ok {
+			req.Header.Set(mcpgo.HeaderName, name)
+		}
 	}
 	return req
 }
