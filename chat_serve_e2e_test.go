@@ -136,12 +136,12 @@ func (r *chatServeRig) takeBox(what string) {
 // typing), and waits until it answers keys.
 func takeBoxWith(t *testing.T, tm *ptyTerm, box, what string) {
 	t.Helper()
-	scr := tm.waitScreen(t, 10*time.Second, what, func(s string) bool { return strings.Contains(s, box) })
+	scr := tm.waitSettled(t, 10*time.Second, what, func(s string) bool { return strings.Contains(s, box) })
 	if strings.Contains(unwrapped(scr), "tab to answer") {
 		time.Sleep(1200 * time.Millisecond) // a pause in typing (ui's typingPause), not a measure
 		tm.sendKey("\t")
 	}
-	tm.waitScreen(t, 10*time.Second, what+" answering keys", func(s string) bool {
+	tm.waitSettled(t, 10*time.Second, what+" answering keys", func(s string) bool {
 		u := unwrapped(s)
 		return strings.Contains(s, box) && !strings.Contains(u, "keys ignored") && !strings.Contains(u, "tab to answer")
 	})
@@ -183,6 +183,11 @@ func TestE2EChatServe(t *testing.T) {
 	}
 
 	res = r.call("fake__add", map[string]any{"a": 20, "b": 22})
+	// The first call's box may still be on the screen: wait for the
+	// second's (its arguments in the box) before taking it.
+	tm.waitScreen(t, 10*time.Second, "the second call's box", func(s string) bool {
+		return strings.Count(s, `"a": 20`) >= 2 // its card and its box
+	})
 	r.takeBox("the box of the second call")
 	tm.sendKey(keyEsc)
 	id := r.awaiting(r.result(res))

@@ -333,6 +333,25 @@ func (tm *ptyTerm) waitScreen(t testing.TB, timeout time.Duration, what string, 
 	return scr
 }
 
+// waitSettled is waitScreen for a screen that must be whole: cond holds
+// and the screen has not changed for a moment (a frame reaches the
+// terminal in pieces; a screen read between two of them can show a box
+// without its last lines).
+func (tm *ptyTerm) waitSettled(t testing.TB, timeout time.Duration, what string, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		scr := tm.waitScreen(t, time.Until(deadline), what, cond)
+		time.Sleep(150 * time.Millisecond) // not a measure: a frame's pieces come at once
+		if now := tm.screen(); now == scr {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s to settle; screen:\n%s", timeout, what, dumpScreen(tm.screen()))
+		}
+	}
+}
+
 // typeKeys types s as one burst of input.
 func (tm *ptyTerm) typeKeys(s string) {
 	tm.t.Helper()

@@ -207,14 +207,13 @@ func (t *taskPoll) poll(ctx context.Context, first mcpgo.Task) (*Result, error) 
 			return nil, err
 		}
 		got, err := t.get(ctx)
-		var rpc *rpcError
 		switch {
 		case err == nil:
 			failures = 0
-		case ctx.Err() == nil && !errors.As(err, &rpc) && failures < maxPollFailures:
-			failures++ // a poll lost or slow: the task runs on; ask again
+		case ctx.Err() == nil && !taskUnknown(err) && failures < maxPollFailures:
+			failures++ // a poll lost, slow or refused for now: the task runs on; ask again
 			continue
-		case ctx.Err() == nil && !errors.As(err, &rpc):
+		case ctx.Err() == nil && !taskUnknown(err):
 			return nil, fmt.Errorf("%w (task %s may still run on %s)", err, t.id, t.s.cfg.Name)
 		default:
 			return nil, t.requestError(ctx, err)
@@ -336,10 +335,22 @@ func (t *taskPoll) result(ctx context.Context) (*Result, error) {
 // server does not know the task, or the request itself failed.
 func (t *taskPoll) requestError(ctx context.Context, err error) error {
 	var rpc *rpcError
-	if ctx.Err() == nil && errors.As(err, &rpc) {
+	switch {
+	case ctx.Err() == nil && taskUnknown(err) && errors.As(err, &rpc):
 		return fmt.Errorf("%w: %s answered %q for task %s", ErrTaskUnknown, t.s.cfg.Name, rpc.msg, t.id)
+	case ctx.Err() == nil && errors.As(err, &rpc):
+		return fmt.Errorf("%s answered %q for task %s, which may still run there", t.s.cfg.Name, rpc.msg, t.id)
 	}
 	return err
+}
+
+// taskUnknown says whether err is a server's answer that it does not know
+// the task: invalid params (-32602), as both the 2025-11-25 tasks and the
+// 2026-07-28 extension answer an unknown or expired task id. Any other
+// error (an internal one, a server busy) says nothing of the task.
+func taskUnknown(err error) bool {
+	var rpc *rpcError
+	return errors.As(err, &rpc) && rpc.code == mcpgo.INVALID_PARAMS
 }
 
 // cancelled sends tasks/cancel for a task the person stopped, reports
