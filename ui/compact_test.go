@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,25 +19,6 @@ var summaryAsk = ollamatest.LastUserHas("Summarize the conversation above")
 // longPrompt is a prompt of about 300 tokens (as the fake counts them).
 func longPrompt(i int) string {
 	return fmt.Sprintf("MARK%02d %s", i, strings.Repeat("word ", 300))
-}
-
-// untilEvent feeds events to the model until one satisfies stop.
-func (h *harness) untilEvent(stop func(session.Event) bool) {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		evs, ok := h.sub.Next(ctx)
-		if !ok {
-			h.t.Fatal("the event did not come within 10s")
-		}
-		h.m.Update(eventsMsg{events: evs})
-		for _, e := range evs {
-			if stop(e) {
-				return
-			}
-		}
-	}
 }
 
 // compactionStep picks a compaction event of step.

@@ -67,23 +67,32 @@ func newHarnessOn(t *testing.T, w, h int, srv *ollamatest.Server, o session.Opti
 	return &harness{t: t, srv: srv, sess: sess, sub: sub, m: m}
 }
 
-// drain feeds queued events to the model until a turn ends.
-func (h *harness) untilTurnDone() {
+// untilEvent feeds events to the model until one satisfies stop.
+func (h *harness) untilEvent(stop func(session.Event) bool) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
 		evs, ok := h.sub.Next(ctx)
 		if !ok {
-			h.t.Fatal("no turn_done within 10s")
+			h.t.Fatal("the event did not come within 10s")
 		}
 		h.m.Update(eventsMsg{events: evs})
 		for _, e := range evs {
-			if _, ok := e.(*session.TurnDone); ok {
+			if stop(e) {
 				return
 			}
 		}
 	}
+}
+
+// untilTurnDone feeds queued events to the model until a turn ends.
+func (h *harness) untilTurnDone() {
+	h.t.Helper()
+	h.untilEvent(func(e session.Event) bool {
+		_, ok := e.(*session.TurnDone)
+		return ok
+	})
 }
 
 func (h *harness) typeText(s string) {
