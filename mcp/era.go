@@ -344,6 +344,13 @@ func (c *conn) eraRequest(req transport.JSONRPCRequest) transport.JSONRPCRequest
 	if level, _ := c.logLevel.Load().(string); level != "" {
 		meta[mcpgo.MetaKeyLogLevel] = level
 	}
+	if own, ok := params["_meta"].(map[string]any); ok {
+		for k, v := range own { // the request's own: a progressToken
+			if _, set := meta[k]; !set {
+				meta[k] = v
+			}
+		}
+	}
 	params["_meta"] = meta
 	if raw, err := json.Marshal(params); err == nil {
 		req.Header = http.Header{}
