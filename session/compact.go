@@ -86,10 +86,7 @@ func (s *Session) modelHistoryLocked() []api.Message {
 // turns a compaction counts, the newest among them. A cut always falls
 // before the unsent message (the last turns are kept). Callers hold mu.
 func (s *Session) rawConversationLocked() []api.Message {
-	if s.unsent == nil {
-		return s.history
-	}
-	return append(slices.Clip(s.history), *s.unsent)
+	return s.withUnsentLocked(s.history)
 }
 
 // compactCut is where a compaction of ms cuts: ms[:cut] are summarized.
@@ -280,11 +277,9 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	s.mu.Lock()
 	before := s.promptSizeLocked()
 	s.cp.view = compactView{upTo: cut, summary: summary}
-	after := s.promptSizeLocked()
-	if l := s.cx.last; l.ok && l.model == model && l.est > 0 && l.prompt > 0 {
-		// Calibrated by what Ollama counted of the last prompt.
-		after = after * l.prompt / l.est
-		before = l.prompt + l.eval
+	after, counted := s.calibratedLocked(model, s.promptSizeLocked())
+	if counted {
+		before = s.cx.last.prompt + s.cx.last.eval
 	}
 	s.cp.regained, s.cp.next = max(before-after, 0), after
 	s.cx.last = sentPrompt{} // the counts were of the whole history
@@ -368,9 +363,9 @@ func (s *Session) autoCompactDue() (bool, int) {
 	if s.cp.at <= 0 || s.cp.autoOff || numCtx <= 0 {
 		return false, 0
 	}
-	known := l.ok && l.model == s.model && l.prompt > 0
+	next, known := s.calibratedLocked(s.model, s.promptSizeLocked())
 	used := 0
-	switch next := s.nextPromptLocked(known); {
+	switch {
 	case known && l != s.cp.firedFor && float64(l.prompt+l.eval) >= s.cp.at*float64(numCtx):
 		used = l.prompt + l.eval
 		s.cp.firedFor = l
@@ -387,15 +382,15 @@ func (s *Session) autoCompactDue() (bool, int) {
 	return true, used * 100 / numCtx
 }
 
-// nextPromptLocked is the estimated size of the next prompt, message
-// being sent included, calibrated (known) by what Ollama counted of the
-// last one. Callers hold mu.
-func (s *Session) nextPromptLocked(known bool) int {
-	next := s.promptSizeLocked()
-	if l := s.cx.last; known && l.est > 0 {
-		next = next * l.prompt / l.est
+// calibratedLocked is est, an estimate of a prompt for model, scaled by
+// what Ollama counted of the last prompt against latch's estimate of it,
+// and whether there was such a count. Callers hold mu.
+func (s *Session) calibratedLocked(model string, est int) (int, bool) {
+	l := s.cx.last
+	if !l.ok || l.model != model || l.est <= 0 || l.prompt <= 0 {
+		return est, false
 	}
-	return next
+	return est * l.prompt / l.est, true
 }
 
 // runTurnCompacting is runTurn, after an automatic compaction when the

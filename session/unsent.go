@@ -19,7 +19,12 @@ import (
 // conversationLocked is the conversation the next request sends: the
 // history, then the unsent message if any. Callers hold mu.
 func (s *Session) conversationLocked() []api.Message {
-	h := s.modelHistoryLocked() // compact.go
+	return s.withUnsentLocked(s.modelHistoryLocked()) // compact.go
+}
+
+// withUnsentLocked is h, then the unsent message if any (h is not
+// changed). Callers hold mu.
+func (s *Session) withUnsentLocked(h []api.Message) []api.Message {
 	if s.unsent == nil {
 		return h
 	}
