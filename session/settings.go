@@ -148,9 +148,12 @@ func (d parkedDef) changed(tool mcp.Tool) string {
 }
 
 // clip shortens s for a message.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "…"
+func clip(s string) string { return clipTo(s, 80) }
+
+// clipTo shortens s to n runes, marking the cut with "…".
+func clipTo(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
 }

@@ -69,10 +69,7 @@ func ollamaWords(err error) (msg string, prompt, numCtx int) {
 	if json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
 		msg, prompt, numCtx = body.Error.Message, body.Error.NPrompt, body.Error.NCtx
 	}
-	if r := []rune(msg); len(r) > 200 {
-		msg = string(r[:200]) + "…"
-	}
-	return msg, prompt, numCtx
+	return clipTo(msg, 200), prompt, numCtx
 }
 
 // tooLongAdvice says, for a request Ollama refused as too long, what was
