@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"latch/permissions"
@@ -104,4 +106,38 @@ func TestSaveRuleAppendsToTheConfig(t *testing.T) {
 			t.Errorf("another app's file changed:\n%s", data)
 		}
 	})
+}
+
+// TestSaveRuleFromTwoProcessesKeepsBoth: two latch processes saving a
+// rule to the same config at the same moment each keep theirs: the file
+// is read, edited and replaced under its lock, so no save is lost to the
+// other's (flock locks between two opens as between two processes).
+func TestSaveRuleFromTwoProcessesKeepsBoth(t *testing.T) {
+	path, dir := writeConfig(t, `{"permissions": {"rules": []}, "mcpServers": {"fs": {"command": "x"}}}`)
+	env := fakeEnv(map[string]string{"HOME": dir})
+	cfg, err := LoadConfig(path, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const each = 20
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for i := range each {
+				spec := permissions.RuleSpec{Tool: "fs__read_text_file", Decision: "allow",
+					Args: map[string]any{"path": fmt.Sprintf("~/w%d/f%d", w, i)}}
+				if _, err := saveRule(cfg, env, spec); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := LoadConfig(path, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Permissions.Rules); n != 2*each {
+		t.Fatalf("%d rules in the file, want all %d saved", n, 2*each)
+	}
 }

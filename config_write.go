@@ -68,8 +68,15 @@ func configTarget(cfg *Config, getenv func(string) string, why string) (string, 
 }
 
 // rewriteConfig replaces the file at path (absent: empty) with what edit
-// makes of it, atomically, keeping its permissions (0600 for a new file).
+// makes of it, atomically, keeping its permissions (0600 for a new file),
+// under the lock of path.lock: another latch saving at the same moment
+// edits the file this one wrote, and neither save is lost.
 func rewriteConfig(path string, edit func([]byte) ([]byte, error)) error {
+	release, err := session.LockPath(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	defer release()
 	mode := fs.FileMode(0o600)
 	data, err := os.ReadFile(path)
 	switch {

@@ -118,7 +118,7 @@ func appendHistory(path, text string) error {
 		return err
 	}
 	_ = os.Chmod(dir, 0o700)
-	release, err := lockPath(path + ".lock")
+	release, err := LockPath(path + ".lock")
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (l *sessionLock) release() {
 
 // lockPath takes the OS lock on the file at path (made 0600 if need be),
 // waiting for another process that holds it, and returns its release.
-func lockPath(path string) (release func(), err error) {
+func LockPath(path string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}

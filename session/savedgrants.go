@@ -199,7 +199,7 @@ func (st *grantStore) update(change func([]savedEntry) []savedEntry) error {
 	// Another latch may save at the same moment: the read, the change and
 	// the write happen under an OS lock on grants.json.lock, so neither
 	// update is lost.
-	unlock, err := lockPath(st.path + ".lock")
+	unlock, err := LockPath(st.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("%s: %w", st.path, err)
 	}
