@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func configTarget(cfg *Config, getenv func(string) string, why string) (string, 
 	if cfg.Foreign {
 		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
 			"%s, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
-			path, why, cmpOr(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
+			path, why, cmp.Or(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the notice says where, wherever latch was started
@@ -94,14 +95,6 @@ func rewriteConfig(path string, edit func([]byte) ([]byte, error)) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	return session.WriteFileAtomic(path, out, mode)
-}
-
-// cmpOr returns a, or b when a is "".
-func cmpOr(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a
 }
 
 // withModel returns the JSON object data with its top-level "model" set to
