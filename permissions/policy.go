@@ -149,6 +149,12 @@ type Call struct {
 	Digest string
 	// Args are the call's arguments, as the argument rules read them.
 	Args map[string]any
+	// Bases are the folders the server may resolve a relative path
+	// against (its working folder, the folders in its arguments, the roots
+	// latch sent it): absolute and cleaned, with '/' as separator. Nil when
+	// latch knows none (a remote server): a relative path then never
+	// matches an allow rule.
+	Bases []string
 }
 
 // Entry is one allow-list entry and where it came from, as /allow lists it.
