@@ -32,12 +32,22 @@ func pathName(name string) bool {
 	if name == "" {
 		return false
 	}
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
-	if pathNames[n] {
+	var buf [32]byte
+	n := buf[:0]
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '_' || c == '-':
+		case 'A' <= c && c <= 'Z':
+			n = append(n, c+'a'-'A')
+		default:
+			n = append(n, c)
+		}
+	}
+	if pathNames[string(n)] {
 		return true
 	}
 	for _, end := range []string{"path", "paths", "filename", "directory", "folder"} {
-		if strings.HasSuffix(n, end) {
+		if strings.HasSuffix(string(n), end) {
 			return true
 		}
 	}
