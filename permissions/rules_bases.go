@@ -3,6 +3,7 @@ package permissions
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // How a path glob judges a value as the server will read it (see
@@ -60,10 +61,19 @@ func looksLikePath(s string) bool {
 	if s == "" {
 		return false
 	}
-	if s[0] == '.' || s[0] == '~' || strings.ContainsAny(s, `/\`) {
+	if s[0] == '.' || s[0] == '~' {
 		return true
 	}
-	if isASCII(s) {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '/' || c == '\\':
+			return true
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if ascii {
 		return false
 	}
 	for _, r := range s {
