@@ -100,10 +100,12 @@ func runPolicy(s *settings, f flags, stdout, stderr io.Writer) int {
 		say(stderr, err.Error())
 		return exitUsage
 	}
+	c.Bases = serverBases(o, c.Server)
 	v := g.Decide(c)
 	fmt.Fprintln(stdout, verdictWord(v.Decision))
 	fmt.Fprintln(stdout, "  by:     "+sanitize.Line(decidedBy(g, v, c)))
 	fmt.Fprintln(stdout, "  reason: "+sanitize.Line(v.Reason))
+	printPathReadings(stdout, g, c)
 	switch v.Decision {
 	case permissions.Allow:
 		return exitPolicyAllow
