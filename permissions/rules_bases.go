@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"net/url"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -212,4 +213,17 @@ func holdsLiteral(segs []string) bool {
 		}
 	}
 	return false
+}
+
+// fileURIPath is the path a "file:" URI names, percent-decoded, as a
+// server that takes URIs (roots are URIs) opens it.
+func fileURIPath(s string) (string, bool) {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return u.Path, true
 }

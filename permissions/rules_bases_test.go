@@ -25,7 +25,8 @@ func withBases(c Call, bases ...string) Call {
 func TestRelativePathsAreJudgedAsTheServerReadsThem(t *testing.T) {
 	t.Parallel()
 	g := NewGate(Policy{Mode: Auto, Home: testHome, Rules: []Rule{readmeDeny(t)}})
-	for _, p := range []string{".ssh/id_rsa", "./.ssh/id_rsa", "proj/../.ssh/id_rsa", `.ssh\id_rsa`, ".ssh", "../me/.ssh/id_rsa"} {
+	for _, p := range []string{".ssh/id_rsa", "./.ssh/id_rsa", "proj/../.ssh/id_rsa", `.ssh\id_rsa`, ".ssh", "../me/.ssh/id_rsa",
+		"file:///home/me/.ssh/id_rsa", "FILE://localhost/home/me/%2essh/id_rsa"} {
 		if !denied(g, withBases(fsRead(p), testHome)) {
 			t.Errorf("%q with base ~: not denied", p)
 		}

@@ -198,6 +198,9 @@ func newReading(s string, isPath bool, v *callValues) *reading {
 		if u := unfolded(n); u != n {
 			r.addClean(u, v.home)
 		}
+		if p, ok := fileURIPath(n); ok {
+			r.addClean(p, v.home)
+		}
 	}
 	r.addPathForms(v.bases, isPath, v.fold)
 	return r
