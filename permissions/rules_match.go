@@ -380,19 +380,8 @@ func (a *argMatcher) matches(v *callValues, every bool) bool {
 // like one. A number or a boolean matches exactly; with every, that is
 // all, else also a value a lax validator reads as it (rules_coerce.go).
 func (m *matcher) matchLeaf(v *callValues, leaf any, named, every bool) bool {
-	switch m.kind {
-	case matchNumber:
-		if d, ok := exactNumber(leaf); ok || every {
-			return ok && d == m.dec
-		}
-		d, ok := laxNumber(leaf)
-		return ok && d == m.dec
-	case matchBool:
-		if b, ok := leaf.(bool); ok || every {
-			return ok && b == m.b
-		}
-		b, ok := laxBool(leaf)
-		return ok && b == m.b
+	if m.kind >= matchNumber {
+		return m.matchValue(leaf, every)
 	}
 	s, ok := leaf.(string)
 	if !ok {
@@ -422,6 +411,23 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, named, every bool) bool {
 		}
 	}
 	return every
+}
+
+// matchValue matches a number or a boolean pattern: exactly, and with
+// every that is all; else also a value a lax validator reads as it.
+func (m *matcher) matchValue(leaf any, every bool) bool {
+	if m.kind == matchNumber {
+		if d, ok := exactNumber(leaf); ok || every {
+			return ok && d == m.dec
+		}
+		d, ok := laxNumber(leaf)
+		return ok && d == m.dec
+	}
+	if b, ok := leaf.(bool); ok || every {
+		return ok && b == m.b
+	}
+	b, ok := laxBool(leaf)
+	return ok && b == m.b
 }
 
 // cleansToItself reports whether s has a single reading, itself: no '/'
