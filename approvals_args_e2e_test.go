@@ -20,8 +20,8 @@ func hostileArgs() map[string]any {
 		"entities":   []any{map[string]any{"name": "alice", "entityType": "person", "observations": []any{"likes tea"}}},
 		"path":       "/srv/proj/" + strings.Repeat("d", 380) + "/file.txt",
 		strings.Repeat("k", 5_000) + "KEYMID" + strings.Repeat("k", 5_000): "after a long key",
-		"evil\x1b]52;c;ZXZpbA==\x07\u202ekey": "v\"\n  \"zz_last\": \"forged\"",
-		"zz_last": "the end",
+		"evil\x1b]52;c;ZXZpbA==\x07\u202ekey":                              "v\"\n  \"zz_last\": \"forged\"",
+		"zz_last":                                                          "the end",
 	}
 }
 
