@@ -53,9 +53,9 @@ func (md *modal) argsHint(first, end, total int) string {
 	}
 	switch {
 	case end-first < total && whole != "":
-		return fmt.Sprintf("  lines %d–%d of %d (↑/↓ scroll · %s)", first+1, end, total, whole)
+		return fmt.Sprintf("  lines %d–%d of %s (↑/↓ scroll · %s)", first+1, end, thousands(total), whole)
 	case end-first < total:
-		return fmt.Sprintf("  lines %d–%d of %d (↑/↓ scroll)", first+1, end, total)
+		return fmt.Sprintf("  lines %d–%d of %s (↑/↓ scroll)", first+1, end, thousands(total))
 	case whole != "":
 		return "  " + whole
 	}
