@@ -70,16 +70,21 @@ func boxArgs() map[string]any {
 }
 
 // TestGoldenArgsBox draws the permission box of a hostile move_file at
-// 80 and 120 columns: every key, the long text elided in its middle with
+// 80 columns (the model's call) and 120 (a client's, through the gateway
+// beside the chat, latch --serve): every key, the long text elided in its middle with
 // the count left out, the comment an ask rule looks at whole, the paths
 // whole (the zero-width space written \u200b), the escape, bidi override
 // (made inert as the chat receives them) and planted key inert, nested
 // values one a line; then, after f, every value whole, scrolled.
 func TestGoldenArgsBox(t *testing.T) {
 	for _, size := range [][2]int{{80, 40}, {120, 40}} {
+		client := ""
+		if size[0] == 120 {
+			client = "claude-code"
+		}
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := argsBoxModel(t, size[0], size[1], "fs__move_file(comment=re:.*)")
-			askCall(m, "", "move_file", boxArgs())
+			askCall(m, client, "move_file", boxArgs())
 			v := m.View()
 			for _, want := range []string{`"a_text": "lorem ipsum `, `characters)…"`, `"comment": "moving it because`, `it is time",`,
 				`"destination": "~/.ssh/authorized_keys",`, `"evil␛[2J�key": "v\"\n  \"destination\": \"~/proj/b\"",`,
