@@ -35,7 +35,7 @@ func argsBoxModel(t *testing.T, w, h int, rules ...string) *Model {
 		compiled = append(compiled, r)
 	}
 	sess := session.New(session.Options{Client: ol.Client(), Host: "127.0.0.1:11434", Model: "qwen3:8b", ID: "20261129-120000-abcdef",
-		Policy: permissions.Policy{Mode: permissions.Ask, Rules: compiled, Servers: []string{"fs"}, Home: "/home/me"},
+		Policy:  permissions.Policy{Mode: permissions.Ask, Rules: compiled, Servers: []string{"fs"}, Home: "/home/me"},
 		Servers: []session.ServerConfig{{Name: "fs", Command: "/nonexistent/never-started"}}})
 	t.Cleanup(sess.Close)
 	m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Now: func() time.Time { return fixedNow },
@@ -60,8 +60,8 @@ func askCall(m *Model, client, tool string, args map[string]any) {
 // a zero-width space.
 func boxArgs() map[string]any {
 	return map[string]any{
-		"a_text":  strings.Repeat("lorem ipsum ", 150) + "MIDDLE" + strings.Repeat(" dolor sit", 150),
-		"comment": "moving it " + strings.Repeat("because ", 30) + "it is time",
+		"a_text":               strings.Repeat("lorem ipsum ", 150) + "MIDDLE" + strings.Repeat(" dolor sit", 150),
+		"comment":              "moving it " + strings.Repeat("because ", 30) + "it is time",
 		"evil\x1b[2J\u202ekey": "v\"\n  \"destination\": \"~/proj/b\"",
 		"options":              map[string]any{"deep": map[string]any{"list": []any{"x", map[string]any{"k": float64(1)}}}, "overwrite": true},
 		"source":               "~/pro\u200bj/a",
