@@ -15,10 +15,13 @@ import (
 // left out, paths and the values a rule looks at whole (ui.ArgLines);
 // --full shows every value whole.
 
+// rulesGate is a gate of the config's rules, for argsView: made once a
+// listing.
+func rulesGate(s *settings) *permissions.Gate { return permissions.NewGate(s.policy()) }
+
 // argsView is how a parked call's arguments are shown: whole where the
-// config's rules about its tool look at them, or everywhere with full.
-func argsView(s *settings, p session.ParkedCall, full bool) ui.ArgView {
-	g := permissions.NewGate(s.policy())
+// rules of g about its tool look at them, or everywhere with full.
+func argsView(g *permissions.Gate, p session.ParkedCall, full bool) ui.ArgView {
 	name := p.Tool
 	c := permissions.Call{Server: p.Server, Tool: strings.TrimPrefix(name, p.Server+permissions.NamespaceSep), Name: name}
 	return ui.ArgView{Whole: g.ArgsLookedAt(c), Full: full}
@@ -45,8 +48,8 @@ func writeArgsBlock(b *strings.Builder, p session.ParkedCall, view ui.ArgView) {
 
 // listedArgs is a call's arguments on one line of latch approvals: every
 // key, values elided sooner, or every value whole with full.
-func listedArgs(s *settings, p session.ParkedCall, full bool) string {
-	return ui.ArgLine(p.Arguments, argsView(s, p, full))
+func listedArgs(g *permissions.Gate, p session.ParkedCall, full bool) string {
+	return ui.ArgLine(p.Arguments, argsView(g, p, full))
 }
 
 // parseApprovalsArgs reads what follows `latch approvals`: nothing, or

@@ -27,7 +27,7 @@ func TestApproveShowsWholeWhatARuleLooksAt(t *testing.T) {
 	p := session.ParkedCall{CallID: "gw_0123456789ab", Server: "shell", Tool: "shell__run",
 		Arguments: map[string]any{"command": command, "note": strings.Repeat("n", 500)}}
 	var b strings.Builder
-	writeArgsBlock(&b, p, argsView(s, p, false))
+	writeArgsBlock(&b, p, argsView(rulesGate(s), p, false))
 	out := b.String()
 	for _, want := range []string{"  arguments  2 keys, 1 elided in the middle (latch approve gw_0123456789ab --full shows every value whole)\n",
 		`      "command": "` + command + `",`, `      "note": "` + strings.Repeat("n", 60) + `"…(380 characters)…"`} {
@@ -35,7 +35,7 @@ func TestApproveShowsWholeWhatARuleLooksAt(t *testing.T) {
 			t.Errorf("latch approve does not show %.100q:\n%s", want, out)
 		}
 	}
-	if row := listedArgs(s, p, false); !strings.Contains(row, `"command": "`+command+`"`) {
+	if row := listedArgs(rulesGate(s), p, false); !strings.Contains(row, `"command": "`+command+`"`) {
 		t.Errorf("latch approvals does not show the command whole: %s", row)
 	}
 	for _, tc := range []struct {

@@ -71,6 +71,7 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	g := rulesGate(s) // approvals_args.go
 	n := 0
 	running := map[string]bool{}
 	for _, p := range all {
@@ -96,7 +97,7 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 		}
 		// The arguments come last: however long, they push no column.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sanitize.Line(id), sanitize.Line(client), sanitize.Line(p.Tool),
-			shortDuration(now.Sub(p.Parked)), expires, sess, listedArgs(s, p, full))
+			shortDuration(now.Sub(p.Parked)), expires, sess, listedArgs(g, p, full))
 	}
 	if n == 0 {
 		fmt.Fprintln(stdout, "no call waits for approval")
@@ -140,7 +141,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err != nil {
 		return fail(err.Error())
 	}
-	ok, err := tty.confirm(verb, a.reason, p, argsView(s, p, a.full), clock())
+	ok, err := tty.confirm(verb, a.reason, p, argsView(rulesGate(s), p, a.full), clock())
 	switch {
 	case err != nil:
 		return fail(err.Error())
