@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +20,7 @@ type decideArgs struct {
 	approve bool
 	id      string // the call's invocation id (gw_…)
 	reason  string // --reason, for reject
+	full    bool   // --full: every value of the arguments whole (also of latch approvals)
 }
 
 // parseDecideArgs reads `latch approve ID` or `latch reject ID [--reason TEXT]`.
@@ -31,6 +31,7 @@ func parseDecideArgs(verb string, args []string, out io.Writer) (decideArgs, err
 	if !a.approve {
 		fs.StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
 	}
+	fs.BoolVar(&a.full, "full", false, "show every value of the call's arguments whole")
 	// The id may come before the flags: latch reject gw_… --reason "no".
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		a.id, args = args[0], args[1:]
@@ -63,13 +64,14 @@ func parseDecideArgs(verb string, args []string, out io.Writer) (decideArgs, err
 // listApprovals prints every call waiting for a person: of gateways (the
 // client that made it, decided with latch approve/reject) and of chat
 // sessions (decided in the chat, or with --resume ID --approve).
-func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
+func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writer) int {
 	all, err := session.ParkedCalls(s.stateDir)
 	if err != nil {
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	g := rulesGate(s) // approvals_args.go
 	n := 0
 	running := map[string]bool{}
 	for _, p := range all {
@@ -77,7 +79,7 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 			continue
 		}
 		if n == 0 {
-			fmt.Fprintln(tw, "ID\tCLIENT\tTOOL\tARGUMENTS\tAGE\tEXPIRES\tSESSION")
+			fmt.Fprintln(tw, "ID\tCLIENT\tTOOL\tAGE\tEXPIRES\tSESSION\tARGUMENTS")
 		}
 		n++
 		id, client, expires := p.CallID, p.Client, "in "+shortDuration(p.Expires.Sub(now))
@@ -93,8 +95,9 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 		if p.Client != "" && !running[sess] {
 			sess += " (gateway stopped)"
 		}
+		// The arguments come last: however long, they push no column.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sanitize.Line(id), sanitize.Line(client), sanitize.Line(p.Tool),
-			argsText(p.Arguments, 60), shortDuration(now.Sub(p.Parked)), expires, sess)
+			shortDuration(now.Sub(p.Parked)), expires, sess, listedArgs(g, p, full))
 	}
 	if n == 0 {
 		fmt.Fprintln(stdout, "no call waits for approval")
@@ -105,17 +108,6 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// argsText is a call's arguments (as logged: redacted) on one inert
-// line, cut after limit characters.
-func argsText(args map[string]any, limit int) string {
-	b, _ := json.Marshal(args)
-	line := sanitize.Line(string(b))
-	if r := []rune(line); len(r) > limit {
-		line = string(r[:limit]) + "…"
-	}
-	return line
 }
 
 // shortDuration is d to the second, or to the minute past an hour.
@@ -149,7 +141,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err != nil {
 		return fail(err.Error())
 	}
-	ok, err := tty.confirm(verb, a.reason, p, clock())
+	ok, err := tty.confirm(verb, a.reason, p, argsView(rulesGate(s), p, a.full), clock())
 	switch {
 	case err != nil:
 		return fail(err.Error())

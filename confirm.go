@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"latch/session"
+	"latch/ui"
 	"latch/ui/sanitize"
 )
 
@@ -59,17 +60,17 @@ func openDecisionTerminal(stdin io.Reader) (*decisionTerminal, error) {
 // close closes the console (stdin stays the process's).
 func (t *decisionTerminal) close() { _ = t.out.Close() } // written to only: nothing is lost
 
-// confirm shows the call and asks for the last characters of its id. Keys
+// confirm shows the call (its arguments as view says) and asks for the last characters of its id. Keys
 // typed before the question appeared are thrown away first: an answer
 // counts only if it was typed by someone who could read the question. It
 // reports whether the answer matches.
-func (t *decisionTerminal) confirm(verb, reason string, p session.ParkedCall, now time.Time) (bool, error) {
+func (t *decisionTerminal) confirm(verb, reason string, p session.ParkedCall, view ui.ArgView, now time.Time) (bool, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "latch %s: this call waits for a person's decision\n", verb)
 	fmt.Fprintf(&b, "  id         %s\n", sanitize.Line(p.CallID))
 	fmt.Fprintf(&b, "  client     %s\n", sanitize.Line(p.Client))
 	fmt.Fprintf(&b, "  tool       %s\n", sanitize.Line(p.Tool))
-	fmt.Fprintf(&b, "  arguments  %s\n", argsText(p.Arguments, 2000))
+	writeArgsBlock(&b, p, view) // approvals_args.go
 	fmt.Fprintf(&b, "  parked     %s ago (session %s); expires in %s\n", shortDuration(now.Sub(p.Parked)),
 		sanitize.Line(p.Session), shortDuration(p.Expires.Sub(now)))
 	if reason != "" {

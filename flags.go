@@ -69,9 +69,10 @@ Usage:
   latch --fork ID               a new session branched from a saved one (which stays as it was)
   latch export ID [--format md|json|html] [-o FILE]
                                 a saved session's transcript, redacted (md by default)
-  latch approvals               calls waiting for a person (of gateways and chats)
-  latch approve ID | latch reject ID [--reason TEXT]
+  latch approvals [--full]      calls waiting for a person (of gateways and chats)
+  latch approve ID | latch reject ID [--reason TEXT] [--full]
                                 decide a gateway's waiting call: a person, at a terminal
+                                (--full: every value of its arguments whole)
   latch policy check TOOL 'JSON-ARGS' [--mode MODE] [--non-interactive]
                                 the gate's decision on a call, and the rule behind it
                                 (exit 0 allow, 3 ask or park, 1 deny)
@@ -172,9 +173,7 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 		f.serve, err = parseServeArgs(rest[1:], out)
 	case "approvals":
 		f.command = "approvals"
-		if len(rest) > 1 {
-			err = fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(rest[1]))
-		}
+		f.decide.full, err = parseApprovalsArgs(rest[1:])
 	case "export":
 		f.command = "export"
 		f.export, err = parseExportArgs(rest[1:], out)

@@ -127,7 +127,7 @@ func TestServeApproveNeedsTheIDTypedAfterTheQuestion(t *testing.T) {
 	if !ahead.asked || ahead.code != exitError || !strings.Contains(ahead.screen, "nothing was decided") {
 		t.Errorf("typed ahead, then a wrong answer: exit %d (asked %v): %s", ahead.code, ahead.asked, ahead.screen)
 	}
-	for _, want := range []string{h.InvocationID, "claude-e2e", "mem__create_entities", `"name":"alice"`, `"likes tea"`, "expires in"} {
+	for _, want := range []string{h.InvocationID, "claude-e2e", "mem__create_entities", `"name": "alice"`, `"likes tea"`, "expires in"} {
 		if !strings.Contains(ahead.screen, want) {
 			t.Errorf("the question does not show %q: %s", want, ahead.screen)
 		}

@@ -129,12 +129,18 @@ func TestServeAwaitUnknownID(t *testing.T) {
 // plan's http part for later clients, and the call's handle.
 func parkOverHTTP(t *testing.T) (*promptRig, map[string]any, handle) {
 	t.Helper()
+	return parkCallOverHTTP(t, createAlice)
+}
+
+// parkCallOverHTTP is parkOverHTTP with a call of its own.
+func parkCallOverHTTP(t *testing.T, call map[string]any) (*promptRig, map[string]any, handle) {
+	t.Helper()
 	const token = "park-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)
 	srv := startServeHTTP(t, r, token)
 	httpPlan := map[string]any{"url": srv.url, "token": token}
-	res := sdkClient(t, r, map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{createAlice}})
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{call}})
 	if res.ConnectError != "" {
 		t.Fatal(res.ConnectError)
 	}

@@ -19,13 +19,14 @@ import (
 // cleaned, as before, and never resolved.
 
 // pathNames are the argument names (lower case, without '_' and '-')
-// whose values name files whatever they look like; a name ending in
-// "path", "paths", "filename", "directory" or "folder" does too.
+// whose values name files whatever they look like; a name holding
+// "path", "file", "dir" or "folder" does too.
 var pathNames = map[string]bool{
 	"path": true, "paths": true, "file": true, "files": true, "filename": true,
 	"source": true, "sources": true, "destination": true, "src": true, "dst": true,
 	"dest": true, "dir": true, "dirs": true, "directory": true, "folder": true,
 	"root": true, "cwd": true, "workdir": true, "target": true,
+	"location": true, "uri": true, "from": true, "to": true,
 }
 
 // pathName reports whether an argument (or object key) called name holds
@@ -48,8 +49,8 @@ func pathName(name string) bool {
 	if pathNames[string(n)] {
 		return true
 	}
-	for _, end := range []string{"path", "paths", "filename", "directory", "folder"} {
-		if strings.HasSuffix(string(n), end) {
+	for _, part := range []string{"path", "file", "dir", "folder"} {
+		if strings.Contains(string(n), part) {
 			return true
 		}
 	}

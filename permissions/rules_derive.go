@@ -13,21 +13,21 @@ import (
 // a longer one (a file's whole content as an exact value) is not offered.
 const maxDerivedRule = 400
 
-// maxFolderRules bounds how many folder rules one call offers.
-const maxFolderRules = 3
-
 // DeriveRules returns the allow rules `A` in the permission box can save
-// for c, narrowest-to-use first: for each path argument (a string with a
-// '/'), its folder as a glob (path=~/src/proj/**); then every argument
-// at its exact value. Each is a global rule naming c's tool, and each is
-// checked to match c, so none is offered that would not allow the very
-// call it came from.
+// for c, the narrowest first: every argument at its exact value, then
+// one folder rule that holds every path-like argument (PathLike) in its
+// own folder (source=~/src/proj/**, destination=~/src/proj/**). Each is a
+// global rule naming c's tool, and each is checked to match c, so none
+// is offered that would not allow the very call it came from.
 //
-// A folder rule never reaches beyond the call's folder: none is offered
-// for a file at the root, in home itself, or in the current folder (the
-// glob would be /**, ~/** or **), nor for a folder whose name a glob
-// would read as a pattern ('*', '?'). The exact rule is offered only when
-// every argument is a string, a number or a boolean.
+// A folder rule never leaves a path-like argument free: it is offered
+// only when each of them is a path whose folder can be written as a glob
+// (or a list of paths in one such folder). And it never reaches beyond
+// the call's folders: none is offered for a file at the root, in home
+// itself, or in the current folder (the glob would be /**, ~/** or **),
+// nor for a folder whose name a glob would read as a pattern ('*', '?').
+// The exact rule is offered only when every argument is a string, a
+// number or a boolean.
 func DeriveRules(c Call, home string) []RuleSpec {
 	tool := c.Server + NamespaceSep + c.Tool
 	if strings.ContainsAny(tool, "*?[(), \t\n") || c.Server == "" {
@@ -35,19 +35,56 @@ func DeriveRules(c Call, home string) []RuleSpec {
 	}
 	home = strings.ReplaceAll(home, `\`, "/")
 	var out []RuleSpec
-	for _, name := range slices.Sorted(maps.Keys(c.Args)) {
-		s, ok := c.Args[name].(string)
-		if !ok || len(out) == maxFolderRules {
-			continue
-		}
-		if dir, ok := derivedFolder(s, home); ok {
-			out = append(out, RuleSpec{Tool: tool, Args: map[string]any{name: dir + "/**"}, Decision: "allow"})
-		}
-	}
 	if exact, ok := exactArgs(c.Args, home); ok {
 		out = append(out, RuleSpec{Tool: tool, Args: exact, Decision: "allow"})
 	}
+	if folders, ok := folderArgs(c.Args, home); ok {
+		out = append(out, RuleSpec{Tool: tool, Args: folders, Decision: "allow"})
+	}
 	return slices.DeleteFunc(out, func(spec RuleSpec) bool { return !derivedFits(spec, c, home) })
+}
+
+// folderArgs are a folder glob for each path-like argument of args, and
+// whether every one has one (and there is one at all).
+func folderArgs(args map[string]any, home string) (map[string]any, bool) {
+	out := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		v := args[name]
+		if !pathArgument(name, v) {
+			continue
+		}
+		dir, ok := argFolder(v, home)
+		if !ok || name == AnyArg {
+			return nil, false
+		}
+		out[name] = dir + "/**"
+	}
+	return out, len(out) > 0
+}
+
+// argFolder is the folder of a path-like argument's value: of a path, or
+// the one folder of every path in a list. Anything else (an object, a
+// list of paths in two folders) has none a glob could hold.
+func argFolder(v any, home string) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return derivedFolder(x, home)
+	case []any:
+		dir := ""
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return "", false
+			}
+			d, ok := derivedFolder(s, home)
+			if !ok || (dir != "" && d != dir) {
+				return "", false
+			}
+			dir = d
+		}
+		return dir, dir != ""
+	}
+	return "", false
 }
 
 // derivedFolder is the folder of a path value, as a glob writes it ("~"
@@ -59,7 +96,8 @@ func derivedFolder(s, home string) (string, bool) {
 	dir := path.Dir(cleanValue(s, home))
 	switch {
 	case dir == "/" || dir == "." || dir == "~" || (home != "" && dir == path.Clean(home)),
-		strings.HasPrefix(dir, "~"), strings.ContainsAny(dir, "*?"):
+		strings.HasPrefix(dir, "~"), strings.ContainsAny(dir, "*?"),
+		strings.IndexFunc(dir, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0: // a text, not a folder
 		return "", false
 	}
 	return atHome(dir, home), true

@@ -93,6 +93,9 @@ type Permissions interface {
 	// one just written into the config file.
 	RuleChoices(callID string) []permissions.RuleSpec
 	AddSavedRule(r permissions.Rule)
+	// ArgsLookedAt names the arguments of server's tool name that the
+	// argument rules look at: the box shows their values whole.
+	ArgsLookedAt(server, name string) []string
 }
 
 // Decisions answer the gate's questions: an asked call (the modal) and

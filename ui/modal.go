@@ -23,6 +23,8 @@ type modal struct {
 
 	argsWidth int      // the width args was wrapped for
 	args      []string // the wrapped argument lines
+	full      bool     // every value shown whole (modalargs.go)
+	elided    int      // how many keys and values args elides
 }
 
 // modalGuard is how long after a box takes the keys its answer keys are
@@ -41,7 +43,7 @@ func (m *Model) handleModalKey(msg tea.KeyMsg) tea.Cmd {
 	md := m.modal
 	m.dirty = true
 	switch {
-	case isText(msg), md.save == nil && modalScroll(msg, &md.scroll):
+	case isText(msg), md.save == nil && (modalScroll(msg, &md.scroll) || md.toggleFull(msg)):
 		return nil
 	case m.boxGuarded(&md.box):
 		return nil // too soon to be an answer to this question
@@ -171,14 +173,7 @@ func (md *modal) render(m *Model, width, height int) string {
 		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
 	}
 	b.WriteString("\narguments\n")
-	if md.args == nil || md.argsWidth != w {
-		// Wrapped once per width: the modal is drawn every frame.
-		md.args, md.argsWidth = nil, w
-		for _, a := range strings.Split(prettyArgs(c.args), "\n") {
-			md.args = append(md.args, wrapLine(a, w-6, "  ")...)
-		}
-	}
-	wrapped := md.args
+	wrapped := md.layoutArgs(m, w) // modalargs.go
 	save := ""
 	if md.save != nil {
 		save = m.renderSave(md, w)
@@ -189,8 +184,8 @@ func (md *modal) render(m *Model, width, height int) string {
 	for _, l := range wrapped[md.scroll:end] {
 		b.WriteString(ansi.Truncate(l, w-4, "…") + "\n")
 	}
-	if len(wrapped) > rows {
-		fmt.Fprintf(&b, st.Hint.Render("  lines %d–%d of %d (↑/↓ scroll)")+"\n", md.scroll+1, end, len(wrapped))
+	if hint := md.argsHint(md.scroll, end, len(wrapped)); hint != "" {
+		b.WriteString(st.Hint.Render(hint) + "\n")
 	}
 	b.WriteString("\n")
 	switch {

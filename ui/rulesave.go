@@ -13,7 +13,7 @@ import (
 
 // `A` in the permission box opens a second step in the same box: what can
 // be saved for every later call like this one, narrowest first — an
-// argument rule derived from the call (its folder, its exact values), or
+// argument rule derived from the call (its exact values, its folders), or
 // the whole tool as it is defined now — each shown exactly as it will be
 // written, with the file it goes into. ↑/↓ choose, Enter writes and runs
 // the call, Esc goes back; nothing is written before Enter.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"latch/permissions"
 	"latch/session"
@@ -40,12 +43,12 @@ func (s *savedRules) options() Options {
 }
 
 // ruleHarness is a UI in ask mode over the notes server whose box's A can
-// save argument rules through saver.
-func ruleHarness(t *testing.T, saver *savedRules, uo Options) (*harness, *toolServer) {
+// save argument rules through saver (and servers beside it).
+func ruleHarness(t *testing.T, saver *savedRules, uo Options, servers ...session.ServerConfig) (*harness, *toolServer) {
 	t.Helper()
 	so := saver.options()
 	uo.RuleFile, uo.SaveRule = so.RuleFile, so.SaveRule
-	return toolHarnessUI(t, session.Options{ID: "20261129-120000-abcdef", Policy: permissions.Policy{Mode: permissions.Ask}}, uo)
+	return toolHarnessUI(t, session.Options{ID: "20261129-120000-abcdef", Policy: permissions.Policy{Mode: permissions.Ask}, Servers: servers}, uo)
 }
 
 // press gives the UI one key; pressRun also runs what the key started
@@ -60,10 +63,11 @@ func pressRun(h *harness, k tea.KeyMsg) {
 }
 
 // TestAskModalSavesAnArgumentRule: A in the box shows, before anything
-// is written, the rules it can save for this call — the call's folder,
-// its exact value, the whole tool — each as it will be written, and the
-// file; an Enter typed right after A is not taken; Esc goes back with
-// nothing written; Enter on the folder rule writes it, runs the call, and
+// is written, the rules it can save for this call — its exact value
+// (chosen first: never wider than the call), the call's folder, the whole
+// tool — each as it will be written, and the file; an Enter typed right
+// after A is not taken; Esc goes back with nothing written; Enter on the
+// folder rule writes it, runs the call, and
 // from then on a call in that folder runs without asking while one
 // elsewhere still asks.
 func TestAskModalSavesAnArgumentRule(t *testing.T) {
@@ -84,8 +88,8 @@ func TestAskModalSavesAnArgumentRule(t *testing.T) {
 	press(h, runes("A"))
 	v := h.m.View()
 	for _, want := range []string{
-		"› allow notes__write_note(text=/srv/proj/notes/**)",
-		"allow notes__write_note(text=/srv/proj/notes/a.txt)",
+		"› allow notes__write_note(text=/srv/proj/notes/a.txt)",
+		"allow notes__write_note(text=/srv/proj/notes/**)",
 		"allow notes__write_note with any arguments, as the tool is defined now",
 		"written to permissions.rules in " + ruleFileForTests,
 		"enter save and run it · esc back",
@@ -107,10 +111,9 @@ func TestAskModalSavesAnArgumentRule(t *testing.T) {
 	press(h, runes("A"))
 	pastGuard(h.m)
 	press(h, tea.KeyMsg{Type: tea.KeyDown})
-	if v := h.m.View(); !strings.Contains(v, "› allow notes__write_note(text=/srv/proj/notes/a.txt)") {
-		t.Fatalf("↓ did not choose the exact rule:\n%s", v)
+	if v := h.m.View(); !strings.Contains(v, "› allow notes__write_note(text=/srv/proj/notes/**)") {
+		t.Fatalf("↓ did not choose the folder rule:\n%s", v)
 	}
-	press(h, tea.KeyMsg{Type: tea.KeyUp})
 	pressRun(h, tea.KeyMsg{Type: tea.KeyEnter})
 	h.untilTurnDone()
 	if w.count() != 1 || len(saver.specs) != 1 || permissions.FormatCompact(saver.specs[0]) != "notes__write_note(text=/srv/proj/notes/**)" {
@@ -254,4 +257,78 @@ func TestAskModalOffersOnlyRulesShownAsWritten(t *testing.T) {
 	pastGuard(h.m)
 	press(h, runes("n"))
 	h.untilTurnDone()
+}
+
+// moveFileServer is a server with server-filesystem's move_file: its
+// schema (source, destination), and a record of the moves it made.
+func moveFileServer() (*mcpserver.MCPServer, *toolServer) {
+	w := &toolServer{}
+	s := mcpserver.NewMCPServer("fs", "1.0")
+	s.AddTool(mcp.NewTool("move_file", mcp.WithDescription("Move or rename files and directories."),
+		mcp.WithString("source", mcp.Required()), mcp.WithString("destination", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			w.mu.Lock()
+			w.writes = append(w.writes, req.GetString("source", "")+" -> "+req.GetString("destination", ""))
+			w.mu.Unlock()
+			return mcp.NewToolResultText("moved"), nil
+		})
+	return s, w
+}
+
+// TestAskModalFolderRuleHoldsEveryPath: for server-filesystem's
+// move_file, A offers the exact call first, then one folder rule that
+// holds both the source and the destination, each in its own folder; a
+// move from the project into ~/.ssh gets no rule that leaves the
+// destination free (its folder rule holds both folders).
+func TestAskModalFolderRuleHoldsEveryPath(t *testing.T) {
+	saver := &savedRules{}
+	srv, moves := moveFileServer()
+	h, _ := ruleHarness(t, saver, Options{}, session.ServerConfig{Name: "fs", Transport: "inprocess", InProcess: srv})
+	h.until(func() bool { c, _, _ := h.m.serverCounts(); return c == 2 })
+	move := func(id, src, dst string) ollamatest.Turn {
+		return ollamatest.Turn{Chunks: []ollamatest.Chunk{toolCall(id, "fs__move_file", "source", src, "destination", dst)}}
+	}
+	h.srv.Script(
+		move("call_1", "/srv/proj/a.txt", "/srv/proj/old/a.txt"), ollamatest.TextTurn("Moved."),
+		move("call_2", "/srv/proj/b.txt", "/home/me/.ssh/authorized_keys"), ollamatest.TextTurn("Not moved."),
+	)
+	h.typeText("tidy up")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
+	press(h, runes("A"))
+	v := h.m.View()
+	for _, want := range []string{
+		"› allow fs__move_file(destination=/srv/proj/old/a.txt, source=/srv/proj/a.txt)",
+		"  allow fs__move_file(destination=/srv/proj/old/**, source=/srv/proj/**)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("A's second step does not show %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "allow fs__move_file(source=/srv/proj/**)") || strings.Contains(v, "allow fs__move_file(destination=/srv/proj/old/**)") {
+		t.Fatalf("A offers a folder rule that leaves a path free:\n%s", v)
+	}
+	pastGuard(h.m)
+	press(h, tea.KeyMsg{Type: tea.KeyEsc})
+	press(h, runes("y"))
+	h.untilTurnDone()
+
+	h.typeText("and the key")
+	h.key(tea.KeyEnter)
+	h.until(func() bool { return h.m.modal != nil })
+	pastGuard(h.m)
+	press(h, runes("A"))
+	v = h.m.View()
+	if !strings.Contains(v, "allow fs__move_file(destination=/home/me/.ssh/**, source=/srv/proj/**)") ||
+		strings.Contains(v, "allow fs__move_file(source=/srv/proj/**)") {
+		t.Fatalf("A for a move into ~/.ssh offers a rule that leaves the destination free:\n%s", v)
+	}
+	pastGuard(h.m)
+	press(h, tea.KeyMsg{Type: tea.KeyEsc})
+	press(h, runes("n"))
+	h.untilTurnDone()
+	if moves.count() != 1 {
+		t.Errorf("moves made: %v, want the first only", moves.writes)
+	}
 }
