@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"latch/mcp/mcptestutil"
 	"latch/session/ollamatest"
 )
 
@@ -181,4 +183,23 @@ func TestPromptBigNumbersReachTheServerExact(t *testing.T) {
 		t.Fatalf("--resume --approve: exit %d", res.code)
 	}
 	checkSentExact(t, r, "create_entities")
+}
+
+// latch --serve: a client's call with 2^53+1 is asked in the chat's box
+// with the number as the client sent it, on its card and in its box (it
+// showed 9007199254740992); n refuses it.
+func TestE2EChatServeBoxShowsNumbersExact(t *testing.T) {
+	fake := newFake(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
+	r := startChatServe(t, fake.Host(), chatServeConfig(t, "ask"), addr, t.TempDir())
+	res := r.call("fake__add", map[string]any{"a": json.Number(bigA), "b": json.Number("1.0")})
+	r.tm.waitScreen(t, 20*time.Second, "the card and the box with the numbers as sent", func(s string) bool {
+		return strings.Count(s, `"a": `+bigA) >= 2 && strings.Count(s, `"b": 1.0`) >= 2
+	})
+	r.takeBox("the box of the call")
+	r.tm.typeKeys("n")
+	if got := r.result(res); !strings.HasPrefix(got, "true ") {
+		t.Errorf("after n the client got %q, want a refusal", got)
+	}
+	quitAndCheck(t, r.tm)
 }
