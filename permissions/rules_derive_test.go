@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ func TestDeriveRules(t *testing.T) {
 		{"no arguments", map[string]any{}, nil},
 		{"backslashes: no folder", map[string]any{"path": `C:\Users\me\a.txt`}, nil},
 		{"a long value: not offered", map[string]any{"text": strings.Repeat("x", 500)}, nil},
+		// A number as the call wrote it (json.Number), never rounded
+		// through float64 (9007199254740992) into the rule a person saves.
+		{"a number past 2^53", map[string]any{"path": "/a.txt", "id": json.Number("9007199254740993")},
+			[]string{"fs__read_text_file(id=9007199254740993, path=/a.txt)"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
