@@ -29,6 +29,15 @@ func unmarshalExact(data []byte, v any) error {
 	return endOf(d, data)
 }
 
+// decodeEvent decodes one logged event: a call's arguments with their
+// numbers exact (a line without them the plain, cheaper way).
+func decodeEvent(line []byte, e Event) error {
+	if bytes.Contains(line, []byte(`"arguments":`)) {
+		return unmarshalExact(line, e)
+	}
+	return json.Unmarshal(line, e)
+}
+
 // endOf fails unless only JSON white space follows what d decoded.
 func endOf(d *json.Decoder, data []byte) error {
 	if len(bytes.Trim(data[d.InputOffset():], " \t\r\n")) != 0 {
