@@ -33,11 +33,14 @@ func ExactToolCalls(rt http.RoundTripper) http.RoundTripper {
 	return exactTransport{rt}
 }
 
+// exactTransport is ExactToolCalls' transport: a chat request made with
+// an exactCalls in its context has its response read for them.
 type exactTransport struct{ next http.RoundTripper }
 
 // exactKey is the context key of a chat's exactCalls.
 type exactKey struct{}
 
+// RoundTrip passes req on, and a chat's response body through exactBody.
 func (t exactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := t.next.RoundTrip(req)
 	x, _ := req.Context().Value(exactKey{}).(*exactCalls)
@@ -56,6 +59,8 @@ type exactCalls struct {
 	broken bool // a line was too long or unreadable: fix does nothing
 }
 
+// exactCall is one tool call as the stream sent it; ok is false when
+// its arguments were not an object latch could read.
 type exactCall struct {
 	name string
 	args api.ToolCallFunctionArguments
