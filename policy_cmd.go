@@ -116,8 +116,8 @@ func runPolicy(s *settings, f flags, stdout, stderr io.Writer) int {
 }
 
 // policyCall is the call latch policy check decides on: the tool read
-// against the configured servers, with args. Numbers keep their JSON
-// spelling until here, then are float64 as a model's calls are.
+// against the configured servers, with args. Numbers are json.Number,
+// as the gate gets a client's or a model's: their exact value.
 func policyCall(p permissions.Policy, tool string, args map[string]any) (permissions.Call, error) {
 	rs := permissions.Readings(tool, p.Servers)
 	switch len(rs) {
@@ -128,25 +128,7 @@ func policyCall(p permissions.Policy, tool string, args map[string]any) (permiss
 	default:
 		return permissions.Call{}, fmt.Errorf("latch policy check: %v", permissions.CheckEntry(tool, p.Servers))
 	}
-	return permissions.Call{Server: rs[0].Server, Tool: rs[0].Tool, Name: tool, Args: plainNumbers(args).(map[string]any)}, nil
-}
-
-// plainNumbers turns json.Numbers into float64, at any depth.
-func plainNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = plainNumbers(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = plainNumbers(x[k])
-		}
-	}
-	return v
+	return permissions.Call{Server: rs[0].Server, Tool: rs[0].Tool, Name: tool, Args: args}, nil
 }
 
 // verdictWord is how latch policy check says a decision.

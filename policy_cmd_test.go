@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
+	"latch/permissions"
 	"latch/session/ollamatest"
 	"latch/ui/sanitize"
 )
@@ -148,5 +150,23 @@ func TestPolicyCheckEqualsLiveGate(t *testing.T) {
 		if rule, _ := live["rule"].(string); rule != "" && !strings.Contains(check.stdout, "("+rule+")") {
 			t.Errorf("call %d: the live gate names rule %q, policy check says:\n%s", i, rule, check.stdout)
 		}
+	}
+}
+
+// latch policy check hands the gate the numbers as written
+// (json.Number), as the live gate now gets a client's or a model's call:
+// 2^53+1 is not 2^53 (it was, through float64).
+func TestPolicyCheckKeepsNumbersExact(t *testing.T) {
+	var f flags
+	a, err := parsePolicyArgs(&f, []string{"check", "fs__read_text_file", `{"n": 9007199254740993, "deep": [1.0]}`}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := policyCall(permissions.Policy{Servers: []string{"fs"}}, a.tool, a.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(c.Args); string(b) != `{"deep":[1.0],"n":9007199254740993}` {
+		t.Errorf("the gate is asked about %s", b)
 	}
 }

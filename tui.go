@@ -26,7 +26,9 @@ import (
 // stream for minutes) but connecting is bounded, so an unreachable host is
 // reported quickly.
 func ollamaClient(s *settings) *api.Client {
-	return api.NewClient(s.host, ollamaHTTP())
+	hc := ollamaHTTP()
+	hc.Transport = session.ExactToolCalls(hc.Transport) // tool calls' numbers as the model wrote them
+	return api.NewClient(s.host, hc)
 }
 
 // ollamaRaw reaches the same host for what the api client cannot read

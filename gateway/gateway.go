@@ -251,7 +251,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 		line.Decision = session.GatewayUnknown
 		return errorResult(goneTool(name)), nil
 	}
-	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
+	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: arguments(req),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
 		Ask: g.awaitPoll()})
 	line.outcomeOf(out)

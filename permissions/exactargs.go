@@ -79,12 +79,12 @@ func (g *Gate) ApprovesExactArgs(server string) bool {
 
 // CanonicalArgs is the canonical JSON of a call's arguments, as exact
 // grants compare them: object keys sorted, no spaces. Two argument maps
-// have the same form only if they would be sent as the same JSON: a
-// number is its value as JSON carries it (1 and 1.0 decode to the same
-// float64 and are sent alike), a json.Number its literal text. ok is
-// false, and nothing can match, for text that is not valid UTF-8 (JSON
-// would blur it into U+FFFD), NaN or an infinity, or a value of another
-// type.
+// have the same form only if they hold the same values: a number (a
+// json.Number as the client or model wrote it, a float64 as JSON sends
+// it) is its exact decimal value (canonicalNumber), so 1 and 1.0 are one
+// call and 9007199254740993 and 9007199254740992 are two. ok is false,
+// and nothing can match, for text that is not valid UTF-8 (JSON would
+// blur it into U+FFFD), NaN or an infinity, or a value of another type.
 func CanonicalArgs(args map[string]any) (string, bool) {
 	var b strings.Builder
 	if !canonical(&b, args) {
@@ -102,17 +102,14 @@ func canonical(b *strings.Builder, v any) bool {
 	case string:
 		return canonicalString(b, v)
 	case json.Number:
-		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
-			return false
-		}
-		b.WriteString("n:" + string(v)) // a literal: 1 and 1.0 differ
+		return canonicalNumberTo(b, string(v))
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
 		}
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		return canonicalNumberTo(b, strconv.FormatFloat(v, 'g', -1, 64)) // as JSON sends it
 	case int:
-		b.WriteString(strconv.Itoa(v))
+		return canonicalNumberTo(b, strconv.Itoa(v))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range v {

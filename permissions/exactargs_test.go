@@ -81,6 +81,13 @@ func TestCanonicalArgs(t *testing.T) {
 	same := [][2]map[string]any{
 		{{"a": 1.0, "b": "x"}, {"b": "x", "a": float64(1)}},
 		{{"n": 1}, {"n": 1.0}}, // the same JSON is sent for both
+		// A number is its value, however it is written: 1 and 1.0 are
+		// one call, as the float64 they used to be read as made them.
+		{{"a": json.Number("1")}, {"a": json.Number("1.0")}},
+		{{"a": json.Number("10e-1")}, {"a": 1.0}},
+		{{"a": json.Number("9007199254740992")}, {"a": float64(9007199254740992)}},
+		{{"a": json.Number("1.5E+3")}, {"a": 1500}},
+		{{"a": json.Number("0.000")}, {"a": json.Number("0e7")}},
 	}
 	for _, p := range same {
 		a, okA := CanonicalArgs(p[0])
@@ -95,7 +102,14 @@ func TestCanonicalArgs(t *testing.T) {
 		{{"a": nil}, {}},
 		{{"a": true}, {"a": "true"}},
 		{{"a": []any{}}, {"a": map[string]any{}}},
-		{{"a": json.Number("1")}, {"a": json.Number("1.0")}}, // literals kept as written
+		// Past 2^53 a float64 would round both to one value: exact, they
+		// are two calls.
+		{{"a": json.Number("9007199254740993")}, {"a": json.Number("9007199254740992")}},
+		{{"a": json.Number("9007199254740993")}, {"a": float64(9007199254740992)}},
+		{{"a": json.Number("1234567890123456789")}, {"a": json.Number("1234567890123456768")}},
+		{{"a": json.Number("0.1")}, {"a": json.Number("0.10000000000000001")}},
+		{{"a": json.Number("1e400")}, {"a": json.Number("1e401")}},
+		{{"a": json.Number("-0")}, {"a": json.Number("0")}},
 		{{"a,b": "c"}, {"a": "b,c"}},
 		{{"a": `x","b":"y`}, {"a": "x", "b": "y"}},
 		{{"a": 9007199254740993}, {"a": 9007199254740992}},
@@ -109,7 +123,8 @@ func TestCanonicalArgs(t *testing.T) {
 	}
 	for _, bad := range []map[string]any{
 		{"a": "\xff"}, {"\xfe": 1.0}, {"a": math.NaN()}, {"a": math.Inf(1)}, {"a": struct{}{}},
-		{"a": json.Number("x")},
+		{"a": json.Number("x")}, {"a": json.Number("01")}, {"a": json.Number("1.")}, {"a": json.Number("+1")},
+		{"a": json.Number("1e")}, {"a": json.Number(" 1")}, {"a": json.Number("1e99999999999999999999")},
 	} {
 		if s, ok := CanonicalArgs(bad); ok {
 			t.Errorf("%v has the form %q; want none", bad, s)

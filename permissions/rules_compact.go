@@ -172,6 +172,9 @@ func formatValue(v any) string {
 		_ = enc.Encode(x)
 		return strings.TrimSuffix(buf.String(), "\n")
 	}
+	if n, ok := v.(json.Number); ok && jsonNumber.MatchString(string(n)) {
+		return string(n) // as written: exact past 2^53
+	}
 	if f, ok := number(v); ok {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}

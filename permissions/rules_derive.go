@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"encoding/json"
 	"maps"
 	"path"
 	"regexp"
@@ -127,6 +128,11 @@ func exactArgs(args map[string]any, home string) (map[string]any, bool) {
 			out[name] = x
 		case string:
 			out[name] = exactPattern(x, home)
+		case json.Number:
+			if _, ok := number(x); !ok {
+				return nil, false
+			}
+			out[name] = x // as the call wrote it: a float64 would round 2^53+1
 		default:
 			f, ok := number(v)
 			if !ok {

@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"encoding/json"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -51,6 +52,10 @@ func TestDeriveRules(t *testing.T) {
 		{"a path as an object's key: no folder rule", map[string]any{"path": "~/proj/a", "files": map[string]any{"~/.ssh/authorized_keys": "k"}}, nil},
 		{"words are no paths", map[string]any{"path": "~/proj/a", "note": "likes tea"},
 			[]string{"fs__read_text_file(note=likes tea, path=~/proj/a)", "fs__read_text_file(path=~/proj/**)"}},
+		// A number as the call wrote it (json.Number), never rounded
+		// through float64 (9007199254740992) into the rule a person saves.
+		{"a number past 2^53", map[string]any{"path": "/a.txt", "id": json.Number("9007199254740993")},
+			[]string{"fs__read_text_file(id=9007199254740993, path=/a.txt)"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

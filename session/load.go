@@ -68,7 +68,7 @@ func LoadLog(path string) (events []Event, warnings []string, err error) {
 			continue
 		}
 		e := mk()
-		if err := json.Unmarshal(line, e); err != nil {
+		if err := decodeEvent(line, e); err != nil {
 			return nil, warnings, fmt.Errorf("%w %s: line %d (%s): %v", ErrCorruptLog, path, i+1, head.Type, err)
 		}
 		events = append(events, e)

@@ -3,7 +3,6 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,7 +109,7 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
 			(results && bytes.Contains(line, []byte(`"permission"`)) && bytes.Contains(line, []byte(`"allowed"`))) {
 			var e parkedLine
-			if json.Unmarshal(line, &e) == nil {
+			if unmarshalExact(line, &e) == nil {
 				switch e.Type {
 				case TypeApprovalParked:
 					exp, _ := time.Parse(time.RFC3339Nano, e.Expires)

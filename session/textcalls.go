@@ -181,8 +181,8 @@ func parseCallObject(raw json.RawMessage, offered func(string) bool) (api.ToolCa
 	if !bytes.HasPrefix(argsRaw, []byte("{")) || !json.Valid(argsRaw) {
 		return api.ToolCall{}, false
 	}
-	args := api.NewToolCallFunctionArguments()
-	if json.Unmarshal(argsRaw, &args) != nil {
+	args, err := exactToolArguments(argsRaw)
+	if err != nil {
 		return api.ToolCall{}, false
 	}
 	return api.ToolCall{Function: api.ToolCallFunction{Name: name, Arguments: args}}, true
