@@ -72,7 +72,7 @@ func serveToken(s *settings) (string, error) {
 		}
 		return t, nil
 	}
-	return strings.TrimSpace(s.getenv("LATCH_SERVE_TOKEN")), nil
+	return strings.TrimSpace(s.getenv(serveTokenVar)), nil
 }
 
 // runServe is latch serve: the configured servers connected as the chat
