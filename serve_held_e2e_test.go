@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"latch/mcp/mcptestutil"
+	"latch/session/ollamatest"
 )
 
 // latch serve --listen with its token in $LATCH_SERVE_TOKEN (and a copy
@@ -60,6 +63,48 @@ func TestServeTokenHeldFromUpstream(t *testing.T) {
 		}
 		if strings.Contains(string(b), token) || !strings.Contains(string(b), "[redacted]") {
 			t.Errorf("the session log %s holds the token, or no redaction:\n%s", filepath.Base(p), b)
+		}
+	}
+}
+
+// latch -p, with $LATCH_SERVE_TOKEN set in the shell as a gateway's
+// users keep it: a server inheriting the whole environment does not see
+// the variable, and a server that knows the token and puts it in its
+// error has it redacted in -p's output, the log and what the model is
+// sent.
+func TestPromptServeTokenHeldFromUpstream(t *testing.T) {
+	const token = "gw-token-held-p-3e8d0f44"
+	fake := mcptestutil.BuildFakeMCP(t)
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"fake": map[string]any{"command": fake, "args": []string{"-getenv", "-fail-with", "upstream knows " + token},
+			"env_inherit": true, "allow": []string{"getenv", "rpc_fail"}},
+	}}, false, "LATCH_SERVE_TOKEN="+token)
+	name := api.NewToolCallFunctionArguments()
+	name.Set("name", "LATCH_SERVE_TOKEN")
+	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
+		{ID: "call_env", Function: api.ToolCallFunction{Name: "fake__getenv", Arguments: name}},
+		{ID: "call_fail", Function: api.ToolCallFunction{Name: "fake__rpc_fail", Arguments: api.NewToolCallFunctionArguments()}}}}}},
+		ollamatest.TextTurn("Done."))
+	res := r.run("", "--model", e2eModel, "-p", "look around")
+	if res.code != exitOK {
+		t.Fatalf("exit %d, want 0", res.code)
+	}
+	req := r.lastRequest()
+	if got := toolMessage(t, req, "call_env").Content; !strings.Contains(got, "LATCH_SERVE_TOKEN is not set") {
+		t.Errorf("the server read $LATCH_SERVE_TOKEN: %q", got)
+	}
+	if got := toolMessage(t, req, "call_fail").Content; !strings.Contains(got, "upstream knows [redacted]") {
+		t.Errorf("the model was sent the server's error as %q", got)
+	}
+	log, err := os.ReadFile(filepath.Join(r.state, r.onlySession()+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := json.Marshal(r.fake.Requests())
+	for where, s := range map[string]string{"stdout": res.stdout, "stderr": res.stderr, "the log": string(log),
+		"the requests to the model": string(reqs)} {
+		if strings.Contains(s, token) {
+			t.Errorf("%s holds the gateway's token: %s", where, s)
 		}
 	}
 }
