@@ -217,3 +217,25 @@ func TestPrivateGroupIn(t *testing.T) {
 		t.Error("a user the passwd file does not list has no private group")
 	}
 }
+
+// TestConfigFromAPipeLoads: --config <(…) names a pipe that no path
+// leads to; it is judged as it stands (yours, in a folder only you may
+// read) and loads.
+func TestConfigFromAPipeLoads(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/dev/fd/N naming a pipe: checked on Linux")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		_, _ = w.WriteString(`{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
+		w.Close()
+	}()
+	cfg, err := LoadConfig("/dev/fd/"+strconv.Itoa(int(r.Fd())), fakeEnv(nil))
+	if err != nil || len(cfg.Servers) != 1 {
+		t.Fatalf("a config from a pipe: %v", err)
+	}
+}
