@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,26 @@ func TestHeldRedactedEverywhere(t *testing.T) {
 		if strings.Contains(s, gwToken) {
 			t.Errorf("the gateway's token shows: %.300q", s)
 		}
+	}
+}
+
+// TestHeldFiltersByNameAndValue: which entries withoutHeld keeps back.
+func TestHeldFiltersByNameAndValue(t *testing.T) {
+	h := Held{Vars: []string{"LATCH_SERVE_TOKEN"}, Values: []string{" " + gwToken + "\n", "short"}}
+	env := []string{"LATCH_SERVE_TOKEN=anything", "Latch_Serve_Token=x", "COPY=" + gwToken, "WRAPPED=Bearer " + gwToken + ";",
+		"S=short", "PATH=/home/shorty/bin", "EMPTY=", "=C:=C:\\"}
+	for _, c := range []struct {
+		fold bool
+		want []string
+	}{
+		{false, []string{"Latch_Serve_Token=x", "PATH=/home/shorty/bin", "EMPTY=", "=C:=C:\\"}},
+		{true, []string{"PATH=/home/shorty/bin", "EMPTY=", "=C:=C:\\"}},
+	} {
+		if got := h.withoutHeld(env, c.fold); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fold %v: got %q, want %q", c.fold, got, c.want)
+		}
+	}
+	if got := (Held{}).withoutHeld(env, false); !reflect.DeepEqual(got, env) {
+		t.Errorf("nothing held: got %q", got)
 	}
 }
