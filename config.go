@@ -247,6 +247,9 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 		dir = filepath.Dir(path)
 	}
 	l := &loader{path: path, dir: dir, getenv: getenv, serversDir: filepath.Join(dir, serversDName)}
+	if !l.trusted(path) { // config_trust.go
+		return nil, errors.Join(l.errs...)
+	}
 	cfg := l.load(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)

@@ -39,6 +39,9 @@ func (l *loader) envFile(srv string, obj map[string]json.RawMessage) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(l.workspace(), p)
 	}
+	if _, err := os.Stat(p); err == nil && !l.trusted(p) { // it chooses the server's environment
+		return
+	}
 	vars, err := readEnvFile(p)
 	if err != nil {
 		l.errorf(srv, "envFile", "%v", err)

@@ -66,7 +66,8 @@ func runExport(s *settings, a exportArgs, stdout, stderr io.Writer) int {
 			servers[i].Secrets = append(servers[i].Secrets, string(b))
 		}
 	}
-	data, warns, err := session.Export(s.stateDir, a.id, session.ExportOptions{Format: a.format, Servers: servers, Getenv: s.getenv})
+	data, warns, err := session.Export(s.stateDir, a.id, session.ExportOptions{Format: a.format, Servers: servers, Getenv: s.getenv,
+		Held: heldCredentials(s)})
 	for _, w := range warns {
 		say(stderr, "warning: "+w)
 	}

@@ -26,19 +26,27 @@ import (
 var errQuitAtPrompt = errors.New("quit")
 
 // leaveOutInputs takes the servers that still need an ${input:…} value out
-// of cfg, each with a notice saying why and what to do instead.
-func (cfg *Config) leaveOutInputs(why string) {
+// of cfg, each with a notice saying why and what to do instead. It
+// returns what it left out, by server: what each needed (a gateway's
+// instructions name them).
+func (cfg *Config) leaveOutInputs(why string) map[string]string {
 	var kept []ServerConfig
+	var out map[string]string
 	for _, s := range cfg.Servers {
 		if len(s.Inputs) == 0 {
 			kept = append(kept, s)
 			continue
 		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[s.Name] = "needs " + inputRefs(s.Inputs) + ", a value VS Code asks for; " + why
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("config %s: server %q: needs %s, a value VS Code asks for; %s, so this server is not loaded. "+
 			"Give it to latch in latch's own config: env with the value for a stdio server, token_env naming a variable for an http server's token",
 			cfg.Path, s.Name, inputRefs(s.Inputs), why))
 	}
 	cfg.Servers = kept
+	return out
 }
 
 // inputRefs writes ids as ${input:ID}, ${input:ID2}.
@@ -51,8 +59,9 @@ func inputRefs(ids []string) string {
 }
 
 // fillInputs puts the values given into the servers that need them; a
-// server whose value was not given is left out (see leaveOutInputs).
-func (cfg *Config) fillInputs(values map[string]string) {
+// server whose value was not given is left out (see leaveOutInputs), and
+// returned.
+func (cfg *Config) fillInputs(values map[string]string) map[string]string {
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
 		if len(s.Inputs) == 0 || slices.ContainsFunc(s.Inputs, func(id string) bool { return values[id] == "" }) {
@@ -78,7 +87,7 @@ func (cfg *Config) fillInputs(values map[string]string) {
 		}
 		s.Inputs = nil
 	}
-	cfg.leaveOutInputs("none was given")
+	return cfg.leaveOutInputs("none was given")
 }
 
 // askInputs asks on the terminal, once each, for the ${input:…} values

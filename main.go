@@ -55,8 +55,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		say(stderr, err.Error())
 		return exitUsage
 	}
-	if f.promptSet {
-		s.cfg.leaveOutInputs("with -p there is no one to ask for it")
+	switch {
+	case f.promptSet:
+		s.leftOut = s.cfg.leaveOutInputs("with -p there is no one to ask for it")
+	case f.command == "serve":
+		s.leftOut = s.cfg.leaveOutInputs("latch serve has no one to ask for it")
 	}
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)

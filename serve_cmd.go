@@ -72,7 +72,7 @@ func serveToken(s *settings) (string, error) {
 		}
 		return t, nil
 	}
-	return strings.TrimSpace(s.getenv("LATCH_SERVE_TOKEN")), nil
+	return strings.TrimSpace(s.getenv(serveTokenVar)), nil
 }
 
 // runServe is latch serve: the configured servers connected as the chat
@@ -143,6 +143,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		logw = stderr
 	}
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
+		LeftOut:      s.leftOut,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
 		Limits: gateway.Limits{Concurrent: s.cfg.Serve.MaxConcurrentPerClient, Polls: s.cfg.Serve.MaxPollsPerClient,
 			Rate: s.cfg.Serve.RatePerClient, Burst: s.cfg.Serve.BurstPerClient}})

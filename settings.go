@@ -30,6 +30,9 @@ type settings struct {
 	themeFlag bool     // the theme came from --theme
 	roots     []string // the config's roots, then --root's; nil: no roots are offered
 	getenv    func(string) string
+	// leftOut are the servers not loaded for want of an ${input:…}
+	// value, by name: what each needed (inputs.go).
+	leftOut map[string]string
 }
 
 func loadSettings(f flags, getenv func(string) string) (*settings, error) {

@@ -77,7 +77,7 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	if err != nil {
 		return err
 	}
-	s.cfg.fillInputs(values)
+	s.leftOut = s.cfg.fillInputs(values)
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if themes.NeedsBackground(s.theme) {

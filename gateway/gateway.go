@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,10 @@ type Options struct {
 	// OnClients, when set, is told how many clients hold a session with
 	// the gateway each time one comes or goes.
 	OnClients func(n int)
+	// LeftOut are the configured servers latch did not load (an
+	// ${input:…} value no one could give), by name: why. The
+	// instructions name them.
+	LeftOut map[string]string
 }
 
 // DefaultAwaitPoll is how long one latch_await_decision waits at most.
@@ -135,6 +140,11 @@ func (g *Gateway) instructions() string {
 			continue
 		}
 		fmt.Fprintf(&b, "\nServer %s is not connected (%s): its tools are not served.", st.Name, sanitize.Line(st.Summary()))
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.o.LeftOut)) {
+		if g.exposesServer(name) {
+			fmt.Fprintf(&b, "\nServer %s is not loaded (%s): its tools are not served.", sanitize.Line(name), sanitize.Line(g.o.LeftOut[name]))
+		}
 	}
 	return b.String()
 }

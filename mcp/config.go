@@ -103,6 +103,9 @@ type ServerConfig struct {
 	// sets them, and a stdio server does not inherit them unless Inherit
 	// names them.
 	secretVars []string
+	// held are latch's own credentials (Options.Held); New sets them, and
+	// a stdio server never gets them.
+	held Held
 }
 
 func (c ServerConfig) timeout() time.Duration {

@@ -49,6 +49,9 @@ type Options struct {
 	// OAuthHTTP is the client for authorization servers (default: one
 	// with a 30 s timeout).
 	OAuthHTTP *http.Client
+	// Held are latch's own credentials (the gateway's token): redacted
+	// as every server's are, and given to no server (see Held).
+	Held Held
 }
 
 // Manager holds every configured server. Its methods are safe for
@@ -128,7 +131,7 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	m := &Manager{opts: o, servers: map[string]*server{}, names: map[string]toolRef{}, calls: map[string]*call{},
-		red: newRedactor(knownSecrets(cfgs, o.Getenv)...)}
+		red: newRedactor(append(knownSecrets(cfgs, o.Getenv), o.Held.Values...)...)}
 	// Roots are offered only when the person gave some: a server such as
 	// server-filesystem replaces the folders it was started with by the
 	// client's roots, so offering the working directory unasked would
@@ -136,7 +139,7 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	m.roots = slices.Clone(o.Roots)
 	secrets := secretEnvNames(cfgs)
 	for _, c := range cfgs {
-		c.secretVars = secrets
+		c.secretVars, c.held = secrets, o.Held
 		s := &server{cfg: c}
 		if c.usesOAuth() {
 			s.auth = m.newOAuthState(c)

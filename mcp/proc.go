@@ -38,10 +38,11 @@ type process struct {
 
 // startProcess starts c's command in its own process group, with pipes we
 // own (so exec.Cmd.Wait never closes what the MCP transport still reads).
-// Its environment is childEnv's: not latch's whole environment.
+// Its environment is childEnv's, without what latch holds for itself
+// (Held): not latch's whole environment.
 func startProcess(c ServerConfig) (*process, error) {
 	cmd := exec.Command(c.Command, c.Args...)
-	cmd.Env = childEnv(os.Environ(), c, c.secretVars)
+	cmd.Env = c.held.withoutHeld(childEnv(os.Environ(), c, c.secretVars), hostEnv.fold)
 	cmd.Dir = c.Cwd
 	setProcessGroup(cmd)
 

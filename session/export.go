@@ -28,6 +28,8 @@ type ExportOptions struct {
 	// log holds.
 	Servers []ServerConfig
 	Getenv  func(string) string
+	// Held are latch's own credentials, redacted too.
+	Held Held
 }
 
 // Export reads session id's log in dir and returns its transcript, with
@@ -52,7 +54,7 @@ func Export(dir, id string, o ExportOptions) ([]byte, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("export %s: %w", id, err)
 	}
-	red := mcp.New(o.Servers, mcp.Options{Getenv: o.Getenv}) // never started: it only redacts
+	red := mcp.New(o.Servers, mcp.Options{Getenv: o.Getenv, Held: o.Held}) // never started: it only redacts
 	for i, e := range events {
 		events[i] = mcp.RedactAll(red, e)
 	}

@@ -15,6 +15,9 @@ type Tool = mcp.Tool
 // ServerConfig configures one MCP server (see mcp.ServerConfig).
 type ServerConfig = mcp.ServerConfig
 
+// Held are latch's own credentials, given to no server (mcp.Held).
+type Held = mcp.Held
+
 // TransportStdio is the transport of a server that runs as a process.
 const TransportStdio = mcp.TransportStdio
 

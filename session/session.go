@@ -52,6 +52,9 @@ type Options struct {
 	Roots []string
 	// Getenv reads credentials' variables (default os.Getenv).
 	Getenv func(string) string
+	// Held are latch's own credentials (the gateway's token): redacted,
+	// and given to no server.
+	Held Held
 	// Policy is the permission policy from the config and flags.
 	Policy permissions.Policy
 	// NonInteractive means no one can answer: ask mode denies (-p).
@@ -283,7 +286,7 @@ func New(o Options) *Session {
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
-			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir})
+			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir, Held: o.Held})
 	}
 	return s
 }

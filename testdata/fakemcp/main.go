@@ -45,6 +45,8 @@
 //	                       the real server behind an npx/uvx wrapper does
 //	-pidfile PATH          write "<own pid>\n" and, with -grandchild,
 //	                       "<grandchild pid>\n" to PATH (atomically, via rename)
+//	-environ-file PATH     write its whole environment, one NAME=value a line,
+//	                       to PATH (atomically, via rename) at start
 //	-sleep-forever         do nothing but sleep 300 s (the grandchild's mode)
 //	-stderr-flood N        write N lines of junk to stderr at startup
 //	-start-delay D         sleep D before serving
@@ -105,6 +107,7 @@ type options struct {
 	grandchild       bool
 	grandchildStdio  bool
 	pidfile          string
+	environFile      string
 	sleepForever     bool
 	stderrFlood      int
 	startDelay       time.Duration
@@ -135,6 +138,7 @@ func main() {
 	flag.BoolVar(&o.grandchild, "grandchild", false, "spawn a sleeping child process in the same process group")
 	flag.BoolVar(&o.grandchildStdio, "grandchild-stdio", false, "the grandchild inherits stdin, stdout and stderr")
 	flag.StringVar(&o.pidfile, "pidfile", "", "write own pid (and the grandchild's) to this `path`")
+	flag.StringVar(&o.environFile, "environ-file", "", "write the environment, one NAME=value a line, to this `path`")
 	flag.BoolVar(&o.sleepForever, "sleep-forever", false, "only sleep (the grandchild's mode)")
 	flag.IntVar(&o.stderrFlood, "stderr-flood", 0, "write `N` junk lines to stderr at startup")
 	flag.DurationVar(&o.startDelay, "start-delay", 0, "sleep this `duration` before serving")
@@ -175,6 +179,12 @@ func run(o options) int {
 	if o.pidfile != "" {
 		if err := writePidfile(o.pidfile, pids); err != nil {
 			fmt.Fprintf(os.Stderr, "fakemcp: %v\n", err)
+			return 1
+		}
+	}
+	if o.environFile != "" {
+		if err := writeAtomic(o.environFile, strings.Join(os.Environ(), "\n")+"\n"); err != nil {
+			fmt.Fprintf(os.Stderr, "fakemcp: environ-file: %v\n", err)
 			return 1
 		}
 	}
@@ -493,22 +503,31 @@ func writePidfile(path string, pids []int) error {
 	for _, p := range pids {
 		fmt.Fprintf(&b, "%d\n", p)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".fakemcp-pid-*")
-	if err != nil {
+	if err := writeAtomic(path, b.String()); err != nil {
 		return fmt.Errorf("pidfile: %w", err)
 	}
-	if _, err := tmp.WriteString(b.String()); err != nil {
+	return nil
+}
+
+// writeAtomic writes text to path through a temporary file and a rename:
+// a reader sees all of it or nothing.
+func writeAtomic(path, text string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".fakemcp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.WriteString(text); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("pidfile: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("pidfile: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("pidfile: %w", err)
+		return err
 	}
 	return nil
 }
