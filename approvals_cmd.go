@@ -104,6 +104,7 @@ func listApprovals(s *settings, now time.Time, stdout, stderr io.Writer) int {
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
+	listNotices(s, all, stdout)
 	return exitOK
 }
 
@@ -149,6 +150,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err != nil {
 		return fail(err.Error())
 	}
+	tty.notice = parkedRuleNotice(s, p)
 	ok, err := tty.confirm(verb, a.reason, p, clock())
 	switch {
 	case err != nil:
@@ -182,6 +184,9 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		return fail("the gateway took the decision but did not apply it (see its log)")
 	case after.By != d.By || after.Decision != decisionWord(a.approve):
 		return fail("not applied: it was already " + outcome(after))
+	case after.Refused != "":
+		// Approved, and refused all the same: the client is told why.
+		return fail("approved, but the gateway refused it: " + sanitize.Line(after.Refused))
 	}
 	fmt.Fprintf(stdout, "%s %s: %s of %s, by %s\n", decisionWord(a.approve), sanitize.Line(p.CallID),
 		sanitize.Line(p.Tool), sanitize.Line(p.Client), sanitize.Line(d.By))

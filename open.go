@@ -23,6 +23,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		AuthDir: authDir(s.getenv), OpenBrowser: browserFor(nonInteractive, s.getenv),
 		HistoryFile: historyFile(s, nonInteractive),
 		Idempotent:  idempotentServers(s.cfg.Servers),
+		RulesNow:    rulesNow(s),
 	}
 }
 

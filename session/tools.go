@@ -217,6 +217,9 @@ func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 	}
 	change := def.changed(c.tool)
 	if change == "" {
+		if why := s.refusedNow(c); why != "" {
+			return s.deny(c, "policy", why, why), true
+		}
 		s.permission(c, "allowed", "user", "approved before the restart")
 		return runCall, true
 	}
@@ -257,6 +260,9 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 	if !ans.runs() {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
+	if why := s.refusedNow(c); why != "" {
+		return s.deny(c, "policy", why, why)
+	}
 	s.applyAnswer(c, ans)
 	s.permission(c, "allowed", "user", "")
 	crashAt("after-decision")
@@ -288,6 +294,9 @@ func (s *Session) park(ctx context.Context, c *toolCall, reason string) ruling {
 	// (a resumed session treats an allowed call without a result as
 	// in doubt).
 	crashAt("after-decision")
+	if why := s.refusedNow(c); why != "" {
+		return s.deny(c, "policy", why, why)
+	}
 	if why, changed := s.changedWhileParked(c); changed {
 		return s.deny(c, "policy", "the tool changed while the call waited for approval ("+why+")",
 			"not run: "+c.name+" changed while the call waited for approval ("+why+"); call it again to have it decided again")

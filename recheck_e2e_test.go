@@ -1,0 +1,137 @@
+package main
+
+// End-to-end tests of point 8 of #30: a person's approval is acted on
+// against the rules of the moment. A deny rule added to the config after
+// a call parked refuses it when it is approved, naming the rule, in the
+// gateway that runs it and on the screen that approves it.
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// denyCreate is a deny rule on server-memory's create_entities.
+var denyCreate = map[string]any{"tool": "mem__create_entities", "decision": "deny"}
+
+// setConfigRules rewrites the config at path with rules as its
+// permissions.rules, as a person editing it (or another latch's A step)
+// would; nil takes them out.
+func setConfigRules(t *testing.T, path string, rules ...map[string]any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	perm, _ := cfg["permissions"].(map[string]any)
+	if perm == nil {
+		perm = map[string]any{}
+	}
+	delete(perm, "rules")
+	if len(rules) > 0 {
+		perm["rules"] = rules
+	}
+	cfg["permissions"] = perm
+	if b, err = json.MarshalIndent(cfg, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ruleOrigin is how latch names the first rule of the config at path.
+func ruleOrigin(path string) string { return "config " + path + ": permissions.rules[0]" }
+
+// squashed says whether screen holds want, spaces aside: a terminal row
+// may end in the middle of a long path.
+func squashed(screen, want string) bool {
+	return strings.Contains(strings.ReplaceAll(screen, " ", ""), strings.ReplaceAll(want, " ", ""))
+}
+
+// A call parked by latch serve, then a deny rule added to the config while
+// the gateway runs: latch approvals and latch approve say, before the
+// person decides, that a rule now denies it; approving it is refused,
+// naming the rule, with exit 1; the client's poll gets the refusal naming
+// the rule; server-memory never sees the call.
+func TestServeApprovalRefusedByRuleAddedSince(t *testing.T) {
+	r, httpPlan, h := parkOverHTTP(t)
+	setConfigRules(t, r.cfg, denyCreate)
+	origin := ruleOrigin(r.cfg)
+
+	list := r.run("", "approvals")
+	if !strings.Contains(list.stdout, h.InvocationID) || !strings.Contains(list.stdout, "a rule now denies this call: "+origin) {
+		t.Errorf("latch approvals does not say the rule now denies the call (exit %d):\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	tm := r.startDecide("", "approve", h.InvocationID)
+	res := answerDecide(t, tm, idTail(h.InvocationID))
+	question := res.screen[:max(0, strings.Index(res.screen, decideQuestion))]
+	if !res.asked || !squashed(question, "a rule now denies this call: "+origin) ||
+		!strings.Contains(question, "approving will refuse it") {
+		t.Errorf("the question does not say the rule denies the call before asking: %s", res.screen)
+	}
+	if i, j := strings.Index(question, "a rule now denies"), strings.Index(question, "arguments"); i < 0 || j < 0 || i > j {
+		t.Errorf("the notice is not above the arguments: %s", question)
+	}
+	after := res.screen[len(question):]
+	if res.code != exitError || !strings.Contains(after, "refused") || !squashed(after, origin) {
+		t.Errorf("latch approve of a call a rule now denies: exit %d, want %d and the refusal naming %q: %s",
+			res.code, exitError, origin, after)
+	}
+	text, isErr := pollOnce(t, r, httpPlan, h.InvocationID)
+	if !isErr || !strings.Contains(text, "denied") || !strings.Contains(text, "permissions.rules[0]") {
+		t.Errorf("the client's poll after the refused approval: %q (error %v), want a refusal naming the rule", text, isErr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("a call a rule denied reached server-memory %d times", n)
+	}
+}
+
+// A call parked by latch serve, the gateway stopped, a deny rule added,
+// the gateway started again on the config: it takes the call up, and an
+// approval is refused naming the rule. The refusal is final: with the
+// rule taken out and the gateway restarted once more, the call is still
+// refused and never runs.
+func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
+	const token = "recheck-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	res := sdkClient(t, r, map[string]any{"http": map[string]any{"url": srv.url, "token": token},
+		"calls": []any{createEntity("eve")}})
+	h := callHandle(t, res, 0)
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	<-srv.exited
+
+	setConfigRules(t, r.cfg, denyCreate)
+	srv = startServeHTTP(t, r, token)
+	httpPlan := map[string]any{"url": srv.url, "token": token}
+	if text, _ := pollOnce(t, r, httpPlan, h.InvocationID); !strings.Contains(text, "awaiting_approval") {
+		t.Fatalf("the poll after the restart: %q, want the call still waiting", text)
+	}
+	ok := decideAsPerson(t, r, "approve", h.InvocationID)
+	if ok.code != exitError || !squashed(ok.screen, "a rule now denies this call: "+ruleOrigin(r.cfg)) {
+		t.Errorf("latch approve after the restart with the rule: exit %d: %s", ok.code, ok.screen)
+	}
+	text, isErr := pollOnce(t, r, httpPlan, h.InvocationID)
+	if !isErr || !strings.Contains(text, "permissions.rules[0]") {
+		t.Errorf("the poll once approved after the restart: %q (error %v), want the refusal naming the rule", text, isErr)
+	}
+
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	<-srv.exited
+	setConfigRules(t, r.cfg)
+	srv = startServeHTTP(t, r, token)
+	text, isErr = pollOnce(t, r, map[string]any{"url": srv.url, "token": token}, h.InvocationID)
+	if !isErr || !strings.Contains(text, "permissions.rules[0]") {
+		t.Errorf("the poll after a restart without the rule: %q (error %v), want the refusal kept", text, isErr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("a call a rule denied reached server-memory %d times", n)
+	}
+}
