@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"latch/session/ollamatest"
 )
 
 // denyCreate is a deny rule on server-memory's create_entities.
@@ -133,5 +135,37 @@ func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
 	}
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Errorf("a call a rule denied reached server-memory %d times", n)
+	}
+}
+
+// A chat's call parked in approve mode (-p), then a deny rule added to the
+// config: `latch --resume ID --approve a1` refuses it naming the rule, the
+// model is told so, and server-memory never sees the call.
+func TestResumeApproveRefusedByRuleAddedSince(t *testing.T) {
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"}}, true)
+	id := parkAda(t, r, false)
+	setConfigRules(t, r.cfg, denyCreate)
+
+	r.fake.Script(ollamatest.TextTurn("Not saved."))
+	res := r.run("", "--resume", id, "--approve", "a1", "-p", "")
+	if !strings.Contains(res.stderr, "a rule now denies this call") || !strings.Contains(res.stderr, "permissions.rules[0]") {
+		t.Errorf("--resume --approve of a call a rule now denies (exit %d): stderr %q, want the refusal naming the rule", res.code, res.stderr)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("a call a rule denied reached server-memory %d times", n)
+	}
+	var refused map[string]any
+	for _, e := range r.logEvents(id) {
+		if e["type"] == "permission" && e["call_id"] == "call_ada" && e["decision"] == "denied" {
+			refused = e
+		}
+	}
+	if refused == nil || refused["rule"] != ruleOrigin(r.cfg) {
+		t.Errorf("the log's refusal of call_ada: %v, want one naming %s", refused, ruleOrigin(r.cfg))
+	}
+	if reqs := r.fake.Requests(); len(reqs) > 0 {
+		if m := toolMessage(t, reqs[len(reqs)-1], "call_ada"); !strings.Contains(m.Content, "permissions.rules[0]") {
+			t.Errorf("the model's tool message %q, want the refusal naming the rule", m.Content)
+		}
 	}
 }
