@@ -7,10 +7,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"latch/mcp/mcptestutil"
 	"latch/session/ollamatest"
 )
 
@@ -168,4 +171,45 @@ func TestResumeApproveRefusedByRuleAddedSince(t *testing.T) {
 			t.Errorf("the model's tool message %q, want the refusal naming the rule", m.Content)
 		}
 	}
+}
+
+// latch --serve in ask mode: a client's call is asked in the chat's box;
+// a deny rule is then added to the config (by hand, or by another latch's
+// A step, which writes the same file): the box says, before the person
+// decides, that a rule now denies the call, and y refuses it, naming the
+// rule to the client. The next call, parked with Esc, is refused the same
+// way by /approve.
+func TestE2EChatServeApprovalRefusedByRuleAddedSince(t *testing.T) {
+	fake := newFake(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
+	config := chatServeConfig(t, "ask")
+	r := startChatServe(t, fake.Host(), config, addr, t.TempDir())
+	tm := r.tm
+
+	res := r.call("fake__add", map[string]any{"a": 2, "b": 3})
+	r.takeBox("the box naming the client")
+	setConfigRules(t, config, map[string]any{"tool": "fake__add", "decision": "deny"})
+	scr := tm.waitScreen(t, 20*time.Second, "the box saying a rule now denies the call", func(s string) bool {
+		return strings.Contains(unwrapped(s), "rule a rule now denies this call") && strings.Contains(s, "permissions.rules[0]")
+	})
+	t.Logf("the box once the rule was added:\n%s", dumpScreen(scr))
+	tm.typeKeys("y")
+	if got := r.result(res); !strings.HasPrefix(got, "true ") || !strings.Contains(got, "a rule now denies this call") ||
+		!strings.Contains(got, "permissions.rules[0]") {
+		t.Errorf("after y the client got %q, want the refusal naming the rule; screen:\n%s", got, dumpScreen(tm.screen()))
+	}
+
+	res = r.call("fake__add", map[string]any{"a": 20, "b": 22})
+	tm.waitScreen(t, 10*time.Second, "the second call's box with the notice", func(s string) bool {
+		return strings.Count(s, `"a": 20`) >= 2 && strings.Contains(unwrapped(s), "rule a rule now denies this call")
+	})
+	r.takeBox("the box of the second call")
+	tm.sendKey(keyEsc)
+	id := r.awaiting(r.result(res))
+	poll := r.call("latch_await_decision", map[string]any{"invocation_id": id})
+	sendPrompt(t, tm, "/approve a1")
+	if got := r.result(poll); !strings.HasPrefix(got, "true ") || !strings.Contains(got, "permissions.rules[0]") {
+		t.Errorf("the poll after /approve got %q, want the refusal naming the rule; screen:\n%s", got, dumpScreen(tm.screen()))
+	}
+	quitAndCheck(t, tm)
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 
 	"latch/permissions"
@@ -15,19 +16,26 @@ import (
 // approving). A config that no longer loads refuses it too: what the
 // rules say cannot be known, and a call is never run on a guess.
 
-// RuleNotice says, before a person decides on a call of tool name with
-// args, what the rules of the moment will do to an approval: "" when
-// none refuses it, else the line an approval screen shows above the
-// arguments.
-func (s *Session) RuleNotice(name string, args map[string]any) string {
-	if s.servers == nil {
-		return ""
+// ApprovalNotice says, before a person decides on the asked or parked
+// call callID, what the rules of the moment will do to an approval: ""
+// when none refuses it (or no such call waits), else the line an approval
+// box shows above the arguments. It reads the config (Options.RulesNow):
+// call it off the screen's loop.
+func (s *Session) ApprovalNotice(callID string) string {
+	s.mu.Lock()
+	w, asked := s.asks[callID]
+	s.mu.Unlock()
+	call := w.call
+	if !asked {
+		pending := s.approvals.Pending()
+		i := slices.IndexFunc(pending, func(ap permissions.Approval) bool { return ap.CallID == callID })
+		if i < 0 {
+			return ""
+		}
+		ap := pending[i]
+		call = permissions.Call{Server: ap.Server, Tool: ap.Tool, Name: ap.Name, Args: ap.Arguments}
 	}
-	t, ok := s.servers.Lookup(name)
-	if !ok {
-		return ""
-	}
-	why, _, refused := s.deniedNow(gateCall(t, args))
+	why, _, refused := s.deniedNow(call)
 	if !refused {
 		return ""
 	}

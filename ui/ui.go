@@ -412,6 +412,8 @@ func (m *Model) updateServerExtras(msg tea.Msg) tea.Cmd {
 		return m.handleResComp(msg)
 	case attachSentMsg:
 		m.handleAttachSent(msg)
+	case ruleNoticeMsg:
+		return m.handleRuleNotice(msg)
 	}
 	return nil
 }
