@@ -13,7 +13,6 @@ package ui
 func (m *Model) openModal(c *card, approval string) {
 	md := &modal{card: c, approval: approval}
 	m.dirty = true
-	m.later = append(m.later, m.checkRules(c.callID, 0))
 	switch {
 	case m.modal == nil:
 		m.modal = md
