@@ -200,9 +200,11 @@ func (s *Session) notCallable(c *toolCall) string {
 }
 
 // rulePrior applies a decision made before a restart: a rejection is
-// final, and an approval runs the call whatever the gate says now — the
-// person decided — unless the tool changed since; then the gate decides
-// afresh (settled is false, as it is without a prior decision).
+// final, and an approval runs the call whatever the gate's mode and
+// allow-lists say now — the person decided — unless a deny rule of the
+// moment matches it (recheck.go: refused, naming the rule) or the tool
+// changed since; then the gate decides afresh (settled is false, as it
+// is without a prior decision).
 func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 	if !c.hasPrior {
 		return ruling{}, false
