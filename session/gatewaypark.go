@@ -107,16 +107,16 @@ func (s *Session) gatewayDecision(p *gatewayParked) onDecision {
 		s.mu.Lock()
 		closing := s.closing
 		s.mu.Unlock()
+		if closing {
+			// latch is stopping: the decision is on disk, and the next
+			// run carries it out (an approved call that never started
+			// runs then, if the rules of that moment let it).
+			return
+		}
 		out := GatewayOutcome{ID: c.id, Expires: p.expires}
 		if approve && s.refuseByRules(c, &out) {
 			// Refused before the decider is told (it reads the log).
 			p.finish(out)
-			return
-		}
-		if closing {
-			// latch is stopping: the decision is on disk, and the next
-			// run carries it out (an approved call that never started
-			// runs then).
 			return
 		}
 		go func() { p.finish(s.settle(c, out, approve, by, why)) }()
