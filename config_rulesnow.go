@@ -41,14 +41,14 @@ func rulesNow(s *settings) func() ([]permissions.Rule, error) {
 // gateway decides with the arguments it holds; the log's are redacted, so
 // a rule on a credential's value shows only there.
 func parkedRuleNotice(s *settings, p session.ParkedCall) string {
-	if !slices.Contains(gatewayRuns(s), p.Session) {
-		return ""
-	}
+	return ruleNotices(s)(p)
+}
+
+// ruleNotices reads the config's rules once and returns parkedRuleNotice
+// for each call of a list.
+func ruleNotices(s *settings) func(session.ParkedCall) string {
+	runs := gatewayRuns(s)
 	rules, err := configRules(s.cfg.Path, s.getenv)
-	if err != nil {
-		first, _, _ := strings.Cut(err.Error(), "\n")
-		return "the config no longer loads (" + first + ") — approving will refuse it"
-	}
 	pol := permissions.Policy{Rules: rules}
 	if s.getenv != nil {
 		pol.Home = s.getenv("HOME")
@@ -56,15 +56,25 @@ func parkedRuleNotice(s *settings, p session.ParkedCall) string {
 	for _, sv := range s.cfg.Servers {
 		pol.Servers = append(pol.Servers, sv.Name)
 	}
-	c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments}
-	if t, ok := strings.CutPrefix(p.Tool, p.Server+permissions.NamespaceSep); ok {
-		c.Tool = t
+	gate := permissions.NewGate(pol)
+	return func(p session.ParkedCall) string {
+		switch {
+		case !slices.Contains(runs, p.Session):
+			return ""
+		case err != nil:
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			return "the config no longer loads (" + first + ") — approving will refuse it"
+		}
+		c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments}
+		if t, ok := strings.CutPrefix(p.Tool, p.Server+permissions.NamespaceSep); ok {
+			c.Tool = t
+		}
+		r, denied := gate.DenyingRule(c, nil)
+		if !denied {
+			return ""
+		}
+		return "a rule now denies this call: " + r.Origin + " (" + r.Compact() + ") — approving will refuse it"
 	}
-	r, denied := permissions.NewGate(pol).DenyingRule(c, nil)
-	if !denied {
-		return ""
-	}
-	return "a rule now denies this call: " + r.Origin + " (" + r.Compact() + ") — approving will refuse it"
 }
 
 // writeNotice writes notice, if any, as the approval screen's line above
@@ -78,11 +88,12 @@ func writeNotice(b *strings.Builder, notice string) {
 // listNotices writes, after latch approvals' table, a line for each
 // waiting gateway call a rule of the config now denies.
 func listNotices(s *settings, calls []session.ParkedCall, w io.Writer) {
+	notice := ruleNotices(s)
 	for _, p := range calls {
 		if !p.Waiting() || p.Client == "" {
 			continue
 		}
-		if n := parkedRuleNotice(s, p); n != "" {
+		if n := notice(p); n != "" {
 			fmt.Fprintf(w, "%s: %s\n", sanitize.Line(p.CallID), sanitize.Line(n))
 		}
 	}
