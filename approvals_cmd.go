@@ -107,6 +107,7 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
+	listNotices(s, all, stdout)
 	return exitOK
 }
 
@@ -141,6 +142,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err != nil {
 		return fail(err.Error())
 	}
+	tty.notice = parkedRuleNotice(s, p)
 	ok, err := tty.confirm(verb, a.reason, p, argsView(rulesGate(s), p, a.full), clock())
 	switch {
 	case err != nil:
@@ -174,6 +176,9 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		return fail("the gateway took the decision but did not apply it (see its log)")
 	case after.By != d.By || after.Decision != decisionWord(a.approve):
 		return fail("not applied: it was already " + outcome(after))
+	case after.Refused != "":
+		// Approved, and refused all the same: the client is told why.
+		return fail("approved, but the gateway refused it: " + sanitize.Line(after.Refused))
 	}
 	fmt.Fprintf(stdout, "%s %s: %s of %s, by %s\n", decisionWord(a.approve), sanitize.Line(p.CallID),
 		sanitize.Line(p.Tool), sanitize.Line(p.Client), sanitize.Line(d.By))

@@ -41,6 +41,9 @@ var errNotTerminal = errors.New("refused: its input is not a terminal. A decisio
 type decisionTerminal struct {
 	in  *os.File
 	out *os.File
+	// notice, when set, is shown above the call's arguments: what the
+	// rules of the moment will do to an approval (parkedRuleNotice).
+	notice string
 }
 
 // openDecisionTerminal checks that stdin is a terminal and opens the
@@ -70,6 +73,7 @@ func (t *decisionTerminal) confirm(verb, reason string, p session.ParkedCall, vi
 	fmt.Fprintf(&b, "  id         %s\n", sanitize.Line(p.CallID))
 	fmt.Fprintf(&b, "  client     %s\n", sanitize.Line(p.Client))
 	fmt.Fprintf(&b, "  tool       %s\n", sanitize.Line(p.Tool))
+	writeNotice(&b, t.notice)
 	writeArgsBlock(&b, p, view) // approvals_args.go
 	fmt.Fprintf(&b, "  parked     %s ago (session %s); expires in %s\n", shortDuration(now.Sub(p.Parked)),
 		sanitize.Line(p.Session), shortDuration(p.Expires.Sub(now)))

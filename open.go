@@ -24,6 +24,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		HistoryFile: historyFile(s, nonInteractive),
 		Idempotent:  idempotentServers(s.cfg.Servers),
 		Held:        heldCredentials(s),
+		RulesNow:    rulesNow(s),
 	}
 }
 

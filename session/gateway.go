@@ -145,6 +145,9 @@ func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, r
 		return out
 	}
 	s.gate.RecordDecision(c.id, true)
+	if s.refuseByRules(c, &out) {
+		return out
+	}
 	s.applyAnswer(c, ans)
 	s.permission(c, "allowed", "user", "")
 	out.Decision = GatewayAllowed

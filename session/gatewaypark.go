@@ -96,7 +96,9 @@ func (p *gatewayParked) finish(out GatewayOutcome) {
 // inbox, the chat's Decide): the decision is logged (before the call
 // runs, and before the decider is told: it reads the log to learn whose
 // decision applied), then the call is refused or runs once, on a
-// goroutine of its own while it runs.
+// goroutine of its own while it runs. An approval a deny rule of the
+// moment refuses (recheck.go) is refused at once, also before the decider
+// is told.
 func (s *Session) gatewayDecision(p *gatewayParked) onDecision {
 	return func(approve bool, by, why string) {
 		c := p.call
@@ -108,10 +110,16 @@ func (s *Session) gatewayDecision(p *gatewayParked) onDecision {
 		if closing {
 			// latch is stopping: the decision is on disk, and the next
 			// run carries it out (an approved call that never started
-			// runs then).
+			// runs then, if the rules of that moment let it).
 			return
 		}
-		go func() { p.finish(s.settle(c, GatewayOutcome{ID: c.id, Expires: p.expires}, approve, by, why)) }()
+		out := GatewayOutcome{ID: c.id, Expires: p.expires}
+		if approve && s.refuseByRules(c, &out) {
+			// Refused before the decider is told (it reads the log).
+			p.finish(out)
+			return
+		}
+		go func() { p.finish(s.settle(c, out, approve, by, why)) }()
 	}
 }
 

@@ -56,12 +56,20 @@ func (s *Session) ResumeGateway() (int, error) {
 			s.addGatewayCall(p.CallID, gp)
 			s.mu.Unlock()
 			continue
+		case p.Decision == "approved" && p.Refused != "":
+			// Refused after the approval (a rule of the moment, a changed
+			// tool): final, whatever the rules say now.
+			out.Decision, out.Reason = GatewayDenied, p.Refused
 		case p.Decision == "approved" && !p.Started:
 			// The decision is on disk, the call never started: it runs
 			// now, as it would have.
 			s.mu.Lock()
 			s.addGatewayCall(p.CallID, gp)
 			s.mu.Unlock()
+			if s.refuseByRules(c, &out) {
+				gp.finish(out)
+				continue
+			}
 			go func() { gp.finish(s.settle(c, out, true, p.By, p.Reason)) }()
 			continue
 		case p.Decision == "approved" && !p.Ran:

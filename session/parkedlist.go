@@ -35,6 +35,10 @@ type ParkedCall struct {
 	// before it starts). Ran: its tool_result is logged: Result.
 	Started, Ran bool
 	Result       LoggedResult
+	// Refused says why an approved call was refused all the same, before
+	// it started (a rule of the moment denies it, its tool changed): it
+	// never runs.
+	Refused string
 }
 
 // LoggedResult is a call's result as its tool_result logged it.
@@ -134,6 +138,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 					case calls[i].Started:
 						calls[i].Ran = true
 						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error}
+					case calls[i].Decision == "approved" && e.Error != "":
+						calls[i].Refused = e.Error
 					}
 				}
 			}

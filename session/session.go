@@ -110,6 +110,11 @@ type Options struct {
 	// the gate (effects.go). Every other server's waits for a person.
 	Idempotent []string
 
+	// RulesNow reads the argument rules of the config as it is on disk
+	// now; nil: the gate's rules alone. A call a person approves is
+	// checked against them as the approval is acted on (recheck.go).
+	RulesNow func() ([]permissions.Rule, error)
+
 	lock *sessionLock // taken by Resume before it read the log
 }
 
@@ -233,6 +238,7 @@ type Session struct {
 	// the calls in doubt a resume runs again on their own, by call id,
 	// until each goes to the gate (effects.go).
 	idempotent map[string]bool
+	rulesNow   func() ([]permissions.Rule, error) // Options.RulesNow
 	retrying   map[string]InDoubt
 }
 
@@ -256,7 +262,7 @@ func New(o Options) *Session {
 		textCalls:  !o.NoTextToolCalls, fromText: map[string]bool{},
 		maxTools: o.MaxTools, embedModel: o.EmbedModel, offer: map[string][]string{}, toolsOff: map[string]bool{},
 		instructions: o.Instructions, cp: compactState{at: compactAt(o)},
-		idempotent: map[string]bool{}, retrying: map[string]InDoubt{},
+		idempotent: map[string]bool{}, retrying: map[string]InDoubt{}, rulesNow: o.RulesNow,
 	}
 	for _, name := range o.Idempotent {
 		s.idempotent[name] = true

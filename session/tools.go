@@ -200,9 +200,11 @@ func (s *Session) notCallable(c *toolCall) string {
 }
 
 // rulePrior applies a decision made before a restart: a rejection is
-// final, and an approval runs the call whatever the gate says now — the
-// person decided — unless the tool changed since; then the gate decides
-// afresh (settled is false, as it is without a prior decision).
+// final, and an approval runs the call whatever the gate's mode and
+// allow-lists say now — the person decided — unless a deny rule of the
+// moment matches it (recheck.go: refused, naming the rule) or the tool
+// changed since; then the gate decides afresh (settled is false, as it
+// is without a prior decision).
 func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 	if !c.hasPrior {
 		return ruling{}, false
@@ -217,6 +219,9 @@ func (s *Session) rulePrior(c *toolCall) (r ruling, settled bool) {
 	}
 	change := def.changed(c.tool)
 	if change == "" {
+		if why := s.refusedNow(c); why != "" {
+			return s.deny(c, "policy", why, why), true
+		}
 		s.permission(c, "allowed", "user", "approved before the restart")
 		return runCall, true
 	}
@@ -257,6 +262,9 @@ func (s *Session) ask(ctx context.Context, c *toolCall, reason string) ruling {
 	if !ans.runs() {
 		return s.deny(c, "user", "the user said no", "denied: the user declined this call")
 	}
+	if why := s.refusedNow(c); why != "" {
+		return s.deny(c, "policy", why, why)
+	}
 	s.applyAnswer(c, ans)
 	s.permission(c, "allowed", "user", "")
 	crashAt("after-decision")
@@ -288,6 +296,9 @@ func (s *Session) park(ctx context.Context, c *toolCall, reason string) ruling {
 	// (a resumed session treats an allowed call without a result as
 	// in doubt).
 	crashAt("after-decision")
+	if why := s.refusedNow(c); why != "" {
+		return s.deny(c, "policy", why, why)
+	}
 	if why, changed := s.changedWhileParked(c); changed {
 		return s.deny(c, "policy", "the tool changed while the call waited for approval ("+why+")",
 			"not run: "+c.name+" changed while the call waited for approval ("+why+"); call it again to have it decided again")

@@ -104,6 +104,9 @@ type Decisions interface {
 	AnswerAsk(callID string, a session.Answer) bool
 	Decide(approvalID string, approve bool) error
 	Approvals() []permissions.Approval
+	// ApprovalNotice says when a rule of the moment denies the asked or
+	// parked call callID (approving will refuse it); it reads the config.
+	ApprovalNotice(callID string) string
 }
 
 // Resume finishes a turn a resumed session still owes.

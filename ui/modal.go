@@ -20,6 +20,7 @@ type modal struct {
 	scroll   int       // first argument line shown
 	box      boxFocus  // whether it has the keys (boxfocus.go)
 	save     *saveStep // A's second step, when shown (rulesave.go)
+	notice   string    // a rule of the moment denies the call (rulenotice.go)
 
 	argsWidth int      // the width args was wrapped for
 	args      []string // the wrapped argument lines
@@ -172,13 +173,15 @@ func (md *modal) render(m *Model, width, height int) string {
 	case c.destroys:
 		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
 	}
+	notice := md.noticeLines(m, w-4)
+	b.WriteString(notice)
 	b.WriteString("\narguments\n")
 	wrapped := md.layoutArgs(m, w) // modalargs.go
 	save := ""
 	if md.save != nil {
 		save = m.renderSave(md, w)
 	}
-	rows := max(height-14-strings.Count(save, "\n"), 3)
+	rows := max(height-14-strings.Count(save, "\n")-strings.Count(notice, "\n"), 3)
 	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
 	end := min(md.scroll+rows, len(wrapped))
 	for _, l := range wrapped[md.scroll:end] {

@@ -150,6 +150,7 @@ type Model struct {
 	rs        *resState // resources known for @ completion (resources_complete.go)
 	attaching int       // sends reading their resources (@SERVER:URI)
 	later     []tea.Cmd // commands started outside update's return, run after it
+	rules     ruleWatch // the front box's check against the rules of the moment (rulenotice.go)
 
 	running  bool
 	turn     int
@@ -323,6 +324,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.later = nil
 	}
 	m.showFront()
+	cmd = tea.Batch(cmd, m.watchFrontRules())
 	if m.modalWake {
 		m.modalWake = false
 		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
@@ -412,6 +414,8 @@ func (m *Model) updateServerExtras(msg tea.Msg) tea.Cmd {
 		return m.handleResComp(msg)
 	case attachSentMsg:
 		m.handleAttachSent(msg)
+	case ruleNoticeMsg:
+		return m.handleRuleNotice(msg)
 	}
 	return nil
 }
