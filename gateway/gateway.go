@@ -66,6 +66,7 @@ type Gateway struct {
 	o   Options
 	srv *server.MCPServer
 	lim *limiter
+	pq  *parkQuota
 
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
@@ -80,7 +81,7 @@ type Gateway struct {
 // they are now. Its instructions name every server that is not connected,
 // so that a client is told why its tools are missing.
 func New(o Options) *Gateway {
-	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now)}
+	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits)}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
@@ -253,7 +254,11 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: req.GetArguments(),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
-		Ask: g.awaitPoll()})
+		Ask: g.awaitPoll(), Admit: func(size int64) (func(), string) { return g.pq.admit(clientKey(ctx), client, size) }})
+	if out.Decision == session.GatewayLimited {
+		line.Decision, line.Error = DecisionLimited, out.Reason
+		return errorResult(out.Reason), nil
+	}
 	line.outcomeOf(out)
 	noteTaskOutcome(ctx, out)
 	switch {
