@@ -81,7 +81,7 @@ type Gateway struct {
 // they are now. Its instructions name every server that is not connected,
 // so that a client is told why its tools are missing.
 func New(o Options) *Gateway {
-	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits)}
+	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits), tasks: newTaskTable(o.Limits.withDefaults())}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)

@@ -36,6 +36,13 @@ type Limits struct {
 	// of it is logged.
 	ParkCalls, ParkCallsTotal int
 	ParkBytes, ParkBytesTotal int64
+	// TaskResults is how many results of task-augmented calls that did
+	// not park (ran or were refused at once) the gateway keeps for their
+	// clients' tasks/result (serve.task_results_max), TaskResultBytes how
+	// many bytes of them (serve.task_results_max_bytes): past either,
+	// the oldest are dropped.
+	TaskResults     int
+	TaskResultBytes int64
 }
 
 // DefaultLimits are the limits unless the config says otherwise: enough
@@ -45,7 +52,8 @@ type Limits struct {
 // upstream servers for itself (8 at once, and a tight loop over them held
 // to 2,000 a second).
 var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 2000, Burst: 4000,
-	ParkCalls: 64, ParkBytes: 32 << 20, ParkCallsTotal: 1024, ParkBytesTotal: 256 << 20}
+	ParkCalls: 64, ParkBytes: 32 << 20, ParkCallsTotal: 1024, ParkBytesTotal: 256 << 20,
+	TaskResults: 256, TaskResultBytes: 32 << 20}
 
 // withDefaults is l with each unset limit at its default.
 func (l Limits) withDefaults() Limits {
@@ -66,6 +74,8 @@ func (l Limits) withDefaults() Limits {
 	d.ParkCallsTotal = cmpOr(l.ParkCallsTotal, d.ParkCallsTotal)
 	d.ParkBytes = cmpOr(l.ParkBytes, d.ParkBytes)
 	d.ParkBytesTotal = cmpOr(l.ParkBytesTotal, d.ParkBytesTotal)
+	d.TaskResults = cmpOr(l.TaskResults, d.TaskResults)
+	d.TaskResultBytes = cmpOr(l.TaskResultBytes, d.TaskResultBytes)
 	return d
 }
 
