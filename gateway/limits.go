@@ -43,6 +43,12 @@ type Limits struct {
 	// the oldest are dropped.
 	TaskResults     int
 	TaskResultBytes int64
+	// Sessions is how many streamable-HTTP sessions may be live at once
+	// (serve.http_sessions_max): a new one past it ends the idlest.
+	// SessionIdle is how long a session with no request under way lives
+	// (serve.http_session_idle).
+	Sessions    int
+	SessionIdle time.Duration
 }
 
 // DefaultLimits are the limits unless the config says otherwise: enough
@@ -53,7 +59,7 @@ type Limits struct {
 // to 2,000 a second).
 var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 2000, Burst: 4000,
 	ParkCalls: 64, ParkBytes: 32 << 20, ParkCallsTotal: 1024, ParkBytesTotal: 256 << 20,
-	TaskResults: 256, TaskResultBytes: 32 << 20}
+	TaskResults: 256, TaskResultBytes: 32 << 20, Sessions: 1024, SessionIdle: time.Hour}
 
 // withDefaults is l with each unset limit at its default.
 func (l Limits) withDefaults() Limits {
@@ -76,6 +82,8 @@ func (l Limits) withDefaults() Limits {
 	d.ParkBytesTotal = cmpOr(l.ParkBytesTotal, d.ParkBytesTotal)
 	d.TaskResults = cmpOr(l.TaskResults, d.TaskResults)
 	d.TaskResultBytes = cmpOr(l.TaskResultBytes, d.TaskResultBytes)
+	d.Sessions = cmpOr(l.Sessions, d.Sessions)
+	d.SessionIdle = cmpOr(l.SessionIdle, d.SessionIdle)
 	return d
 }
 
