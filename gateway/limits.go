@@ -29,11 +29,11 @@ type Limits struct {
 	Burst int
 	// ParkCalls is how many calls of one client may wait for a person
 	// at once (serve.park_max_calls_per_client), ParkBytes how many
-	// bytes they may put in the session log (serve.park_max_bytes_per_client;
-	// session.ParkedSize); ParkCallsTotal and ParkBytesTotal bound the
-	// same for all clients together (serve.park_max_calls,
-	// serve.park_max_bytes). A call past one is refused before anything
-	// of it is logged.
+	// bytes they may put in the session log, as the session counts them
+	// (serve.park_max_bytes_per_client); ParkCallsTotal and
+	// ParkBytesTotal bound the same for all clients together
+	// (serve.park_max_calls, serve.park_max_bytes). A call past one is
+	// refused before anything of it is logged.
 	ParkCalls, ParkCallsTotal int
 	ParkBytes, ParkBytesTotal int64
 	// TaskResults is how many results of task-augmented calls that did

@@ -45,7 +45,7 @@ type GatewayCall struct {
 	Ask time.Duration
 	// Admit, when set, is asked before anything of a call that would
 	// park (or be asked, and perhaps park) is logged, with the bytes the
-	// call would put in the log while it waits (ParkedSize). A refusal
+	// call would put in the log while it waits (parkedSize). A refusal
 	// refuses the call (GatewayLimited), nothing logged; otherwise
 	// release is called once the call no longer waits (decided,
 	// withdrawn, expired, or it never parked).
@@ -86,7 +86,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		// over its client's quota of waiting calls leaves no trace.
 		v = s.gate.Decide(c.perm)
 		if gc.Admit != nil && (parks(v, gc.ParkUnlisted) || v.Decision == permissions.AskUser && gc.Ask > 0) {
-			rel, refusal := gc.Admit(ParkedSize(c.args, c.tool.Description))
+			rel, refusal := gc.Admit(s.parkedSize(c))
 			if refusal != "" {
 				return GatewayOutcome{Decision: GatewayLimited, Reason: refusal}
 			}

@@ -1,19 +1,21 @@
 package session
 
-import "encoding/json"
+import "latch/mcp"
 
-// ParkedSize is the bytes a gateway's parked call puts in the session log
-// while it waits, as GatewayCall.Admit is told them: its arguments twice
-// (the tool_call event and the approval_parked one, which the approval
-// screens read) and the tool's description, with room for the events'
-// other fields.
-func ParkedSize(args map[string]any, description string) int64 {
-	b, err := json.Marshal(args)
+// parkedSize is the bytes a gateway's parked call puts in the session log
+// while it waits, as GatewayCall.Admit is told them: its arguments as the
+// log writes them (redacted, in the wire form's escapes) twice (the
+// tool_call event and the approval_parked one, which the approval screens
+// read) and the tool's description, with room for the events' other
+// fields.
+func (s *Session) parkedSize(c *toolCall) int64 {
+	b, err := Marshal(&ToolCallEvent{Arguments: mcp.RedactAll(s.servers, c.args)})
 	n := int64(len(b))
 	if err != nil {
 		n = 0
 	}
-	return 2*n + int64(len(description)) + parkedOverhead
+	d, _ := Marshal(&ToolCallEvent{Tool: mcp.RedactAll(s.servers, c.tool.Description)})
+	return 2*n + int64(len(d)) + parkedOverhead
 }
 
 // parkedOverhead is a bound on what the three events of a parked call

@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,4 +127,35 @@ func TestGatewayParkQuotaGivenBackWhenTheAskedCallRuns(t *testing.T) {
 	if got := <-out; got.Decision != session.GatewayAllowed || q.holding() != 0 {
 		t.Errorf("answered yes: %+v, %d held; want it run and its room given back", got, q.holding())
 	}
+}
+
+// The bytes a call is admitted with bound what its parking adds to the
+// session log, even for arguments the log writes longer than JSON does
+// (C1 controls, each escaped as \u0085).
+func TestGatewayParkQuotaSizeBoundsTheLog(t *testing.T) {
+	dir := t.TempDir()
+	h := newToolHarness(t, session.Options{NonInteractive: true, LogDir: dir, Policy: permissions.Policy{Mode: permissions.Approve}})
+	q := &quota{max: 10}
+	path := filepath.Join(dir, h.sess.ID()+".jsonl")
+	for _, text := range []string{strings.Repeat("\u0085", 5000), strings.Repeat("<&>", 5000), strings.Repeat("\x01", 5000)} {
+		before := size(t, path)
+		out := h.sess.GatewayCall(bounded(t), session.GatewayCall{Client: "ci", Name: "notes__write_note",
+			Arguments: map[string]any{"text": text}, Admit: q.admit})
+		if out.Decision != session.GatewayParked {
+			t.Fatalf("call: %+v", out)
+		}
+		h.r.until(func(e session.Event) bool { _, ok := e.(*session.ApprovalParkedEvent); return ok })
+		if grown, told := size(t, path)-before, q.sizes[len(q.sizes)-1]; grown > told {
+			t.Errorf("%.10q…: the log grew by %d bytes; admit was told %d", text, grown, told)
+		}
+	}
+}
+
+func size(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
