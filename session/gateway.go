@@ -85,12 +85,9 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		// The gate decides before anything is logged, so that a call
 		// over its client's quota of waiting calls leaves no trace.
 		v = s.gate.Decide(c.perm)
-		if gc.Admit != nil && (parks(v, gc.ParkUnlisted) || v.Decision == permissions.AskUser && gc.Ask > 0) {
-			rel, refusal := gc.Admit(s.parkedSize(c))
-			if refusal != "" {
-				return GatewayOutcome{Decision: GatewayLimited, Reason: refusal}
-			}
-			release = rel
+		var refusal string
+		if release, refusal = s.admit(c, v, gc); refusal != "" {
+			return GatewayOutcome{Decision: GatewayLimited, Reason: refusal}
 		}
 	}
 	parked := false

@@ -1,6 +1,25 @@
 package session
 
-import "latch/mcp"
+import (
+	"latch/mcp"
+	"latch/permissions"
+)
+
+// admit asks gc.Admit for room for c when the verdict v would park it or
+// put it to the person at the chat (who may leave it parked): the
+// release to call once it no longer waits, or why it is refused. A call
+// that runs or is refused at once needs no room.
+func (s *Session) admit(c *toolCall, v permissions.Verdict, gc GatewayCall) (release func(), refusal string) {
+	mayPark := parks(v, gc.ParkUnlisted) || v.Decision == permissions.AskUser && gc.Ask > 0
+	if gc.Admit == nil || !mayPark {
+		return func() {}, ""
+	}
+	release, refusal = gc.Admit(s.parkedSize(c))
+	if release == nil {
+		release = func() {}
+	}
+	return release, refusal
+}
 
 // parkedSize is the bytes a gateway's parked call puts in the session log
 // while it waits, as GatewayCall.Admit is told them: its arguments as the
