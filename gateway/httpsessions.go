@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -28,9 +29,15 @@ type sessions struct {
 	idle time.Duration
 	// end drops what mcp-go holds for an ended session (endSession).
 	end func(id string)
+	// capped and idled are what a client of a session ended for the cap,
+	// or for idling, is told.
+	capped, idled string
 
 	mu   sync.Mutex
 	live map[string]*liveSession
+	// ended says why the latest sessions the gateway ended itself
+	// ended (at most maxGone), for their clients' next request.
+	ended ring
 }
 
 // liveSession is a session's last request, and its requests under way
@@ -41,7 +48,11 @@ type liveSession struct {
 }
 
 func newSessions(l Limits) *sessions {
-	return &sessions{max: l.Sessions, idle: l.SessionIdle, end: func(string) {}, live: map[string]*liveSession{}}
+	return &sessions{max: l.Sessions, idle: l.SessionIdle, end: func(string) {}, live: map[string]*liveSession{},
+		capped: fmt.Sprintf("Not Found: latch serve ended this session: it was the idlest when a new one "+
+			"passed the %d sessions it keeps (serve.http_sessions_max); initialize a new session", l.Sessions),
+		idled: fmt.Sprintf("Not Found: latch serve ended this session: no request for %s "+
+			"(serve.http_session_idle); initialize a new session", l.SessionIdle)}
 }
 
 // Generate issues a new session id (its initialize under way: busy until
@@ -54,6 +65,7 @@ func (s *sessions) Generate() string {
 	for len(s.live) >= s.max {
 		old := s.idlest()
 		delete(s.live, old)
+		s.ended.put(old, s.capped)
 		ended = append(ended, old)
 	}
 	s.live[id] = &liveSession{last: now, busy: 1}
@@ -106,8 +118,15 @@ func (s *sessions) Terminate(id string) (notAllowed bool, err error) {
 func (s *sessions) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(server.HeaderKeySessionID)
-		if id != "" && s.enter(id) {
-			defer s.leave(id)
+		if id != "" {
+			live, why := s.enter(id)
+			if why != "" {
+				http.Error(w, why, http.StatusNotFound)
+				return
+			}
+			if live {
+				defer s.leave(id)
+			}
 		}
 		next.ServeHTTP(w, r)
 		if id == "" {
@@ -118,17 +137,18 @@ func (s *sessions) track(next http.Handler) http.Handler {
 	})
 }
 
-// enter notes a request of session id under way; false when id is not live.
-func (s *sessions) enter(id string) bool {
+// enter notes a request of session id under way; false when id is not
+// live, with why when the gateway ended it.
+func (s *sessions) enter(id string) (live bool, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.live[id]
 	if l == nil {
-		return false
+		return false, s.ended.get(id)
 	}
 	l.busy++
 	l.last = time.Now()
-	return true
+	return true, ""
 }
 
 // leave notes the end of a request of session id.
@@ -149,6 +169,7 @@ func (s *sessions) sweep(now time.Time) {
 	for id, l := range s.live {
 		if l.busy == 0 && now.Sub(l.last) > s.idle {
 			delete(s.live, id)
+			s.ended.put(id, s.idled)
 			ended = append(ended, id)
 		}
 	}
@@ -185,3 +206,24 @@ func endSession(h http.Handler) func(id string) {
 		h.ServeHTTP(&recorder{header: http.Header{}}, r)
 	}
 }
+
+// ring remembers what was said of the latest maxGone ids.
+type ring struct {
+	said map[string]string
+	ids  []string
+	at   int // the next slot of ids to reuse
+}
+
+// put remembers why for id, forgetting the oldest past maxGone.
+func (r *ring) put(id, why string) {
+	if r.said == nil {
+		r.said, r.ids = map[string]string{}, make([]string, maxGone)
+	}
+	delete(r.said, r.ids[r.at])
+	r.ids[r.at] = id
+	r.said[id] = why
+	r.at = (r.at + 1) % maxGone
+}
+
+// get is what was said of id, or "".
+func (r *ring) get(id string) string { return r.said[id] }

@@ -56,9 +56,14 @@ func TestNewSessionPastTheCapEndsTheIdlest(t *testing.T) {
 	if res, err := call(t, first, "up__echo", map[string]any{"text": "1"}); err != nil || res.IsError {
 		t.Fatalf("first's call: %v %+v", err, res) // first is now the less idle
 	}
+	ended := second.GetSessionId()
 	third := r.connectAt(t, "2025-11-25", "third", nil)
 	if _, err := call(t, second, "up__echo", nil); err == nil {
 		t.Errorf("the idlest session's call went through; want it ended")
+	}
+	code, body := post(t, &http.Client{Timeout: time.Minute}, r.url, ended, listTools)
+	if want := "it was the idlest when a new one passed the 2 sessions it keeps (serve.http_sessions_max)"; code != http.StatusNotFound || !strings.Contains(body, want) {
+		t.Errorf("a request of the ended session: %d %q; want 404 %q", code, body, want)
 	}
 	for _, c := range []struct {
 		name string
@@ -86,6 +91,7 @@ func TestIdleSessionsAreSwept(t *testing.T) {
 		OnClients: func(n int) { mu.Lock(); counts = append(counts, n); mu.Unlock() }},
 		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
 	c := r.connectAt(t, "2025-11-25", "idler", nil)
+	swept := c.GetSessionId()
 	mcptestutil.WaitFor(t, 20*time.Second, "the client counted, then its idle session ended", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -94,6 +100,10 @@ func TestIdleSessionsAreSwept(t *testing.T) {
 	if _, err := call(t, c, "up__echo", nil); err == nil {
 		t.Errorf("the swept session's call went through")
 	}
+	code, body := post(t, &http.Client{Timeout: time.Minute}, r.url, swept, listTools)
+	if want := "no request for 200ms (serve.http_session_idle)"; code != http.StatusNotFound || !strings.Contains(body, want) {
+		t.Errorf("a request of the swept session: %d %q; want 404 %q", code, body, want)
+	}
 }
 
 // initialize opens a session with a bare initialize request and returns
@@ -101,6 +111,27 @@ func TestIdleSessionsAreSwept(t *testing.T) {
 func initialize(t *testing.T, hc *http.Client, url string) string {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`
+	code, _, id := postFull(t, hc, url, "", body)
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d", code)
+	}
+	return id
+}
+
+// listTools is a tools/list request.
+const listTools = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+
+// post posts body to the gateway in session sid, and returns the status
+// and the body of the answer.
+func post(t *testing.T, hc *http.Client, url, sid, body string) (int, string) {
+	t.Helper()
+	code, text, _ := postFull(t, hc, url, sid, body)
+	return code, text
+}
+
+// postFull is post, with the session id the answer names.
+func postFull(t *testing.T, hc *http.Client, url, sid, body string) (int, string, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -108,14 +139,15 @@ func initialize(t *testing.T, hc *http.Client, url string) string {
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("initialize: %s", resp.Status)
-	}
-	return resp.Header.Get("Mcp-Session-Id")
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("Mcp-Session-Id")
 }

@@ -24,10 +24,8 @@ type taskTable struct {
 	order []string // the ids of done, oldest first
 	bytes int64    // the sizes of done, summed
 	// gone are the ids dropped for room, the latest maxGone, so that
-	// their clients are told why; goneAt is the next slot to reuse.
-	gone   map[string]bool
-	ring   []string
-	goneAt int
+	// their clients are told why.
+	gone ring
 }
 
 // doneTask is the outcome of a task-augmented call that did not park.
@@ -37,8 +35,8 @@ type doneTask struct {
 	size    int64
 }
 
-// maxGone is how many dropped task ids are remembered, to tell their
-// clients why (an id is 15 bytes).
+// maxGone is how many ids of dropped tasks, and of ended sessions, are
+// remembered, to tell their clients why.
 const maxGone = 4096
 
 func newTaskTable(l Limits) taskTable {
@@ -88,13 +86,7 @@ func (tt *taskTable) drop(id string, forRoom bool) {
 	if !forRoom {
 		return
 	}
-	if tt.gone == nil {
-		tt.gone, tt.ring = map[string]bool{}, make([]string, maxGone)
-	}
-	delete(tt.gone, tt.ring[tt.goneAt])
-	tt.ring[tt.goneAt] = id
-	tt.gone[id] = true
-	tt.goneAt = (tt.goneAt + 1) % maxGone
+	tt.gone.put(id, "dropped")
 }
 
 // get is a done task, if kept.
@@ -110,7 +102,7 @@ func (tt *taskTable) get(id string) (doneTask, bool) {
 func (tt *taskTable) dropped(id string) string {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	if !tt.gone[id] {
+	if tt.gone.get(id) == "" {
 		return ""
 	}
 	return fmt.Sprintf("the result of task %s is no longer kept: latch serve keeps the results of at most %d tasks "+
