@@ -129,10 +129,9 @@ func (s *sessions) track(next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(w, r)
-		if id == "" {
-			if issued := w.Header().Get(server.HeaderKeySessionID); issued != "" {
-				s.leave(issued)
-			}
+		// An initialize (with a session's id or none) issued a session.
+		if issued := w.Header().Get(server.HeaderKeySessionID); issued != "" && issued != id {
+			s.leave(issued)
 		}
 	})
 }
