@@ -21,16 +21,11 @@ type ServeConfig struct {
 	ParkUnlisted bool
 	ApprovalTTL  time.Duration // "approval_ttl": how long a parked call waits (0: 24h)
 	AwaitPoll    time.Duration // "await_poll": how long one latch_await_decision waits at most (0: 20s)
-	// Each client's limits (0: gateway.DefaultLimits').
-	MaxConcurrentPerClient int // "max_concurrent_per_client": tool calls running at once
-	MaxPollsPerClient      int // "max_polls_per_client": latch_await_decision polls waiting at once
-	RatePerClient          int // "rate_per_client": calls a second, sustained
-	BurstPerClient         int // "burst_per_client": calls at once after a pause
+	ServeLimits                // the limits on clients (config_servelimits.go)
 }
 
-var serveKeys = []string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
-	"park_unlisted", "approval_ttl", "await_poll", "max_concurrent_per_client", "max_polls_per_client",
-	"rate_per_client", "burst_per_client"}
+var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
+	"park_unlisted", "approval_ttl", "await_poll"}, serveLimitKeys)
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -68,15 +63,7 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 	// Unset, they stay 0: the gateway's defaults.
 	c.ApprovalTTL = l.duration("", "serve.approval_ttl", obj["approval_ttl"], 0)
 	c.AwaitPoll = l.duration("", "serve.await_poll", obj["await_poll"], 0)
-	for _, k := range []struct {
-		key string
-		n   *int
-	}{{"max_concurrent_per_client", &c.MaxConcurrentPerClient}, {"max_polls_per_client", &c.MaxPollsPerClient},
-		{"rate_per_client", &c.RatePerClient}, {"burst_per_client", &c.BurstPerClient}} {
-		if raw, set := obj[k.key]; set {
-			*k.n = l.positiveInt("", "serve."+k.key, raw)
-		}
-	}
+	c.ServeLimits = l.serveLimits(obj)
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)
 		l.checkExpose(c.Expose, servers)

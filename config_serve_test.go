@@ -12,7 +12,9 @@ func TestLoadConfigServe(t *testing.T) {
 	path, dir := writeConfig(t, `{"mcpServers": {"mem": {"command": "x"}, "fs": {"command": "y"}},
 		"serve": {"token_file": "tok", "allow_remote": true, "tls_cert": "c.pem", "tls_key": "~/k.pem",
 		"expose": ["mem", "fs__read_text_file"], "park_unlisted": true, "approval_ttl": "1h", "await_poll": "5s",
-		"max_concurrent_per_client": 4, "max_polls_per_client": 16, "rate_per_client": 10, "burst_per_client": 30}}`)
+		"max_concurrent_per_client": 4, "max_polls_per_client": 16, "rate_per_client": 10, "burst_per_client": 30,
+		"park_max_calls_per_client": 5, "park_max_bytes_per_client": 1048576, "park_max_calls": 50, "park_max_bytes": 8388608,
+		"task_results_max": 7, "task_results_max_bytes": 2097152, "http_sessions_max": 9, "http_session_idle": "10m"}}`)
 	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +22,9 @@ func TestLoadConfigServe(t *testing.T) {
 	want := ServeConfig{TokenFile: filepath.Join(dir, "tok"), AllowRemote: true, TLSCert: filepath.Join(dir, "c.pem"),
 		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"},
 		ParkUnlisted: true, ApprovalTTL: time.Hour, AwaitPoll: 5 * time.Second,
-		MaxConcurrentPerClient: 4, MaxPollsPerClient: 16, RatePerClient: 10, BurstPerClient: 30}
+		ServeLimits: ServeLimits{MaxConcurrentPerClient: 4, MaxPollsPerClient: 16, RatePerClient: 10, BurstPerClient: 30,
+			ParkMaxCallsPerClient: 5, ParkMaxBytesPerClient: 1 << 20, ParkMaxCalls: 50, ParkMaxBytes: 8 << 20,
+			TaskResultsMax: 7, TaskResultsMaxBytes: 2 << 20, HTTPSessionsMax: 9, HTTPSessionIdle: 10 * time.Minute}}
 	if !reflect.DeepEqual(cfg.Serve, want) {
 		t.Errorf("serve: %+v\nwant  %+v", cfg.Serve, want)
 	}
@@ -43,6 +47,14 @@ func TestLoadConfigServeErrors(t *testing.T) {
 			"expected a whole number greater than 0, got 0"},
 		{"rate_per_client type", `{"serve": {"rate_per_client": "20/s"}}`, "serve.rate_per_client",
 			"expected a whole number greater than 0, got string"},
+		{"park_max_bytes_per_client 0", `{"serve": {"park_max_bytes_per_client": 0}}`, "serve.park_max_bytes_per_client",
+			"expected a whole number greater than 0, got 0"},
+		{"park_max_calls type", `{"serve": {"park_max_calls": "many"}}`, "serve.park_max_calls",
+			"expected a whole number greater than 0, got string"},
+		{"task_results_max negative", `{"serve": {"task_results_max": -1}}`, "serve.task_results_max",
+			"expected a whole number greater than 0, got -1"},
+		{"http_session_idle", `{"serve": {"http_session_idle": "0s"}}`, "serve.http_session_idle", "must be greater than 0"},
+		{"park key misspelt", `{"serve": {"park_max_call": 3}}`, "serve", `unknown key "park_max_call"; did you mean "park_max_calls"?`},
 		{"expose type", `{"serve": {"expose": "mem"}}`, "serve.expose", "expected an array of strings, got string"},
 		{"expose names no server", `{"mcpServers": {"mem": {"command": "x"}}, "serve": {"expose": ["mem", "fs__read"]}}`,
 			"serve.expose", `entry 1 ("fs__read") names no configured server`},

@@ -145,8 +145,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
 		LeftOut:      s.leftOut,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
-		Limits: gateway.Limits{Concurrent: s.cfg.Serve.MaxConcurrentPerClient, Polls: s.cfg.Serve.MaxPollsPerClient,
-			Rate: s.cfg.Serve.RatePerClient, Burst: s.cfg.Serve.BurstPerClient}})
+		Limits: s.cfg.Serve.gatewayLimits()})
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)

@@ -71,6 +71,7 @@ type Gateway struct {
 	o   Options
 	srv *server.MCPServer
 	lim *limiter
+	pq  *parkQuota
 
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
@@ -85,7 +86,7 @@ type Gateway struct {
 // they are now. Its instructions name every server that is not connected,
 // so that a client is told why its tools are missing.
 func New(o Options) *Gateway {
-	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now)}
+	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits), tasks: newTaskTable(o.Limits.withDefaults())}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
@@ -263,7 +264,11 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 	}
 	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: arguments(req),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
-		Ask: g.awaitPoll()})
+		Ask: g.awaitPoll(), Admit: func(size int64) (func(), string) { return g.pq.admit(clientKey(ctx), client, size) }})
+	if out.Decision == session.GatewayLimited {
+		line.Decision, line.Error = DecisionLimited, out.Reason
+		return errorResult(out.Reason), nil
+	}
 	line.outcomeOf(out)
 	noteTaskOutcome(ctx, out)
 	switch {

@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -104,10 +102,12 @@ func Listen(o HTTPOptions) (net.Listener, error) {
 // is guarded (see guard).
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	addr := ln.Addr().String()
-	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path),
-		server.WithSessionIdManager(&sessions{live: map[string]bool{}}))
+	ss := newSessions(g.o.Limits.withDefaults())
+	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path), server.WithSessionIdManager(ss))
+	ss.end = endSession(mcpSrv)
+	go ss.sweepEvery(ctx)
 	mux := http.NewServeMux()
-	mux.Handle(Path, g.taskHTTP(mcpSrv))
+	mux.Handle(Path, ss.track(g.taskHTTP(mcpSrv)))
 	// The server's own error log would print what clients sent: off.
 	hs := &http.Server{Handler: guard(mux, addr, o.Addr, o.Token), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}
@@ -213,42 +213,4 @@ func originAllowed(origin string, hosts map[string]bool) bool {
 		return false
 	}
 	return hosts[strings.ToLower(u.Host)]
-}
-
-// sessions are the 2025-era streamable-HTTP sessions the gateway issued
-// and that have not ended (the client's DELETE): a request naming any
-// other session id gets 404, as the spec asks, and its client starts a new
-// session. (mcp-go's default serves any well-formed id, one never issued
-// or ended too; its stateful manager remembers every ended id for ever.)
-// The 2026-07-28 stateless form has no sessions and does not come here.
-type sessions struct {
-	mu   sync.Mutex
-	live map[string]bool
-}
-
-// Generate issues a new session id.
-func (s *sessions) Generate() string {
-	id := "mcp-session-" + rand.Text()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.live[id] = true
-	return id
-}
-
-// Validate refuses an id that is not a live session (404).
-func (s *sessions) Validate(id string) (terminated bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.live[id] {
-		return false, errors.New("no such session")
-	}
-	return false, nil
-}
-
-// Terminate ends a session.
-func (s *sessions) Terminate(id string) (notAllowed bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.live, id)
-	return false, nil
 }

@@ -27,6 +27,28 @@ type Limits struct {
 	// may start at once after a pause (serve.burst_per_client).
 	Rate  int
 	Burst int
+	// ParkCalls is how many calls of one client may wait for a person
+	// at once (serve.park_max_calls_per_client), ParkBytes how many
+	// bytes they may put in the session log, as the session counts them
+	// (serve.park_max_bytes_per_client); ParkCallsTotal and
+	// ParkBytesTotal bound the same for all clients together
+	// (serve.park_max_calls, serve.park_max_bytes). A call past one is
+	// refused before anything of it is logged.
+	ParkCalls, ParkCallsTotal int
+	ParkBytes, ParkBytesTotal int64
+	// TaskResults is how many results of task-augmented calls that did
+	// not park (ran or were refused at once) the gateway keeps for their
+	// clients' tasks/result (serve.task_results_max), TaskResultBytes how
+	// many bytes of them (serve.task_results_max_bytes): past either,
+	// the oldest are dropped.
+	TaskResults     int
+	TaskResultBytes int64
+	// Sessions is how many streamable-HTTP sessions may be live at once
+	// (serve.http_sessions_max): a new one past it ends the idlest.
+	// SessionIdle is how long a session with no request under way lives
+	// (serve.http_session_idle).
+	Sessions    int
+	SessionIdle time.Duration
 }
 
 // DefaultLimits are the limits unless the config says otherwise: enough
@@ -35,7 +57,9 @@ type Limits struct {
 // calls in a row stay under the rate), not for one client taking the
 // upstream servers for itself (8 at once, and a tight loop over them held
 // to 2,000 a second).
-var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 2000, Burst: 4000}
+var DefaultLimits = Limits{Concurrent: 8, Polls: 32, Rate: 2000, Burst: 4000,
+	ParkCalls: 64, ParkBytes: 32 << 20, ParkCallsTotal: 1024, ParkBytesTotal: 256 << 20,
+	TaskResults: 256, TaskResultBytes: 32 << 20, Sessions: 1024, SessionIdle: time.Hour}
 
 // withDefaults is l with each unset limit at its default.
 func (l Limits) withDefaults() Limits {
@@ -51,6 +75,22 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Burst > 0 {
 		d.Burst = l.Burst
+	}
+	d.ParkCalls = cmpOr(l.ParkCalls, d.ParkCalls)
+	d.ParkCallsTotal = cmpOr(l.ParkCallsTotal, d.ParkCallsTotal)
+	d.ParkBytes = cmpOr(l.ParkBytes, d.ParkBytes)
+	d.ParkBytesTotal = cmpOr(l.ParkBytesTotal, d.ParkBytesTotal)
+	d.TaskResults = cmpOr(l.TaskResults, d.TaskResults)
+	d.TaskResultBytes = cmpOr(l.TaskResultBytes, d.TaskResultBytes)
+	d.Sessions = cmpOr(l.Sessions, d.Sessions)
+	d.SessionIdle = cmpOr(l.SessionIdle, d.SessionIdle)
+	return d
+}
+
+// cmpOr is n when set (above 0), else its default d.
+func cmpOr[T int | int64 | time.Duration](n, d T) T {
+	if n > 0 {
+		return n
 	}
 	return d
 }

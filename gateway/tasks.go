@@ -14,7 +14,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -40,43 +39,6 @@ const (
 type rpcError struct {
 	code    int
 	message string
-}
-
-// taskTable holds the tasks whose call did not park: their outcome is
-// final at once and the session keeps none of it. A parked call's task
-// is read from the session.
-type taskTable struct {
-	mu   sync.Mutex
-	done map[string]doneTask
-}
-
-// doneTask is the outcome of a task-augmented call that did not park.
-type doneTask struct {
-	out     session.GatewayOutcome
-	created time.Time
-}
-
-// put keeps a done task for keepDone, dropping those kept longer.
-func (tt *taskTable) put(out session.GatewayOutcome, now time.Time) {
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	if tt.done == nil {
-		tt.done = map[string]doneTask{}
-	}
-	for id, d := range tt.done {
-		if now.Sub(d.created) > keepDone {
-			delete(tt.done, id)
-		}
-	}
-	tt.done[out.ID] = doneTask{out: out, created: now}
-}
-
-// get is a done task, if kept.
-func (tt *taskTable) get(id string) (doneTask, bool) {
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	d, ok := tt.done[id]
-	return d, ok && time.Since(d.created) <= keepDone
 }
 
 // taskSlot receives the outcome of a task-augmented call from the tool
@@ -193,6 +155,9 @@ func (g *Gateway) taskRequest(ctx context.Context, m taskMessage) (any, *rpcErro
 	}
 	out, created, ok := g.lookup(m.Params.TaskID)
 	if !ok {
+		if why := g.tasks.dropped(m.Params.TaskID); why != "" {
+			return nil, &rpcError{codeInvalidParams, why}
+		}
 		return nil, &rpcError{codeInvalidParams, "no task has the id " + quote(m.Params.TaskID)}
 	}
 	switch mcpgo.MCPMethod(m.Method) {

@@ -20,6 +20,9 @@ const (
 	GatewayUnknown = "unknown" // no connected server has the tool
 	GatewayParked  = "parked"  // it waits for a person (until Expires): poll GatewayAwait
 	GatewayExpired = "expired" // no one decided in time: it never ran
+	// GatewayLimited: GatewayCall.Admit refused a call that would have
+	// parked (Reason says why); nothing of it is in the log.
+	GatewayLimited = "limited"
 )
 
 // GatewayCall is one tool call an MCP client made through latch serve.
@@ -40,6 +43,13 @@ type GatewayCall struct {
 	// person at the chat (latch --serve) before it parks; 0 parks it at
 	// once. A NonInteractive session asks no one.
 	Ask time.Duration
+	// Admit, when set, is asked before anything of a call that would
+	// park (or be asked, and perhaps park) is logged, with the bytes the
+	// call would put in the log while it waits (parkedSize). A refusal
+	// refuses the call (GatewayLimited), nothing logged; otherwise
+	// release is called once the call no longer waits (decided,
+	// withdrawn, expired, or it never parked).
+	Admit func(size int64) (release func(), refusal string)
 }
 
 // GatewayOutcome is what became of a GatewayCall.
@@ -69,6 +79,23 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
 	c.perm = gateCall(c.tool, c.args)
+	var v permissions.Verdict
+	release := func() {}
+	if c.known {
+		// The gate decides before anything is logged, so that a call
+		// over its client's quota of waiting calls leaves no trace.
+		v = s.gate.Decide(c.perm)
+		var refusal string
+		if release, refusal = s.admit(c, v, gc); refusal != "" {
+			return GatewayOutcome{Decision: GatewayLimited, Reason: refusal}
+		}
+	}
+	parked := false
+	defer func() {
+		if !parked {
+			release()
+		}
+	}()
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
 		Client: gc.Client})
@@ -78,13 +105,15 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		out.Decision = GatewayUnknown
 		return out
 	}
-	v := s.gate.Decide(c.perm)
 	c.decidedBy(v)
 	if v.Decision == permissions.AskUser && gc.Ask > 0 {
-		return s.gatewayAsk(ctx, c, gc, v.Reason)
+		out := s.gatewayAsk(ctx, c, gc, v.Reason, release)
+		parked = out.Decision == GatewayParked
+		return out
 	}
 	if parks(v, gc.ParkUnlisted) {
-		return s.gatewayPark(c, gc.Client, v.Reason, gc.TTL)
+		parked = true
+		return s.gatewayPark(c, gc.Client, v.Reason, gc.TTL, release)
 	}
 	if v.Decision != permissions.Allow || !v.Allowed() {
 		out.Decision, out.Reason = GatewayDenied, gatewayDenial(c, v)
@@ -127,7 +156,7 @@ func newInvocationID() string {
 // parks it: the client gets the awaiting result at once. A client that
 // gives up its call first has it refused: no one approves a call its
 // client no longer waits for.
-func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, reason string) GatewayOutcome {
+func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, reason string, release func()) GatewayOutcome {
 	s.noteSavedChanged(c)
 	ans, answered := s.askFor(ctx, c, gc.Ask, func() { s.permission(c, "asked", "policy", reason) })
 	out := GatewayOutcome{ID: c.id}
@@ -137,7 +166,7 @@ func (s *Session) gatewayAsk(ctx context.Context, c *toolCall, gc GatewayCall, r
 		s.deny(c, "client", out.Reason, out.Reason)
 		return out
 	case !answered, ans == AnswerLater:
-		return s.gatewayPark(c, gc.Client, reason, gc.TTL)
+		return s.gatewayPark(c, gc.Client, reason, gc.TTL, release)
 	case !ans.runs():
 		s.gate.RecordDecision(c.id, false)
 		out.Decision, out.Reason = GatewayDenied, "declined by the person at latch's chat"

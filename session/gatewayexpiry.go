@@ -62,6 +62,7 @@ func (s *Session) expireDue() {
 	for len(s.gw.queue) > 0 && !s.gw.queue[0].expires.After(now) {
 		p := heap.Pop(&s.gw.queue).(*gatewayParked)
 		if _, waiting := s.takeParked(p.approvalID); waiting {
+			p.unpark()
 			due = append(due, p)
 		}
 	}

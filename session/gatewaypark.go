@@ -26,6 +26,19 @@ type gatewayParked struct {
 	expires    time.Time
 	done       chan struct{}
 	out        GatewayOutcome
+	// release gives back the call's share of its client's quota of
+	// waiting calls (GatewayCall.Admit) once it no longer waits; nil
+	// once given back.
+	release func()
+}
+
+// unpark gives back p's share of its client's quota: it no longer waits.
+// The caller holds s.mu.
+func (p *gatewayParked) unpark() {
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
 }
 
 // parks says whether the gate's verdict puts the call to a person, whom
@@ -64,11 +77,11 @@ func (s *Session) GatewayParks(name string, parkUnlisted bool) bool {
 // (approval_parked, on disk before the client hears of it) and returns at
 // once. Nothing waits for it: a decision settles it (gatewayDecision),
 // the session's one expiry timer expires it.
-func (s *Session) gatewayPark(c *toolCall, client, reason string, ttl time.Duration) GatewayOutcome {
+func (s *Session) gatewayPark(c *toolCall, client, reason string, ttl time.Duration, release func()) GatewayOutcome {
 	if ttl <= 0 {
 		ttl = DefaultApprovalTTL
 	}
-	p := &gatewayParked{call: c, expires: time.Now().Add(ttl).UTC(), done: make(chan struct{})}
+	p := &gatewayParked{call: c, expires: time.Now().Add(ttl).UTC(), done: make(chan struct{}), release: release}
 	s.mu.Lock()
 	p.approvalID = s.parkLocked(c, s.gatewayDecision(p))
 	s.addGatewayCall(c.id, p)
@@ -105,6 +118,7 @@ func (s *Session) gatewayDecision(p *gatewayParked) onDecision {
 		s.publishDecision(p.approvalID, c.id, decisionName(approve), by, why)
 		s.gate.RecordDecision(c.id, approve)
 		s.mu.Lock()
+		p.unpark()
 		closing := s.closing
 		s.mu.Unlock()
 		if closing {
@@ -168,6 +182,9 @@ func (s *Session) gatewayDecide(invocationID, decision, by, reason string) error
 		return fmt.Errorf("%s: %w", invocationID, permissions.ErrAlreadyResolved)
 	}
 	if decision == withdrawnDecision {
+		s.mu.Lock()
+		p.unpark()
+		s.mu.Unlock()
 		c := p.call
 		s.publishDecision(p.approvalID, c.id, withdrawnDecision, by, reason)
 		s.gate.RecordDecision(c.id, false)
