@@ -17,6 +17,7 @@ require (
 	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/term v0.36.0
+	golang.org/x/text v0.30.0
 )
 
 require (
@@ -56,6 +57,5 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/yuin/goldmark-emoji v1.0.6 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
-	golang.org/x/text v0.30.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ func NewGate(p Policy) *Gate {
 		flagAllow:   nameSet(p.FlagAllow),
 		servers:     knownServers(p),
 		interactive: true,
-		rules:       newRuleSet(p.Rules, p.Home),
+		rules:       newRuleSet(p.Rules, p.Home, p.PathCase.folds(runtime.GOOS)),
 		exactArgs:   nameSet(p.ExactArgs),
 	}
 	for server, m := range p.ServerModes {

@@ -75,6 +75,9 @@ type Policy struct {
 	// Home expands a leading "~" in a call's string arguments, as rules
 	// read them; "" leaves it as it is.
 	Home string
+	// PathCase is whether the rules compare paths case-folded; the zero
+	// value folds on macOS and Windows, whose file systems do.
+	PathCase PathCase
 }
 
 // Reading is one way to read a namespaced name: a tool of a server.

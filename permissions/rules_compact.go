@@ -218,5 +218,5 @@ func (r Rule) FlagText() string {
 func (g *Gate) AddRule(r Rule) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.rules = newRuleSet(append(slices.Clone(g.rules.rules), r), g.rules.home)
+	g.rules = newRuleSet(append(slices.Clone(g.rules.rules), r), g.rules.home, g.rules.fold)
 }

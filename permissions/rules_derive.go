@@ -129,5 +129,5 @@ func derivedFits(spec RuleSpec, c Call, home string) bool {
 		return false
 	}
 	servers := []string{c.Server}
-	return r.covers(c, servers) && r.matches(&callValues{args: c.Args, home: home})
+	return r.covers(c, servers) && r.matches(newCallValues(c, nfc(strings.ReplaceAll(home, `\`, "/")), false))
 }

@@ -39,7 +39,7 @@ func TestDeriveRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Call{Server: "fs", Tool: "read_text_file", Name: "fs__read_text_file", Args: tc.args}
+			c := Call{Server: "fs", Tool: "read_text_file", Name: "fs__read_text_file", Args: tc.args, Bases: []string{"/srv/w"}}
 			var got []string
 			for _, spec := range DeriveRules(c, testHome) {
 				got = append(got, FormatCompact(spec))

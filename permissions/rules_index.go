@@ -124,7 +124,7 @@ func ruleKeys(r *Rule) []ruleKey {
 		case matchPath:
 			pre = pathStart(a.m.segs, a.m.lit)
 		case matchNumber:
-			out = append(out, ruleKey{name: a.name, key: valueKey(a.m.num), kind: keyValue})
+			out = append(out, ruleKey{name: a.name, key: "n" + a.m.dec, kind: keyValue})
 			continue
 		case matchBool:
 			out = append(out, ruleKey{name: a.name, key: valueKey(a.m.b), kind: keyValue})
@@ -155,13 +155,16 @@ func (l *ruleList) candidates(v *callValues) []int {
 	c := candidateList{out: slices.Clip(l.always), limit: len(l.all) / 4}
 	for name, ix := range l.byArg {
 		if name == AnyArg {
-			for _, s := range v.strings() {
-				ix.findReadings(v.reading(s), &c)
+			for _, l := range v.strings() {
+				ix.findReadings(v.reading(l.s, l.path), &c)
 			}
 			continue
 		}
 		if val, ok := v.args[name]; ok {
-			ix.findLeaves(val, v, &c)
+			eachLeaf(val, pathName(name), func(l any, isPath, _ bool) bool {
+				ix.findLeaf(l, isPath, v, &c)
+				return !c.full
+			})
 		}
 	}
 	if c.full || len(c.out) > c.limit {
@@ -186,32 +189,40 @@ func (c *candidateList) add(rules []int) {
 	c.out = append(c.out, rules...)
 }
 
-// findLeaves adds the rules keyed on a scalar of x, at any depth.
-func (ix *affixIndex) findLeaves(x any, v *callValues, c *candidateList) {
-	switch t := x.(type) {
-	case []any:
-		for _, e := range t {
-			ix.findLeaves(e, v, c)
-		}
-	case map[string]any:
-		for _, e := range t {
-			ix.findLeaves(e, v, c)
-		}
-	case string:
-		ix.findReadings(v.reading(t), c)
-	default:
-		if k := valueKey(t); k != "" {
-			c.add(ix.keys[keyValue][k])
-		}
+// findLeaf adds the rules keyed on a scalar: on its readings, its value,
+// or a value a lax validator reads it as (rules_coerce.go).
+func (ix *affixIndex) findLeaf(x any, isPath bool, v *callValues, c *candidateList) {
+	if s, ok := x.(string); ok {
+		ix.findReadings(v.reading(s, isPath), c)
+	}
+	if k := valueKey(x); k != "" {
+		c.add(ix.keys[keyValue][k])
+	}
+	if b, ok := laxBool(x); ok {
+		c.add(ix.keys[keyValue][valueKey(b)])
+	}
+	if d, ok := laxNumber(x); ok {
+		c.add(ix.keys[keyValue]["n"+d])
 	}
 }
 
 // findReadings adds the rules keyed on a start, an end or a middle of a
-// reading of a string.
+// reading of a string. A relative path with no base known could be in
+// any folder: every rule is a candidate.
 func (ix *affixIndex) findReadings(r *reading, c *candidateList) {
+	if r.anywhere {
+		c.full = true
+		return
+	}
 	ix.find(r.raw, c)
 	for _, clean := range r.clean {
 		ix.find(clean, c)
+	}
+	for i := range r.abs {
+		ix.find(r.abs[i].s, c)
+	}
+	for i := range r.rel {
+		ix.find(r.rel[i].s, c)
 	}
 }
 
@@ -257,17 +268,15 @@ func pathStart(segs []string, lit string) string {
 }
 
 // valueKey is how the index holds a number or a boolean, "" for anything
-// else: numbers equal as numbers (0 and -0, 1 and 1.0) have one key.
+// else: numbers equal as numbers (0 and -0, 1 and 1.0) have one key, their
+// canonical decimal form.
 func valueKey(v any) string {
 	if b, ok := v.(bool); ok {
 		return "b" + strconv.FormatBool(b)
 	}
-	f, ok := number(v)
+	d, ok := exactNumber(v)
 	if !ok {
 		return ""
 	}
-	if f == 0 {
-		f = 0 // -0 is 0
-	}
-	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+	return "n" + d
 }

@@ -40,8 +40,12 @@ type matcher struct {
 	suf  string   // matchGlob, matchPath: the literal end of every match
 	must string   // matchRegexp: a literal every match holds
 	re   *regexp.Regexp
-	num  float64
+	dec  string // matchNumber: the number's canonical decimal form (exactNumber)
 	b    bool
+	// rooted: a matchPath glob anchored at a root ("/…", "~/…", "C:/…"),
+	// matched against the absolute readings of a value; else against
+	// its relative ones.
+	rooted bool
 }
 
 // argMatcher is a pattern for one argument name (or AnyArg).
@@ -78,8 +82,8 @@ func compileMatcher(v any, home string) (matcher, error) {
 	case bool:
 		return matcher{kind: matchBool, b: x}, nil
 	}
-	if f, ok := number(v); ok {
-		return matcher{kind: matchNumber, num: f}, nil
+	if d, ok := exactNumber(v); ok {
+		return matcher{kind: matchNumber, dec: d}, nil
 	}
 	return matcher{}, fmt.Errorf("expected a string (a glob, or re: and a regular expression), a number or a boolean, got %s", jsonKind(v))
 }
@@ -100,6 +104,7 @@ func compileGlob(g, home string) (matcher, error) {
 	case strings.HasPrefix(g, "~"):
 		return matcher{}, fmt.Errorf("%q: ~user is not expanded; write the folder out", g)
 	}
+	g = nfc(g)
 	if !strings.Contains(g, "/") {
 		m := matcher{kind: matchGlob, glob: g, pre: g}
 		if i := strings.IndexAny(g, "*?"); i >= 0 {
@@ -122,7 +127,7 @@ func compileGlob(g, home string) (matcher, error) {
 		return matcher{}, fmt.Errorf("%q: at most %d ** segments", g, maxDoubleStars)
 	}
 	clean := path.Clean(g)
-	m := matcher{kind: matchPath, lit: clean}
+	m := matcher{kind: matchPath, lit: clean, rooted: absolute(clean + "/")}
 	for seg := range strings.SplitSeq(clean, "/") {
 		if seg == "**" && len(m.segs) > 0 && m.segs[len(m.segs)-1] == "**" {
 			continue // a/**/**/b is a/**/b
@@ -170,29 +175,48 @@ func jsonKind(v any) string {
 }
 
 // reading is what one string value of a call says: as given, and lexically
-// cleaned ('.', '..' and '//' resolved, "~" and "~/" expanded). A value
-// with a '\' has a second cleaned reading, with '\' as '/': the gate
-// cannot know which one the server will act on.
+// cleaned ('.', '..' and '//' resolved, "~" and "~/" expanded, in NFC). A
+// value with a '\' has a second cleaned reading, with '\' as '/': the gate
+// cannot know which one the server will act on. A path also has its
+// unfolded readings (rules_unicode.go), and the forms a path glob sees:
+// absolute, or resolved against the call's bases (rules_bases.go).
 type reading struct {
-	raw   string
-	clean []string   // one or two
-	segs  [][]string // clean, split on '/'
+	raw      string
+	path     bool       // names a file, by its argument's name or its look
+	doubt    bool       // a path with an invisible character or a slash look-alike
+	anywhere bool       // a relative path, and no base known
+	clean    []string   // one or more, each once
+	abs, rel []pathForm // what a rooted path glob sees, and what another one does
 }
 
-func newReading(s, home string) *reading {
-	r := &reading{raw: s}
-	r.add(cleanValue(s, home))
-	if strings.Contains(s, `\`) {
-		if alt := cleanValue(strings.ReplaceAll(s, `\`, "/"), home); alt != r.clean[0] {
-			r.add(alt)
+func newReading(s string, isPath bool, v *callValues) *reading {
+	r := &reading{raw: s, path: isPath, doubt: isPath && doubtful(s)}
+	n := nfc(s)
+	r.addClean(n, v.home)
+	if isPath {
+		if u := unfolded(n); u != n {
+			r.addClean(u, v.home)
 		}
 	}
+	r.addPathForms(v.bases, isPath, v.fold)
 	return r
 }
 
-func (r *reading) add(clean string) {
+// addClean adds the cleaned readings of s: with '\' kept, and as '/'.
+func (r *reading) addClean(s, home string) {
+	r.addOnce(cleanValue(s, home))
+	if strings.Contains(s, `\`) {
+		r.addOnce(cleanValue(strings.ReplaceAll(s, `\`, "/"), home))
+	}
+}
+
+func (r *reading) addOnce(clean string) {
+	for _, c := range r.clean {
+		if c == clean {
+			return
+		}
+	}
 	r.clean = append(r.clean, clean)
-	r.segs = append(r.segs, strings.Split(clean, "/"))
 }
 
 // cleanValue expands a leading "~" or "~/" to home and cleans the path
@@ -209,108 +233,132 @@ func cleanValue(s, home string) string {
 // made once per call.
 type callValues struct {
 	args     map[string]any
-	home     string
-	strs     []string // every string argument, at any depth
+	home     string   // NFC, '/' as separator
+	bases    []string // Call.Bases: none known when empty
+	fold     bool     // paths compare case-folded
+	strs     []leafString
 	strsDone bool
 	// readings are made once per string: most calls have a few, which a
 	// list finds faster than a map hashes them; past listedReadings, the
 	// map finds them.
 	readings []*reading
-	byString map[string]*reading
+	byString map[leafString]*reading
+}
+
+// newCallValues are c's arguments as the rules of rs read them.
+func newCallValues(c Call, home string, fold bool) *callValues {
+	return &callValues{args: c.Args, home: home, bases: c.Bases, fold: fold}
+}
+
+// leafString is a string of a call's arguments and how it is read: as a
+// path or a word, a value or an object's key.
+type leafString struct {
+	s    string
+	path bool
+	key  bool
 }
 
 // listedReadings is how many readings a call keeps in a list only.
 const listedReadings = 16
 
-func (v *callValues) reading(s string) *reading {
+func (v *callValues) reading(s string, isPath bool) *reading {
+	k := leafString{s: s, path: isPath}
 	if v.byString != nil {
-		if r, ok := v.byString[s]; ok {
+		if r, ok := v.byString[k]; ok {
 			return r
 		}
 	} else {
 		for _, r := range v.readings {
-			if r.raw == s {
+			if r.raw == s && r.path == isPath {
 				return r
 			}
 		}
 	}
-	r := newReading(s, v.home)
+	r := newReading(s, isPath, v)
 	v.readings = append(v.readings, r)
 	switch {
 	case v.byString != nil:
-		v.byString[s] = r
+		v.byString[k] = r
 	case len(v.readings) > listedReadings:
-		v.byString = make(map[string]*reading, 2*len(v.readings))
+		v.byString = make(map[leafString]*reading, 2*len(v.readings))
 		for _, x := range v.readings {
-			v.byString[x.raw] = x
+			v.byString[leafString{s: x.raw, path: x.path}] = x
 		}
 	}
 	return r
 }
 
-// strings returns every string argument of the call, at any depth.
-func (v *callValues) strings() []string {
+// strings returns every string of the call's arguments, at any depth:
+// the values, and the keys of objects (the arguments' names included).
+func (v *callValues) strings() []leafString {
 	if !v.strsDone {
 		v.strsDone = true
-		for _, a := range v.args {
-			eachLeaf(a, func(l any) bool {
-				if s, ok := l.(string); ok {
-					v.strs = append(v.strs, s)
-				}
-				return true
-			})
-		}
+		eachLeaf(map[string]any(v.args), false, func(l any, isPath, key bool) bool {
+			if s, ok := l.(string); ok {
+				v.strs = append(v.strs, leafString{s: s, path: isPath, key: key})
+			}
+			return true
+		})
 	}
 	return v.strs
 }
 
 // eachLeaf calls f with every scalar in x (x itself, the elements of a
-// list, the values of an object, at any depth) until f returns false; it
-// reports whether f never did.
-func eachLeaf(x any, f func(any) bool) bool {
+// list, the keys and values of an object, at any depth) until f returns
+// false; it reports whether f never did. A string is a path (isPath) when
+// it looks like one, or when it is a value under a name that holds paths
+// (pathName; named says whether x is); key says it is an object's key.
+func eachLeaf(x any, named bool, f func(leaf any, isPath, key bool) bool) bool {
 	switch t := x.(type) {
 	case []any:
 		for _, e := range t {
-			if !eachLeaf(e, f) {
+			if !eachLeaf(e, named, f) {
 				return false
 			}
 		}
 		return true
 	case map[string]any:
-		for _, e := range t {
-			if !eachLeaf(e, f) {
+		for k, e := range t {
+			if !f(k, looksLikePath(k), true) || !eachLeaf(e, pathName(k), f) {
 				return false
 			}
 		}
 		return true
+	case string:
+		return f(t, named || looksLikePath(t), false)
 	}
-	return f(x)
+	return f(x, false, false)
 }
 
 // matches reports whether the call's argument a.name (every string
 // argument, for AnyArg) matches: with every, each of its values must and
-// there must be one; else one is enough.
+// there must be one; else one is enough. An object's key that is a word
+// is a name, not a value: an allow rule does not ask it to match.
 func (a *argMatcher) matches(v *callValues, every bool) bool {
 	if a.name == AnyArg {
-		strs := v.strings()
-		if every && len(strs) == 0 {
-			return false
-		}
-		for _, s := range strs {
-			if a.m.matchLeaf(v, s, every) != every {
+		seen := false
+		for _, l := range v.strings() {
+			if every && l.key && !l.path {
+				continue
+			}
+			seen = true
+			if a.m.matchLeaf(v, l.s, l.path, every) != every {
 				return !every
 			}
 		}
-		return every
+		return every && seen
 	}
 	val, ok := v.args[a.name]
 	if !ok {
 		return false
 	}
 	seen, found := false, false
-	all := eachLeaf(val, func(l any) bool {
+	all := eachLeaf(val, pathName(a.name), func(l any, isPath, key bool) bool {
+		if every && key && !isPath {
+			return true
+		}
 		seen = true
-		if a.m.matchLeaf(v, l, every) {
+		if a.m.matchLeaf(v, l, isPath, every) {
 			found = true
 			return every // go on only when every value must match
 		}
@@ -323,15 +371,23 @@ func (a *argMatcher) matches(v *callValues, every bool) bool {
 }
 
 // matchLeaf reports whether one scalar of a call matches. A string is
-// read as it is and cleaned (a path glob sees only the cleaned readings):
-// with every, each reading must match, else one is enough.
-func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
+// read as it is and cleaned (a path glob sees only the cleaned readings,
+// resolved when relative): with every, each reading must match, else one
+// is enough. A number or a boolean matches exactly; with every, that is
+// all, else also a value a lax validator reads as it (rules_coerce.go).
+func (m *matcher) matchLeaf(v *callValues, leaf any, isPath, every bool) bool {
 	switch m.kind {
 	case matchNumber:
-		f, ok := number(leaf)
-		return ok && f == m.num
+		if d, ok := exactNumber(leaf); ok || every {
+			return ok && d == m.dec
+		}
+		d, ok := laxNumber(leaf)
+		return ok && d == m.dec
 	case matchBool:
-		b, ok := leaf.(bool)
+		if b, ok := leaf.(bool); ok || every {
+			return ok && b == m.b
+		}
+		b, ok := laxBool(leaf)
 		return ok && b == m.b
 	}
 	s, ok := leaf.(string)
@@ -341,15 +397,18 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 	if m.kind != matchPath && cleansToItself(s) {
 		return m.matchString(s) // its one reading is itself
 	}
-	r := v.reading(s)
-	if m.kind != matchPath && m.matchString(s) != every {
+	r := v.reading(s, isPath)
+	if m.kind == matchPath {
+		return m.matchPath(r, every)
+	}
+	if every && r.doubt {
+		return false
+	}
+	if m.matchString(s) != every {
 		return !every
 	}
-	for i, c := range r.clean {
-		if m.kind != matchPath && c == s {
-			continue // as it is, matched above
-		}
-		if m.matchClean(c, r.segs[i]) != every {
+	for _, c := range r.clean {
+		if c != s && m.matchString(c) != every {
 			return !every
 		}
 	}
@@ -358,13 +417,13 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 
 // cleansToItself reports whether s has a single reading, itself: no '/'
 // or '\' for cleaning to change, no "~" to expand, not empty (which
-// cleans to ".").
+// cleans to "."), nothing but ASCII (which NFC could change).
 func cleansToItself(s string) bool {
 	if s == "" || s[0] == '~' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if s[i] == '/' || s[i] == '\\' {
+		if s[i] == '/' || s[i] == '\\' || s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
@@ -377,14 +436,6 @@ func (m *matcher) matchString(s string) bool {
 		return strings.HasPrefix(s, m.pre) && strings.Contains(s, m.must) && m.re.MatchString(s)
 	}
 	return strings.HasPrefix(s, m.pre) && strings.HasSuffix(s, m.suf) && wild(m.glob, s)
-}
-
-// matchClean matches one cleaned reading.
-func (m *matcher) matchClean(clean string, segs []string) bool {
-	if m.kind != matchPath {
-		return m.matchString(clean)
-	}
-	return strings.HasPrefix(clean, m.lit) && strings.HasSuffix(clean, m.suf) && matchSegs(m.segs, segs)
 }
 
 // matchSegs matches path segments: "**" spans any number of segments.

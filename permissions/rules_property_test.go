@@ -163,6 +163,16 @@ func randomPath(rng *rand.Rand) string {
 	return b.String()
 }
 
+// resolveAt is v resolved as a server whose folder is base reads it
+// (resolve, then, when relative, against base).
+func resolveAt(v, base string, backslash bool) string {
+	r := resolve(v, backslash)
+	if strings.HasPrefix(r, "/") {
+		return r
+	}
+	return resolve(resolve(base, false)+"/"+r, false)
+}
+
 // resolve is a naive lexical resolution written for this test: it shares
 // no code with the gate. "~" and "~/" are the home; '\' is a separator
 // when backslash is set; it returns the resolved path and whether it is
@@ -202,7 +212,8 @@ func inside(p, folder string) bool {
 }
 
 // TestPropertyNoTraversal: over random paths full of "..", ".", "//",
-// "./", trailing '/', "~user" and '\', an allow rule FOLDER/** matches a
+// "./", trailing '/', "~user" and '\', read by a server that resolves a
+// relative path against its folder, an allow rule FOLDER/** matches a
 // value only when every way to read it resolves inside FOLDER, and a deny
 // rule FOLDER/** fires whenever one does.
 func TestPropertyNoTraversal(t *testing.T) {
@@ -222,10 +233,12 @@ func TestPropertyNoTraversal(t *testing.T) {
 			pattern = folder + "/"
 		}
 		want := resolve(folder, false)
-		readings := []string{resolve(value, false), resolve(value, true)}
+		base := travFolders[rng.IntN(len(travFolders))]
+		readings := []string{resolveAt(value, base, false), resolveAt(value, base, true)}
 		every := inside(readings[0], want) && inside(readings[1], want)
 		some := inside(readings[0], want) || inside(readings[1], want)
 		call := fsRead(value)
+		call.Bases = []string{resolve(base, false)}
 		allow := NewGate(Policy{Home: testHome, Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"path": pattern}, "allow")}})
 		deny := NewGate(Policy{Mode: Auto, Home: testHome, Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"path": pattern}, "deny")}})
 		exact := strings.HasSuffix(pattern, "/") // FOLDER/ is FOLDER itself only
@@ -259,9 +272,9 @@ func TestPropertyIndexAgreesWithEveryRule(t *testing.T) {
 			rules = append(rules, randomRules(rng)...)
 		}
 		c := randomCall(rng)
-		rs := newRuleSet(rules, testHome)
+		rs := newRuleSet(rules, testHome, false)
 		got, ok := rs.decide(c, servers)
-		v := &callValues{args: c.Args, home: testHome}
+		v := newCallValues(c, testHome, false)
 		want := -1
 		for j := range rs.rules {
 			r := &rs.rules[j]

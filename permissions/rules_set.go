@@ -10,14 +10,20 @@ import "strings"
 type ruleSet struct {
 	rules  []Rule
 	home   string                          // expands "~" in a call's values
+	fold   bool                            // paths compare case-folded
 	server map[string]map[string]*ruleList // a server's rules: server → its tool name or "*" → its rules
 	named  map[string]*ruleList            // global rules with a namespaced name
 	any    *ruleList                       // global rules for "*"
 }
 
-func newRuleSet(rules []Rule, home string) ruleSet {
-	rs := ruleSet{rules: append([]Rule(nil), rules...), home: strings.ReplaceAll(home, `\`, "/"),
+func newRuleSet(rules []Rule, home string, fold bool) ruleSet {
+	rs := ruleSet{rules: append([]Rule(nil), rules...), home: nfc(strings.ReplaceAll(home, `\`, "/")), fold: fold,
 		server: map[string]map[string]*ruleList{}, named: map[string]*ruleList{}, any: &ruleList{}}
+	if fold {
+		for i := range rs.rules {
+			rs.rules[i].args = foldedArgs(rs.rules[i].args)
+		}
+	}
 	for i, r := range rs.rules {
 		switch {
 		case r.Server != "":
@@ -72,7 +78,7 @@ func (rs *ruleSet) decide(c Call, servers []string) (*Rule, bool) {
 	if len(rs.rules) == 0 {
 		return nil, false
 	}
-	v := &callValues{args: c.Args, home: rs.home}
+	v := newCallValues(c, rs.home, rs.fold)
 	best := -1
 	// The rules of one list are about the same tool, so whether they
 	// cover c is asked of the first only.
