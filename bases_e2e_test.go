@@ -55,15 +55,22 @@ var basesTea = map[string]any{"entities": []any{map[string]any{"name": "Ada", "e
 // in $HOME the planted key, the Privé secret and proj/a.txt.
 func newBasesRig(t *testing.T) (*promptRig, string) {
 	t.Helper()
+	return newBasesRigOn(t, "~", "~/proj/**")
+}
+
+// newBasesRigOn is newBasesRig with server-filesystem on folder (its
+// argument and working folder) and reads allowed under allow.
+func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
+	t.Helper()
 	bin := mcptestutil.NPMBin(t, "mcp-server-filesystem")
 	r := newPromptRig(t, map[string]any{
 		"ollama": map[string]any{"options": map[string]any{"num_ctx": 32768}}, // room for both servers' tools
 		"permissions": map[string]any{"mode": "ask", "allow": []string{"mem__create_entities"}, "rules": []any{
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/.ssh/**"}, "decision": "deny"},
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/Privé/**"}, "decision": "deny"},
-			map[string]any{"tool": "fs__read_text_file", "args": map[string]any{"path": "~/proj/**"}, "decision": "allow"},
+			map[string]any{"tool": "fs__read_text_file", "args": map[string]any{"path": allow}, "decision": "allow"},
 		}},
-		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{"~"}, "cwd": "~"}},
+		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{folder}, "cwd": folder}},
 	}, true)
 	var home string
 	for _, kv := range r.env {
@@ -230,5 +237,28 @@ func TestE2EBasesServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSecretIn(t, "the gateway client's results", string(out))
+	noSecretInRig(t, r)
+}
+
+// TestE2EBasesThroughLink: server-filesystem started on ~/work, a link to
+// $HOME, with reads allowed under ~/work. The server allows the link and
+// the folder it leads to, and reads ".ssh/id_rsa" as $HOME/.ssh/id_rsa:
+// the gate, judging it against both, denies it by the ~/.ssh rule, where
+// judged against ~/work alone it would allow it and the key would reach
+// the model.
+func TestE2EBasesThroughLink(t *testing.T) {
+	r, home := newBasesRigOn(t, "~/work", "~/work/**")
+	if err := os.Symlink(home, filepath.Join(home, "work")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	args := api.NewToolCallFunctionArguments()
+	args.Set("path", ".ssh/id_rsa")
+	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{{ID: "call_link",
+		Function: api.ToolCallFunction{Name: "fs__read_text_file", Arguments: args}}}}}}, ollamatest.TextTurn("Done reading."))
+	res := r.run("", "--model", e2eModel, "-p", "read my key")
+	if got := toolMessages(r.fake)["call_link"]; !strings.Contains(got, "denied") || !strings.Contains(got, rulesKeyIdx) {
+		t.Errorf(".ssh/id_rsa through the link: told %q, want it denied by %s", got, rulesKeyIdx)
+	}
+	noSecretIn(t, "-p's output", res.stdout+res.stderr)
 	noSecretInRig(t, r)
 }
