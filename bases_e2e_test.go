@@ -33,7 +33,7 @@ const (
 type basesRead struct{ id, path, deniedBy string }
 
 // basesReads are relative and ~ spellings of the secrets, all denied, and
-// a relative read in the project, allowed.
+// a relative read in the project, allow-listed.
 var basesReads = []basesRead{
 	{"call_rel", ".ssh/id_rsa", rulesKeyIdx},
 	{"call_dot", "./.ssh/id_rsa", rulesKeyIdx},
@@ -49,17 +49,19 @@ var basesTea = map[string]any{"entities": []any{map[string]any{"name": "Ada", "e
 	"observations": []any{"likes tea"}}}}
 
 // newBasesRig is a prompt rig with server-filesystem ("fs") started on
-// $HOME (its argument and working folder, both "~"), server-memory
-// ("mem", create_entities allowed), ask mode, the rules that deny
-// anything under ~/.ssh and ~/Privé and allow reads under ~/proj; and
-// in $HOME the planted key, the Privé secret and proj/a.txt.
+// $HOME (its argument and working folder, both "~"), read_text_file
+// allow-listed, server-memory ("mem", create_entities allowed), ask mode,
+// the rules that deny anything under ~/.ssh and ~/Privé and allow
+// get_file_info under ~/proj; and in $HOME the planted key, the Privé
+// secret and proj/a.txt. Only the deny rules keep the secrets from a
+// read.
 func newBasesRig(t *testing.T) (*promptRig, string) {
 	t.Helper()
 	return newBasesRigOn(t, "~", "~/proj/**")
 }
 
 // newBasesRigOn is newBasesRig with server-filesystem on folder (its
-// argument and working folder) and reads allowed under allow.
+// argument and working folder) and get_file_info allowed under allow.
 func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
 	t.Helper()
 	bin := mcptestutil.NPMBin(t, "mcp-server-filesystem")
@@ -68,9 +70,10 @@ func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
 		"permissions": map[string]any{"mode": "ask", "allow": []string{"mem__create_entities"}, "rules": []any{
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/.ssh/**"}, "decision": "deny"},
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/Privé/**"}, "decision": "deny"},
-			map[string]any{"tool": "fs__read_text_file", "args": map[string]any{"path": allow}, "decision": "allow"},
+			map[string]any{"tool": "fs__get_file_info", "args": map[string]any{"path": allow}, "decision": "allow"},
 		}},
-		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{folder}, "cwd": folder}},
+		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{folder}, "cwd": folder,
+			"allow": []string{"read_text_file"}}},
 	}, true)
 	var home string
 	for _, kv := range r.env {
@@ -94,24 +97,29 @@ func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
 	return r, home
 }
 
-// basesScript has the model make every call of basesReads and the tea
-// call in one turn, then answer "Done reading.".
+// basesScript has the model make every call of basesReads, get_file_info
+// of proj/a.txt and the tea call in one turn, then answer "Done
+// reading.".
 func basesScript(fake *ollamatest.Server) {
 	var calls []api.ToolCall
 	for _, c := range basesReads {
-		args := api.NewToolCallFunctionArguments()
-		args.Set("path", c.path)
-		calls = append(calls, api.ToolCall{ID: c.id, Function: api.ToolCallFunction{Name: "fs__read_text_file", Arguments: args}})
+		calls = append(calls, modelCall(c.id, "fs__read_text_file", "path", c.path))
 	}
-	args := api.NewToolCallFunctionArguments()
-	args.Set("entities", basesTea["entities"])
-	calls = append(calls, api.ToolCall{ID: "call_tea", Function: api.ToolCallFunction{Name: "mem__create_entities", Arguments: args}})
+	calls = append(calls, modelCall("call_info", "fs__get_file_info", "path", "proj/a.txt"),
+		modelCall("call_tea", "mem__create_entities", "entities", basesTea["entities"]))
 	fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: calls}}}, ollamatest.TextTurn("Done reading."))
 }
 
+// modelCall is a tool call of the model with one argument.
+func modelCall(id, tool, arg string, v any) api.ToolCall {
+	args := api.NewToolCallFunctionArguments()
+	args.Set(arg, v)
+	return api.ToolCall{ID: id, Function: api.ToolCallFunction{Name: tool, Arguments: args}}
+}
+
 // checkBasesTold checks what each call answered (by call id): a denied
-// read names its rule and holds no secret, the project read holds the
-// file, the tea call ran.
+// read names its rule, the project read holds the file, get_file_info
+// and the tea call ran.
 func checkBasesTold(t *testing.T, told map[string]string, isErr map[string]bool) {
 	t.Helper()
 	for _, c := range basesReads {
@@ -122,6 +130,9 @@ func checkBasesTold(t *testing.T, told map[string]string, isErr map[string]bool)
 		case c.deniedBy != "" && (!strings.Contains(got, "denied") || !strings.Contains(got, c.deniedBy)):
 			t.Errorf("%s (%q): told %q, want it denied by %s", c.id, c.path, got, c.deniedBy)
 		}
+	}
+	if got := told["call_info"]; strings.Contains(got, "denied") || isErr["call_info"] || !strings.Contains(got, "size") {
+		t.Errorf("get_file_info of proj/a.txt, allowed by rules[2] against the server's folder: told %q, want it run", got)
 	}
 	if got := told["call_tea"]; strings.Contains(got, "denied") || isErr["call_tea"] || !strings.Contains(got, "Ada") {
 		t.Errorf("create_entities with plain words: told %q, want it run", got)
@@ -165,12 +176,14 @@ func noSecretInRig(t *testing.T, r *promptRig) {
 	}
 }
 
-// TestE2EBasesPrompt: latch -p with the real server-filesystem on $HOME.
-// The model's relative, "./", ".." and NFD spellings of ~/.ssh/id_rsa and
-// ~/Privé/secret are denied by the deny rules (resolved against the
-// server's folder, as the server would read them); proj/a.txt, relative,
-// runs under the allow rule; create_entities with "likes tea" runs under
-// the same "*" rules. No secret reaches the model, the output or the log.
+// TestE2EBasesPrompt: latch -p with the real server-filesystem on $HOME,
+// read_text_file allow-listed. The model's relative, "./", ".." and NFD
+// spellings of ~/.ssh/id_rsa and ~/Privé/secret are denied by the deny
+// rules (resolved against the server's folder, as the server reads
+// them); get_file_info of proj/a.txt, relative, runs under its allow rule
+// (which holds for every folder the server may resolve it against);
+// create_entities with "likes tea" runs under the same "*" rules. No
+// secret reaches the model, the output or the log.
 func TestE2EBasesPrompt(t *testing.T) {
 	r, _ := newBasesRig(t)
 	basesScript(r.fake)
@@ -221,7 +234,8 @@ func TestE2EBasesServe(t *testing.T) {
 	for _, c := range basesReads {
 		calls = append(calls, map[string]any{"name": "fs__read_text_file", "arguments": map[string]any{"path": c.path}})
 	}
-	calls = append(calls, map[string]any{"name": "mem__create_entities", "arguments": basesTea})
+	calls = append(calls, map[string]any{"name": "fs__get_file_info", "arguments": map[string]any{"path": "proj/a.txt"}},
+		map[string]any{"name": "mem__create_entities", "arguments": basesTea})
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": calls})
 	if res.ConnectError != "" {
 		t.Fatalf("connect: %s", res.ConnectError)
@@ -230,7 +244,8 @@ func TestE2EBasesServe(t *testing.T) {
 	for i, c := range basesReads {
 		told[c.id], isErr[c.id] = callText(t, res, i)
 	}
-	told["call_tea"], isErr["call_tea"] = callText(t, res, len(basesReads))
+	told["call_info"], isErr["call_info"] = callText(t, res, len(basesReads))
+	told["call_tea"], isErr["call_tea"] = callText(t, res, len(basesReads)+1)
 	checkBasesTold(t, told, isErr)
 	out, err := json.Marshal(res)
 	if err != nil {
@@ -241,20 +256,18 @@ func TestE2EBasesServe(t *testing.T) {
 }
 
 // TestE2EBasesThroughLink: server-filesystem started on ~/work, a link to
-// $HOME, with reads allowed under ~/work. The server allows the link and
-// the folder it leads to, and reads ".ssh/id_rsa" as $HOME/.ssh/id_rsa:
-// the gate, judging it against both, denies it by the ~/.ssh rule, where
-// judged against ~/work alone it would allow it and the key would reach
+// $HOME, read_text_file allow-listed. The server allows the link and the
+// folder it leads to, and reads ".ssh/id_rsa" as $HOME/.ssh/id_rsa: the
+// gate, judging it against both, denies it by the ~/.ssh rule, where
+// judged against ~/work alone no rule would match and the key would reach
 // the model.
 func TestE2EBasesThroughLink(t *testing.T) {
 	r, home := newBasesRigOn(t, "~/work", "~/work/**")
 	if err := os.Symlink(home, filepath.Join(home, "work")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	args := api.NewToolCallFunctionArguments()
-	args.Set("path", ".ssh/id_rsa")
-	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{{ID: "call_link",
-		Function: api.ToolCallFunction{Name: "fs__read_text_file", Arguments: args}}}}}}, ollamatest.TextTurn("Done reading."))
+	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
+		modelCall("call_link", "fs__read_text_file", "path", ".ssh/id_rsa")}}}}, ollamatest.TextTurn("Done reading."))
 	res := r.run("", "--model", e2eModel, "-p", "read my key")
 	if got := toolMessages(r.fake)["call_link"]; !strings.Contains(got, "denied") || !strings.Contains(got, rulesKeyIdx) {
 		t.Errorf(".ssh/id_rsa through the link: told %q, want it denied by %s", got, rulesKeyIdx)
