@@ -57,15 +57,16 @@ var basesTea = map[string]any{"entities": []any{map[string]any{"name": "Ada", "e
 // read.
 func newBasesRig(t *testing.T) (*promptRig, string) {
 	t.Helper()
-	return newBasesRigOn(t, "~", "~/proj/**")
+	return newBasesRigOn(t, "~", "~/proj/**", nil)
 }
 
 // newBasesRigOn is newBasesRig with server-filesystem on folder (its
-// argument and working folder) and get_file_info allowed under allow.
-func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
+// argument and working folder), get_file_info allowed under allow, and
+// the roots given (none: nil).
+func newBasesRigOn(t *testing.T, folder, allow string, roots []string) (*promptRig, string) {
 	t.Helper()
 	bin := mcptestutil.NPMBin(t, "mcp-server-filesystem")
-	r := newPromptRig(t, map[string]any{
+	cfg := map[string]any{
 		"ollama": map[string]any{"options": map[string]any{"num_ctx": 32768}}, // room for both servers' tools
 		"permissions": map[string]any{"mode": "ask", "allow": []string{"mem__create_entities"}, "rules": []any{
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/.ssh/**"}, "decision": "deny"},
@@ -74,7 +75,11 @@ func newBasesRigOn(t *testing.T, folder, allow string) (*promptRig, string) {
 		}},
 		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{folder}, "cwd": folder,
 			"allow": []string{"read_text_file"}}},
-	}, true)
+	}
+	if roots != nil {
+		cfg["roots"] = roots
+	}
+	r := newPromptRig(t, cfg, true)
 	var home string
 	for _, kv := range r.env {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
@@ -262,7 +267,7 @@ func TestE2EBasesServe(t *testing.T) {
 // judged against ~/work alone no rule would match and the key would reach
 // the model.
 func TestE2EBasesThroughLink(t *testing.T) {
-	r, home := newBasesRigOn(t, "~/work", "~/work/**")
+	r, home := newBasesRigOn(t, "~/work", "~/work/**", nil)
 	if err := os.Symlink(home, filepath.Join(home, "work")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
@@ -271,6 +276,23 @@ func TestE2EBasesThroughLink(t *testing.T) {
 	res := r.run("", "--model", e2eModel, "-p", "read my key")
 	if got := toolMessages(r.fake)["call_link"]; !strings.Contains(got, "denied") || !strings.Contains(got, rulesKeyIdx) {
 		t.Errorf(".ssh/id_rsa through the link: told %q, want it denied by %s", got, rulesKeyIdx)
+	}
+	noSecretIn(t, "-p's output", res.stdout+res.stderr)
+	noSecretInRig(t, r)
+}
+
+// TestE2EBasesFromRoots: server-filesystem started on ~/proj, latch
+// offering the root ~: the server takes the root in place of its folder
+// and reads ".ssh/id_rsa" as ~/.ssh/id_rsa. The gate counts the roots
+// among the bases and denies it; judged against ~/proj alone, no rule
+// would match and the allow-listed read would hand the key to the model.
+func TestE2EBasesFromRoots(t *testing.T) {
+	r, _ := newBasesRigOn(t, "~/proj", "~/proj/**", []string{"~"})
+	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
+		modelCall("call_root", "fs__read_text_file", "path", ".ssh/id_rsa")}}}}, ollamatest.TextTurn("Done reading."))
+	res := r.run("", "--model", e2eModel, "-p", "read my key")
+	if got := toolMessages(r.fake)["call_root"]; !strings.Contains(got, "denied") || !strings.Contains(got, rulesKeyIdx) {
+		t.Errorf(".ssh/id_rsa with the root ~: told %q, want it denied by %s", got, rulesKeyIdx)
 	}
 	noSecretIn(t, "-p's output", res.stdout+res.stderr)
 	noSecretInRig(t, r)
