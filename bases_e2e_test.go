@@ -297,3 +297,38 @@ func TestE2EBasesFromRoots(t *testing.T) {
 	noSecretIn(t, "-p's output", res.stdout+res.stderr)
 	noSecretInRig(t, r)
 }
+
+// TestE2EBasesRootsLive: in the chat (the built binary in a pty),
+// server-filesystem on ~/proj with the root ~/proj; /roots add ~ and
+// /roots remove ~/proj leave the server reading in ~ alone. The next call
+// is judged against the roots of the moment: ".ssh/id_rsa" is denied by
+// the ~/.ssh rule and the key reaches neither the model nor the screen.
+func TestE2EBasesRootsLive(t *testing.T) {
+	r, _ := newBasesRigOn(t, "~/proj", "~/proj/**", []string{"~/proj"})
+	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
+		modelCall("call_live", "fs__read_text_file", "path", ".ssh/id_rsa")}}}}, ollamatest.TextTurn("Done reading."))
+	tm := startLatch(t, r.bin, ptyOptions{Rows: 40, Cols: 160, Host: r.fake.Host(), Env: r.env,
+		Args: []string{"--config", r.cfg, "--model", e2eModel}})
+	tm.waitScreen(t, 30*time.Second, "fs and mem connected", func(s string) bool {
+		return inputRow(s) >= 0 && strings.Contains(statusLine(s), "servers 2/2")
+	})
+	for _, cmd := range []struct{ line, done string }{
+		{"/roots add ~", "root added"}, {"/roots remove ~/proj", "root removed"},
+	} {
+		sendPrompt(t, tm, cmd.line)
+		tm.waitScreen(t, 15*time.Second, cmd.done, func(s string) bool {
+			return strings.Contains(chatText(s), cmd.done+":") && strings.Contains(chatText(s), "(2 connected servers told)")
+		})
+	}
+	sendPrompt(t, tm, "read my key")
+	scr := tm.waitScreen(t, 30*time.Second, "the read done, unasked", func(s string) bool {
+		return strings.Contains(chatText(s), "Done reading.")
+	})
+	if got := toolMessages(r.fake)["call_live"]; !strings.Contains(got, "denied") || !strings.Contains(got, rulesKeyIdx) {
+		t.Errorf(".ssh/id_rsa after /roots add ~: told %q, want it denied by %s", got, rulesKeyIdx)
+	}
+	noSecretIn(t, "the screen", scr)
+	quitAndCheck(t, tm)
+	noSecretIn(t, "the terminal's output", string(tm.rawOutput()))
+	noSecretInRig(t, r)
+}
