@@ -9,9 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"latch/mcp"
 	"latch/permissions"
-	"latch/session"
 	"latch/ui/sanitize"
 )
 
@@ -102,11 +100,12 @@ func runPolicy(s *settings, f flags, stdout, stderr io.Writer) int {
 		say(stderr, err.Error())
 		return exitUsage
 	}
-	c.Bases = policyBases(o, c.Server)
+	c.Bases = serverBases(o, c.Server)
 	v := g.Decide(c)
 	fmt.Fprintln(stdout, verdictWord(v.Decision))
 	fmt.Fprintln(stdout, "  by:     "+sanitize.Line(decidedBy(g, v, c)))
 	fmt.Fprintln(stdout, "  reason: "+sanitize.Line(v.Reason))
+	printPathReadings(stdout, g, c)
 	switch v.Decision {
 	case permissions.Allow:
 		return exitPolicyAllow
@@ -211,12 +210,4 @@ func listPolicy(g *permissions.Gate, p permissions.Policy, out io.Writer) {
 		fmt.Fprintf(&b, "  %-5s %s\n        from %s\n", r.DecisionName(), r.Compact(), r.Origin)
 	}
 	_, _ = out.Write([]byte(sanitize.Text(b.String())))
-}
-
-// policyBases are the folders the server may resolve a relative path
-// against, as the live session would fill them in before it connects
-// (its config and the roots): latch policy check judges a relative path
-// as the gate does.
-func policyBases(o session.Options, server string) []string {
-	return mcp.New(o.Servers, mcp.Options{Getenv: o.Getenv, Roots: o.Roots}).Bases(server)
 }

@@ -15,7 +15,9 @@
 //
 // Argument rules (rules*.go) look at a call's arguments: globs, "re:"
 // regular expressions and exact values, matched against lexically cleaned
-// paths, never the file system. Of the rules that match, deny wins over
+// paths as the server reads them (a relative path resolved against each
+// of the call's bases, in NFC, case-folded where the file system folds),
+// never the file system. Of the rules that match, deny wins over
 // ask and ask over allow; a deny or ask rule wins over the allow-list,
 // grants and the mode, and an allow rule allows only in read_only and ask
 // mode (docs/PERMISSIONS.md, "Argument rules").

@@ -106,7 +106,7 @@ func CompileRule(spec RuleSpec, server, origin, home string) (Rule, error) {
 		if err != nil {
 			return fail(field, "%v", err)
 		}
-		r.args = append(r.args, argMatcher{name: name, m: m})
+		r.args = append(r.args, argMatcher{name: name, named: pathName(name), m: m})
 	}
 	return r, nil
 }

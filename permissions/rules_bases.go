@@ -1,8 +1,10 @@
 package permissions
 
 import (
+	"net/url"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // How a path glob judges a value as the server will read it (see
@@ -32,12 +34,22 @@ func pathName(name string) bool {
 	if name == "" {
 		return false
 	}
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
-	if pathNames[n] {
+	var buf [32]byte
+	n := buf[:0]
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '_' || c == '-':
+		case 'A' <= c && c <= 'Z':
+			n = append(n, c+'a'-'A')
+		default:
+			n = append(n, c)
+		}
+	}
+	if pathNames[string(n)] {
 		return true
 	}
 	for _, end := range []string{"path", "paths", "filename", "directory", "folder"} {
-		if strings.HasSuffix(n, end) {
+		if strings.HasSuffix(string(n), end) {
 			return true
 		}
 	}
@@ -50,10 +62,19 @@ func looksLikePath(s string) bool {
 	if s == "" {
 		return false
 	}
-	if s[0] == '.' || s[0] == '~' || strings.ContainsAny(s, `/\`) {
+	if s[0] == '.' || s[0] == '~' {
 		return true
 	}
-	if isASCII(s) {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '/' || c == '\\':
+			return true
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if ascii {
 		return false
 	}
 	for _, r := range s {
@@ -192,4 +213,17 @@ func holdsLiteral(segs []string) bool {
 		}
 	}
 	return false
+}
+
+// fileURIPath is the path a "file:" URI names, percent-decoded, as a
+// server that takes URIs (roots are URIs) opens it.
+func fileURIPath(s string) (string, bool) {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return u.Path, true
 }

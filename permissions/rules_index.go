@@ -156,13 +156,13 @@ func (l *ruleList) candidates(v *callValues) []int {
 	for name, ix := range l.byArg {
 		if name == AnyArg {
 			for _, l := range v.strings() {
-				ix.findReadings(v.reading(l.s, l.path), &c)
+				ix.findString(l.s, l.path, v, &c)
 			}
 			continue
 		}
 		if val, ok := v.args[name]; ok {
-			eachLeaf(val, pathName(name), func(l any, isPath, _ bool) bool {
-				ix.findLeaf(l, isPath, v, &c)
+			eachLeaf(val, pathName(name), func(l any, named, _ bool) bool {
+				ix.findLeaf(l, named, v, &c)
 				return !c.full
 			})
 		}
@@ -191,9 +191,9 @@ func (c *candidateList) add(rules []int) {
 
 // findLeaf adds the rules keyed on a scalar: on its readings, its value,
 // or a value a lax validator reads it as (rules_coerce.go).
-func (ix *affixIndex) findLeaf(x any, isPath bool, v *callValues, c *candidateList) {
+func (ix *affixIndex) findLeaf(x any, named bool, v *callValues, c *candidateList) {
 	if s, ok := x.(string); ok {
-		ix.findReadings(v.reading(s, isPath), c)
+		ix.findString(s, named, v, c)
 	}
 	if k := valueKey(x); k != "" {
 		c.add(ix.keys[keyValue][k])
@@ -204,6 +204,17 @@ func (ix *affixIndex) findLeaf(x any, isPath bool, v *callValues, c *candidateLi
 	if d, ok := laxNumber(x); ok {
 		c.add(ix.keys[keyValue]["n"+d])
 	}
+}
+
+// findString adds the rules keyed on a reading of the string s (a path
+// when named or when it looks like one). A word that cleans to itself is
+// its one reading.
+func (ix *affixIndex) findString(s string, named bool, v *callValues, c *candidateList) {
+	if !named && !v.fold && cleansToItself(s) {
+		ix.find(s, c)
+		return
+	}
+	ix.findReadings(v.reading(s, named || looksLikePath(s)), c)
 }
 
 // findReadings adds the rules keyed on a start, an end or a middle of a

@@ -50,8 +50,9 @@ type matcher struct {
 
 // argMatcher is a pattern for one argument name (or AnyArg).
 type argMatcher struct {
-	name string
-	m    matcher
+	name  string
+	named bool // the argument holds paths by its name (pathName)
+	m     matcher
 }
 
 // compileMatcher compiles a pattern of a rule's args.
@@ -197,6 +198,9 @@ func newReading(s string, isPath bool, v *callValues) *reading {
 		if u := unfolded(n); u != n {
 			r.addClean(u, v.home)
 		}
+		if p, ok := fileURIPath(n); ok {
+			r.addClean(p, v.home)
+		}
 	}
 	r.addPathForms(v.bases, isPath, v.fold)
 	return r
@@ -293,9 +297,9 @@ func (v *callValues) reading(s string, isPath bool) *reading {
 func (v *callValues) strings() []leafString {
 	if !v.strsDone {
 		v.strsDone = true
-		eachLeaf(map[string]any(v.args), false, func(l any, isPath, key bool) bool {
+		eachLeaf(map[string]any(v.args), false, func(l any, named, key bool) bool {
 			if s, ok := l.(string); ok {
-				v.strs = append(v.strs, leafString{s: s, path: isPath, key: key})
+				v.strs = append(v.strs, leafString{s: s, path: named || looksLikePath(s), key: key})
 			}
 			return true
 		})
@@ -305,10 +309,11 @@ func (v *callValues) strings() []leafString {
 
 // eachLeaf calls f with every scalar in x (x itself, the elements of a
 // list, the keys and values of an object, at any depth) until f returns
-// false; it reports whether f never did. A string is a path (isPath) when
-// it looks like one, or when it is a value under a name that holds paths
-// (pathName; named says whether x is); key says it is an object's key.
-func eachLeaf(x any, named bool, f func(leaf any, isPath, key bool) bool) bool {
+// false; it reports whether f never did. named says the scalar is a value
+// under a name that holds paths (pathName; named says whether x is): a
+// string there is a path whatever it looks like. key says it is an
+// object's key.
+func eachLeaf(x any, named bool, f func(leaf any, named, key bool) bool) bool {
 	switch t := x.(type) {
 	case []any:
 		for _, e := range t {
@@ -319,15 +324,13 @@ func eachLeaf(x any, named bool, f func(leaf any, isPath, key bool) bool) bool {
 		return true
 	case map[string]any:
 		for k, e := range t {
-			if !f(k, looksLikePath(k), true) || !eachLeaf(e, pathName(k), f) {
+			if !f(k, false, true) || !eachLeaf(e, pathName(k), f) {
 				return false
 			}
 		}
 		return true
-	case string:
-		return f(t, named || looksLikePath(t), false)
 	}
-	return f(x, false, false)
+	return f(x, named, false)
 }
 
 // matches reports whether the call's argument a.name (every string
@@ -353,12 +356,12 @@ func (a *argMatcher) matches(v *callValues, every bool) bool {
 		return false
 	}
 	seen, found := false, false
-	all := eachLeaf(val, pathName(a.name), func(l any, isPath, key bool) bool {
-		if every && key && !isPath {
+	all := eachLeaf(val, a.named, func(l any, named, key bool) bool {
+		if every && key && !looksLikePath(l.(string)) {
 			return true
 		}
 		seen = true
-		if a.m.matchLeaf(v, l, isPath, every) {
+		if a.m.matchLeaf(v, l, named, every) {
 			found = true
 			return every // go on only when every value must match
 		}
@@ -373,31 +376,26 @@ func (a *argMatcher) matches(v *callValues, every bool) bool {
 // matchLeaf reports whether one scalar of a call matches. A string is
 // read as it is and cleaned (a path glob sees only the cleaned readings,
 // resolved when relative): with every, each reading must match, else one
-// is enough. A number or a boolean matches exactly; with every, that is
+// is enough. It is a path when named (by its argument) or when it looks
+// like one. A number or a boolean matches exactly; with every, that is
 // all, else also a value a lax validator reads as it (rules_coerce.go).
-func (m *matcher) matchLeaf(v *callValues, leaf any, isPath, every bool) bool {
-	switch m.kind {
-	case matchNumber:
-		if d, ok := exactNumber(leaf); ok || every {
-			return ok && d == m.dec
-		}
-		d, ok := laxNumber(leaf)
-		return ok && d == m.dec
-	case matchBool:
-		if b, ok := leaf.(bool); ok || every {
-			return ok && b == m.b
-		}
-		b, ok := laxBool(leaf)
-		return ok && b == m.b
+func (m *matcher) matchLeaf(v *callValues, leaf any, named, every bool) bool {
+	if m.kind >= matchNumber {
+		return m.matchValue(leaf, every)
 	}
 	s, ok := leaf.(string)
 	if !ok {
 		return false
 	}
-	if m.kind != matchPath && cleansToItself(s) {
-		return m.matchString(s) // its one reading is itself
+	if cleansToItself(s) && !named {
+		if m.kind != matchPath {
+			return m.matchString(s) // its one reading is itself
+		}
+		if m.rooted {
+			return false // a word, no path from a root
+		}
 	}
-	r := v.reading(s, isPath)
+	r := v.reading(s, named || looksLikePath(s))
 	if m.kind == matchPath {
 		return m.matchPath(r, every)
 	}
@@ -413,6 +411,23 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, isPath, every bool) bool {
 		}
 	}
 	return every
+}
+
+// matchValue matches a number or a boolean pattern: exactly, and with
+// every that is all; else also a value a lax validator reads as it.
+func (m *matcher) matchValue(leaf any, every bool) bool {
+	if m.kind == matchNumber {
+		if d, ok := exactNumber(leaf); ok || every {
+			return ok && d == m.dec
+		}
+		d, ok := laxNumber(leaf)
+		return ok && d == m.dec
+	}
+	if b, ok := leaf.(bool); ok || every {
+		return ok && b == m.b
+	}
+	b, ok := laxBool(leaf)
+	return ok && b == m.b
 }
 
 // cleansToItself reports whether s has a single reading, itself: no '/'

@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -21,7 +22,9 @@ var (
 	callValuesPool = []any{"/p", "/p/a", "/p/a.txt", "/p/../q/x", "/q/a", "~/.ssh/id", "/home/me/.ssh/id",
 		"/p/a/../../home/me/.ssh/id", `/p\..\home\me\.ssh\id`, "p/a", "", float64(1), true, "~bob/x",
 		[]any{"/p/a", "/q/b"}, []any{"/p/a"}, map[string]any{"deep": "/home/me/.ssh/k"}, math.Copysign(0, -1), false,
-		"/p/ab/c.txt", []any{float64(1), "/p/a.txt"}}
+		"/p/ab/c.txt", []any{float64(1), "/p/a.txt"}, "true", "1", "yes", json.Number("1"), json.Number("1.0"),
+		".ssh/id", "../x", "a", map[string]any{"/home/me/.ssh/k": "v"}, "/P/A", "/p/\u200ba", "/p\uff0fa"}
+	callBasesPool = [][]string{nil, {"/p"}, {"/home/me"}, {"/q", "/p"}}
 )
 
 func randomRules(rng *rand.Rand) []Rule {
@@ -51,7 +54,8 @@ func randomCall(rng *rand.Rand) Call {
 	for range rng.IntN(3) {
 		args[ruleArgNames[rng.IntN(len(ruleArgNames))]] = callValuesPool[rng.IntN(len(callValuesPool))]
 	}
-	return Call{Server: server, Tool: tool, Name: server + NamespaceSep + tool, Args: args}
+	return Call{Server: server, Tool: tool, Name: server + NamespaceSep + tool, Args: args,
+		Bases: callBasesPool[rng.IntN(len(callBasesPool))]}
 }
 
 // alone reports whether r, as the only rule of a read_only gate with
@@ -272,9 +276,10 @@ func TestPropertyIndexAgreesWithEveryRule(t *testing.T) {
 			rules = append(rules, randomRules(rng)...)
 		}
 		c := randomCall(rng)
-		rs := newRuleSet(rules, testHome, false)
+		fold := rng.IntN(2) == 0
+		rs := newRuleSet(rules, testHome, fold)
 		got, ok := rs.decide(c, servers)
-		v := newCallValues(c, testHome, false)
+		v := newCallValues(c, testHome, fold)
 		want := -1
 		for j := range rs.rules {
 			r := &rs.rules[j]
