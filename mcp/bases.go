@@ -29,13 +29,20 @@ func (c ServerConfig) Bases(roots []string, home string) []string {
 	default:
 		return nil
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		wd = string(filepath.Separator)
+	wd := func() string {
+		if d, err := os.Getwd(); err == nil {
+			return d
+		}
+		return string(filepath.Separator)
 	}
-	cwd := wd
-	if c.Transport != TransportInProcess && c.Cwd != "" {
-		cwd = absBase(c.Cwd, wd, home)
+	var cwd string
+	switch {
+	case c.Transport == TransportInProcess || c.Cwd == "":
+		cwd = wd()
+	case filepath.IsAbs(c.Cwd):
+		cwd = filepath.Clean(c.Cwd) // the config made it absolute
+	default:
+		cwd = absBase(c.Cwd, wd(), home)
 	}
 	out := withReal(nil, cwd)
 	if c.Transport != TransportInProcess {
@@ -50,7 +57,10 @@ func (c ServerConfig) Bases(roots []string, home string) []string {
 		}
 	}
 	for _, r := range roots {
-		out = withReal(out, absBase(r, wd, home))
+		if !filepath.IsAbs(r) {
+			r = absBase(r, wd(), home)
+		}
+		out = withReal(out, filepath.Clean(r))
 	}
 	for i := range out {
 		out[i] = filepath.ToSlash(out[i])

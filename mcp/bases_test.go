@@ -62,7 +62,7 @@ func TestServerConfigBases(t *testing.T) {
 		{"a cwd through a link: both names", ServerConfig{Command: "srv", Cwd: link}, nil, []string{link, proj}},
 		{"roots join, by both names", ServerConfig{Command: "srv", Cwd: home}, []string{root, link},
 			[]string{home, link, proj, root}},
-		{"in-process: latch's folder and the roots, no args", ServerConfig{Transport: TransportInProcess, Args: []string{proj}},
+		{"in-process: latch's folder and the roots, no args, no cwd", ServerConfig{Transport: TransportInProcess, Args: []string{proj}, Cwd: home},
 			[]string{root}, []string{wd, root}},
 		{"http: unknown", ServerConfig{Transport: TransportHTTP, URL: "http://x", Args: []string{proj}}, []string{root}, nil},
 		{"sse: unknown", ServerConfig{Transport: TransportSSE, URL: "http://x"}, []string{root}, nil},
@@ -181,4 +181,32 @@ func TestPeerFilesystemBases(t *testing.T) {
 		return slices.Contains(allowed(), filepath.ToSlash(root))
 	})
 	covered("given roots")
+}
+
+// BenchmarkManagerBases is the cost each call pays for its bases: a stdio
+// server with a working folder, three arguments (a folder, a link, a
+// flag) and two roots, read from the disk each time.
+func BenchmarkManagerBases(b *testing.B) {
+	home, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range []string{"proj", "r1", "r2"} {
+		if err := os.Mkdir(filepath.Join(home, d), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, "proj"), filepath.Join(home, "link")); err != nil {
+		b.Skip(err)
+	}
+	m := New([]ServerConfig{{Name: "fs", Command: "srv", Cwd: home, Args: []string{"-y", "~/proj", "link"}}},
+		Options{Roots: []string{filepath.Join(home, "r1"), filepath.Join(home, "r2")},
+			Getenv: func(string) string { return home }})
+	b.Cleanup(m.CloseAll)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(m.Bases("fs")) != 5 {
+			b.Fatal(m.Bases("fs"))
+		}
+	}
 }
