@@ -10,9 +10,9 @@ import (
 
 // Bases are the folders a server may resolve a relative path against, as
 // far as latch knows them. For a stdio server: the folder it runs in (Cwd,
-// else latch's own), every argument that names an existing folder (a
-// leading "~" expanded with home, the server's own home; relative to the
-// folder it runs in), and roots. For an in-process server: latch's own
+// else latch's own), every argument (or value of a --flag=value) that
+// names an existing folder (a leading "~" expanded with home, the
+// server's own home; relative to the folder it runs in), and roots. For an in-process server: latch's own
 // folder and roots. Nil for a remote server (http, sse), whose folders
 // latch cannot know. A folder reached through a symbolic link is there by
 // both names, as server-filesystem allows both. Each is absolute and
@@ -47,7 +47,10 @@ func (c ServerConfig) Bases(roots []string, home string) []string {
 	out := withReal(nil, cwd)
 	if c.Transport != TransportInProcess {
 		for _, a := range c.Args {
-			if a == "" || strings.HasPrefix(a, "-") {
+			if strings.HasPrefix(a, "-") {
+				_, a, _ = strings.Cut(a, "=") // --dir=/srv/x names a folder too
+			}
+			if a == "" {
 				continue
 			}
 			p := absBase(a, cwd, home)
