@@ -92,6 +92,8 @@ func laxBool(v any) (b, ok bool) {
 		case "false", "0", "off", "no", "n":
 			return false, true
 		}
+	case float64:
+		return x == 1, x == 1 || x == 0
 	default:
 		switch d, _ := exactNumber(v); d {
 		case "1e0":

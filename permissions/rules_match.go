@@ -195,8 +195,10 @@ func newReading(s string, isPath bool, v *callValues) *reading {
 	n := nfc(s)
 	r.addClean(n, v.home)
 	if isPath {
-		if u := unfolded(n); u != n {
-			r.addClean(u, v.home)
+		if !isASCII(n) {
+			if u := unfolded(n); u != n {
+				r.addClean(u, v.home)
+			}
 		}
 		if p, ok := fileURIPath(n); ok {
 			r.addClean(p, v.home)
