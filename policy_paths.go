@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"latch/mcp"
 	"latch/permissions"
 	"latch/session"
 	"latch/ui/sanitize"
@@ -11,19 +12,12 @@ import (
 
 // serverBases are the folders the session would let the rules resolve
 // server's relative paths against: its config's bases (its working
-// folder, the folders in its arguments, the roots); nil for a remote
-// server, or one the session leaves out.
+// folder, the folders in its arguments, the roots), as the live session's
+// manager gives them (mcp.Manager.Bases: "~" is the home the server's env
+// sets, else latch's); nil for a remote server, or one the session leaves
+// out.
 func serverBases(o session.Options, server string) []string {
-	for _, sc := range o.Servers {
-		if sc.Name == server {
-			home := ""
-			if o.Getenv != nil {
-				home = o.Getenv("HOME")
-			}
-			return sc.Bases(o.Roots, home)
-		}
-	}
-	return nil
+	return mcp.New(o.Servers, mcp.Options{Getenv: o.Getenv, Roots: o.Roots}).Bases(server)
 }
 
 // printPathReadings prints how the rules read each path of c: where the

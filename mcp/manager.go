@@ -73,6 +73,8 @@ type Manager struct {
 
 	rootsMu sync.Mutex
 	roots   []string // see Roots
+	// rootsEver are every root of the session, removed ones too (Bases).
+	rootsEver []string
 
 	mu    sync.Mutex
 	names map[string]toolRef // model-facing name → tool
@@ -137,6 +139,7 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 	// client's roots, so offering the working directory unasked would
 	// change, unseen, what it may touch.
 	m.roots = slices.Clone(o.Roots)
+	m.rootsEver = slices.Clone(o.Roots)
 	secrets := secretEnvNames(cfgs)
 	for _, c := range cfgs {
 		c.secretVars, c.held = secrets, o.Held

@@ -69,6 +69,9 @@ func (m *Manager) AddRoot(dir string) (string, int, error) {
 		return "", 0, fmt.Errorf("already a root: %s", abs)
 	}
 	m.roots = append(m.roots, abs)
+	if !slices.Contains(m.rootsEver, abs) {
+		m.rootsEver = append(m.rootsEver, abs)
+	}
 	m.rootsMu.Unlock()
 	return abs, m.rootsChanged(), nil
 }

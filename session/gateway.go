@@ -78,7 +78,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	if s.servers != nil {
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
-	c.perm = gateCall(c.tool, c.args)
+	c.perm = s.gateCall(c.tool, c.args)
 	var v permissions.Verdict
 	release := func() {}
 	if c.known {

@@ -113,6 +113,6 @@ func (s *Session) parkedCall(p ParkedCall) *toolCall {
 		c.tool = mcp.Tool{Name: p.Tool, Server: p.Server}
 	}
 	c.tool.Digest, c.tool.Description = p.Digest, p.Description
-	c.perm = permissions.Call{Server: c.tool.Server, Tool: c.tool.Original, Name: c.tool.Name, Digest: c.tool.Digest}
+	c.perm = s.gateCall(c.tool, c.args)
 	return c
 }

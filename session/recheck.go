@@ -35,6 +35,8 @@ func (s *Session) ApprovalNotice(callID string) string {
 		ap := pending[i]
 		call = permissions.Call{Server: ap.Server, Tool: ap.Tool, Name: ap.Name, Args: ap.Arguments}
 	}
+	call.Bases = s.bases(call.Server) // the folders of the moment, as the rules
+
 	why, _, refused := s.deniedNow(call)
 	if !refused {
 		return ""
@@ -50,6 +52,7 @@ func (s *Session) refusedNow(c *toolCall) string {
 	if call.Args == nil {
 		call.Args = c.args
 	}
+	call.Bases = s.bases(call.Server) // the folders of the moment, as the rules
 	why, origin, refused := s.deniedNow(call)
 	if !refused {
 		return ""

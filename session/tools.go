@@ -94,9 +94,11 @@ type toolCall struct {
 }
 
 // gateCall is what the gate decides on for a call of t with args: the
-// tool as the session's own table has it, and the arguments as sent.
-func gateCall(t mcp.Tool, args map[string]any) permissions.Call {
-	return permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest, Args: args}
+// tool as the session's own table has it, the arguments as sent, and the
+// folders its server may resolve a relative path against, as they are now.
+func (s *Session) gateCall(t mcp.Tool, args map[string]any) permissions.Call {
+	return permissions.Call{Server: t.Server, Tool: t.Original, Name: t.Name, Digest: t.Digest, Args: args,
+		Bases: s.bases(t.Server)}
 }
 
 // decidedBy keeps what the gate's verdict says of the call: the mode it
@@ -176,7 +178,7 @@ func (s *Session) lookUp(turn int, call api.ToolCall) *toolCall {
 	if s.servers != nil {
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
-	c.perm = gateCall(c.tool, c.args)
+	c.perm = s.gateCall(c.tool, c.args)
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
 		FromText: s.fromTextCall(c.id)})
