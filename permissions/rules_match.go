@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // matchKind is what a rule's argument pattern is.
@@ -385,63 +384,4 @@ func (m *matcher) matchClean(clean string, segs []string) bool {
 		return m.matchString(clean)
 	}
 	return strings.HasPrefix(clean, m.lit) && strings.HasSuffix(clean, m.suf) && matchSegs(m.segs, segs)
-}
-
-// matchSegs matches path segments: "**" spans any number of segments.
-func matchSegs(p, s []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			p = p[1:]
-			if len(p) == 0 {
-				return true
-			}
-			for i := range len(s) + 1 {
-				if matchSegs(p, s[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(s) == 0 || !wild(p[0], s[0]) {
-			return false
-		}
-		p, s = p[1:], s[1:]
-	}
-	return len(s) == 0
-}
-
-// wild matches a glob of '*' (any run of characters) and '?' (one
-// character) against the whole of s; every other character is literal.
-func wild(p, s string) bool {
-	px, sx := 0, 0
-	nextPx, nextSx := 0, 0
-	for px < len(p) || sx < len(s) {
-		if px < len(p) {
-			switch c := p[px]; c {
-			case '*':
-				nextPx, nextSx = px, sx+1
-				px++
-				continue
-			case '?':
-				if sx < len(s) {
-					_, n := utf8.DecodeRuneInString(s[sx:])
-					px++
-					sx += n
-					continue
-				}
-			default:
-				if sx < len(s) && s[sx] == c {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if 0 < nextSx && nextSx <= len(s) {
-			px, sx = nextPx, nextSx
-			continue
-		}
-		return false
-	}
-	return true
 }
