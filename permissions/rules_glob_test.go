@@ -216,3 +216,13 @@ func FuzzWild(f *testing.F) {
 		}
 	})
 }
+
+// TestDoubleStarsBound: a pattern may have 16 "**" segments, not 17.
+func TestDoubleStarsBound(t *testing.T) {
+	if _, err := compileGlob("/a"+strings.Repeat("/**/x", 16), testHome); err != nil {
+		t.Errorf("16 **: %v", err)
+	}
+	if _, err := compileGlob("/a"+strings.Repeat("/**/x", 17), testHome); err == nil || !strings.Contains(err.Error(), "at most 16") {
+		t.Errorf("17 **: %v", err)
+	}
+}

@@ -25,9 +25,10 @@ const (
 	matchBool
 )
 
-// maxDoubleStars bounds the "**" segments of one pattern, which keeps the
-// matching of a path linear enough in its length.
-const maxDoubleStars = 4
+// maxDoubleStars bounds the "**" segments of one pattern. Matching costs
+// the same whatever their number (rules_glob.go); the bound only refuses
+// patterns no one means.
+const maxDoubleStars = 16
 
 // matcher is one compiled argument pattern.
 type matcher struct {
