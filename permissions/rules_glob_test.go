@@ -226,3 +226,31 @@ func TestDoubleStarsBound(t *testing.T) {
 		t.Errorf("17 **: %v", err)
 	}
 }
+
+// TestDecideHugePathDoubleStars: a 450 KB path of ".git" folders, with or
+// without a "hooks" folder at its very end, against rules of up to 5
+// "**", is decided as the rules say. (The old matcher tried every way
+// to place each "**": the path without "hooks" took it 25 to 50 s with 2
+// of them, and with 5 it never ended.)
+func TestDecideHugePathDoubleStars(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		pattern, end string
+		want         Decision
+	}{
+		{"~/**/.git/**/hooks/**", "/hooks/pre-commit", Deny},
+		{"~/**/.git/**/hooks/**", "/hooks", Deny}, // DIR/** is DIR too
+		{"~/**/.git/**/hooks/**", "/hook/pre-commit", Allow},
+		{"~/**/w/**/.git/**/z/**/hooks/**/*.sample", "/hooks/pre-commit.sample", Deny},
+		{"~/**/w/**/.git/**/z/**/hooks/**/*.sample", "/hooks/pre-commit", Allow},
+		{"~/**/w/**/.git/**/z/**/hooks/**/*.sample", "/hook/pre-commit.sample", Allow},
+	} {
+		g := NewGate(Policy{Mode: Auto, Home: testHome, Servers: []string{"fs"},
+			Rules: []Rule{mustRule(t, "fs", "*", map[string]any{"path": c.pattern}, "deny")}})
+		path := hugePath("~/src/proj", 450<<10) + c.end
+		v := g.Decide(Call{Server: "fs", Tool: "read_text_file", Name: "fs__read_text_file", Args: map[string]any{"path": path}})
+		if v.Decision != c.want {
+			t.Errorf("%s against a path ending %q: %s (%s)", c.pattern, c.end, v.Decision, v.Reason)
+		}
+	}
+}
