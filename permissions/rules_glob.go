@@ -15,30 +15,52 @@ import (
 // where it first appears after the one before it: every later place would
 // leave the chunks after it less room, never more. The first chunk must
 // be at the start, the last at the end. A path pattern is cut the same
-// way at its "**" segments into groups of segments.
+// way at its "**" segments into groups of segments, and the path is read
+// in place, never split.
 
-// matchSegs matches path segments: "**" spans any number of segments
-// (none included); every other segment is a glob matched by wild.
-func matchSegs(p, s []string) bool {
+// matchSegs matches a path glob's segments p against the path s, whose
+// segments are its runs between '/' (as strings.Split(s, "/") has them;
+// s is never split, which for a long path would cost more than the
+// matching): "**" spans any number of segments (none included); every
+// other segment is a glob matched by wild. A segment is found by where it
+// starts in s; len(s)+1 is past the last one.
+func matchSegs(p []string, s string) bool {
 	i := doubleStar(p)
 	if i < 0 {
-		return len(p) == len(s) && segsAt(p, s)
+		end, ok := segsFrom(p, s, 0)
+		return ok && end > len(s)
 	}
-	if len(s) < i || !segsAt(p[:i], s[:i]) {
+	pos, ok := segsFrom(p[:i], s, 0)
+	if !ok {
 		return false
 	}
-	p, s = p[i+1:], s[i:]
-	for {
+	p = p[i+1:]
+	// The last group ends the path: it is tried first, as it costs no
+	// search.
+	j := len(p) - 1
+	for j >= 0 && p[j] != "**" {
+		j--
+	}
+	tail := p[j+1:]
+	limit, ok := lastSegs(s, len(tail))
+	if !ok || limit < pos {
+		return false
+	}
+	if _, ok := segsFrom(tail, s, limit); !ok {
+		return false
+	}
+	for p = p[:max(j, 0)]; len(p) > 0; {
 		i = doubleStar(p)
-		if i < 0 { // the last group ends the path
-			return len(s) >= len(p) && segsAt(p, s[len(s)-len(p):])
+		if i < 0 {
+			i = len(p)
 		}
-		at := findSegs(p[:i], s)
-		if at < 0 {
+		end, ok := findSegs(p[:i], s, pos)
+		if !ok || end > limit {
 			return false
 		}
-		p, s = p[i+1:], s[at+i:]
+		pos, p = end, p[min(i+1, len(p)):]
 	}
+	return true
 }
 
 // doubleStar is the index of the first "**" of p, -1 when none.
@@ -51,40 +73,96 @@ func doubleStar(p []string) int {
 	return -1
 }
 
-// segsAt reports whether every segment of s matches the glob of p at the
-// same place; s is as long as p.
-func segsAt(p, s []string) bool {
-	for i := range p {
-		if !wild(p[i], s[i]) {
-			return false
+// segsFrom matches the segment globs g against the segments of s from
+// the one starting at pos on, one each: it reports whether they match
+// and where the segment after them starts.
+func segsFrom(g []string, s string, pos int) (int, bool) {
+	for _, glob := range g {
+		if pos > len(s) {
+			return 0, false
 		}
+		seg := s[pos:]
+		if k := strings.IndexByte(seg, '/'); k >= 0 {
+			seg = seg[:k]
+		}
+		if !wild(glob, seg) {
+			return 0, false
+		}
+		pos += len(seg) + 1
 	}
-	return true
+	return pos, true
 }
 
-// findSegs is where the group of segment globs g first matches in s, -1
-// when nowhere. A group holding a segment without '*' or '?' is looked
-// for only where that segment is.
-func findSegs(g, s []string) int {
-	if len(g) == 0 {
-		return 0
+// lastSegs is where the last n segments of s start (len(s)+1 for none);
+// false when s has fewer.
+func lastSegs(s string, n int) (int, bool) {
+	start := len(s) + 1
+	for range n {
+		if start == 0 {
+			return 0, false
+		}
+		start = strings.LastIndexByte(s[:start-1], '/') + 1
 	}
+	return start, true
+}
+
+// findSegs finds where the group of segment globs g first matches the
+// segments of s from the one starting at pos on, and returns where the
+// segment after it starts. A group holding a segment without '*' or '?'
+// is looked for where that segment is, found with strings.Index.
+func findSegs(g []string, s string, pos int) (int, bool) {
 	lit := -1
-	for k, seg := range g {
-		if !strings.ContainsAny(seg, "*?") {
+	for k, glob := range g {
+		if glob != "" && !strings.ContainsAny(glob, "*?") {
 			lit = k
 			break
 		}
 	}
-	for at := 0; at+len(g) <= len(s); at++ {
-		if lit >= 0 && s[at+lit] != g[lit] {
+	if lit < 0 {
+		for at := pos; at <= len(s); {
+			if end, ok := segsFrom(g, s, at); ok {
+				return end, true
+			}
+			k := strings.IndexByte(s[at:], '/')
+			if k < 0 {
+				break
+			}
+			at += k + 1
+		}
+		return 0, false
+	}
+	word := g[lit]
+	for from := pos; from <= len(s); {
+		q := strings.Index(s[from:], word)
+		if q < 0 {
+			return 0, false
+		}
+		q += from
+		from = q + 1
+		if q > 0 && s[q-1] != '/' || q+len(word) < len(s) && s[q+len(word)] != '/' {
+			continue // not a whole segment
+		}
+		at, ok := segsBefore(s, q, lit)
+		if !ok || at < pos {
 			continue
 		}
-		if segsAt(g, s[at:at+len(g)]) {
-			return at
+		if end, ok := segsFrom(g, s, at); ok {
+			return end, true
 		}
 	}
-	return -1
+	return 0, false
+}
+
+// segsBefore is where the segment n segments before the one starting at
+// q starts; false when there are fewer.
+func segsBefore(s string, q, n int) (int, bool) {
+	for range n {
+		if q == 0 {
+			return 0, false
+		}
+		q = strings.LastIndexByte(s[:q-1], '/') + 1
+	}
+	return q, true
 }
 
 // wild matches a glob of '*' (any run of characters) and '?' (one

@@ -175,8 +175,7 @@ func jsonKind(v any) string {
 // cannot know which one the server will act on.
 type reading struct {
 	raw   string
-	clean []string   // one or two
-	segs  [][]string // clean, split on '/'
+	clean []string // one or two
 }
 
 func newReading(s, home string) *reading {
@@ -192,7 +191,6 @@ func newReading(s, home string) *reading {
 
 func (r *reading) add(clean string) {
 	r.clean = append(r.clean, clean)
-	r.segs = append(r.segs, strings.Split(clean, "/"))
 }
 
 // cleanValue expands a leading "~" or "~/" to home and cleans the path
@@ -345,11 +343,11 @@ func (m *matcher) matchLeaf(v *callValues, leaf any, every bool) bool {
 	if m.kind != matchPath && m.matchString(s) != every {
 		return !every
 	}
-	for i, c := range r.clean {
+	for _, c := range r.clean {
 		if m.kind != matchPath && c == s {
 			continue // as it is, matched above
 		}
-		if m.matchClean(c, r.segs[i]) != every {
+		if m.matchClean(c) != every {
 			return !every
 		}
 	}
@@ -380,9 +378,9 @@ func (m *matcher) matchString(s string) bool {
 }
 
 // matchClean matches one cleaned reading.
-func (m *matcher) matchClean(clean string, segs []string) bool {
+func (m *matcher) matchClean(clean string) bool {
 	if m.kind != matchPath {
 		return m.matchString(clean)
 	}
-	return strings.HasPrefix(clean, m.lit) && strings.HasSuffix(clean, m.suf) && matchSegs(m.segs, segs)
+	return strings.HasPrefix(clean, m.lit) && strings.HasSuffix(clean, m.suf) && matchSegs(m.segs, clean)
 }
