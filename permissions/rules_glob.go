@@ -111,6 +111,9 @@ func lastSegs(s string, n int) (int, bool) {
 // segment after it starts. A group holding a segment without '*' or '?'
 // is looked for where that segment is, found with strings.Index.
 func findSegs(g []string, s string, pos int) (int, bool) {
+	if len(g) == 0 {
+		return pos, true // a/**/**/b: the group between is empty
+	}
 	lit := -1
 	for k, glob := range g {
 		if glob != "" && !strings.ContainsAny(glob, "*?") {
