@@ -32,7 +32,7 @@ func slowRules(t *testing.T, n int) []permissions.Rule {
 }
 
 // While one client's call is being decided, and the deciding takes long
-// (a 1 MB value against rules each run over all of it), a person's
+// (a 512 KB value against rules each run over all of it), a person's
 // rejection of another parked call goes through (its client is told) and
 // another client's calls are decided and run: the slow decision holds
 // no one back. (Before, it held the gate's read lock throughout: the
@@ -40,7 +40,7 @@ func slowRules(t *testing.T, n int) []permissions.Rule {
 // rejection waited behind the write.)
 func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 	h := newToolHarness(t, session.Options{NonInteractive: true, Policy: permissions.Policy{
-		Rules:       slowRules(t, 8),
+		Rules:       slowRules(t, 4),
 		ServerAllow: map[string][]string{"notes": {"read_note"}},
 	}})
 	h.sess.SetServerMode("notes", permissions.Approve)
@@ -54,7 +54,7 @@ func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 	slow := make(chan session.GatewayOutcome, 1)
 	go func() {
 		slow <- h.sess.GatewayCall(ctx, session.GatewayCall{Client: "slow", Name: "notes__write_note",
-			Arguments: map[string]any{"text": strings.Repeat("/w/.git/z", 1<<20/9) + "/hooks/x7"}})
+			Arguments: map[string]any{"text": strings.Repeat("/w/.git/z", 512<<10/9) + "/hooks/x3"}})
 	}()
 	// The slow call is at the gate once its tool_call event is out (it is
 	// published just before the decision); its decision is out with its
@@ -109,7 +109,7 @@ func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 	case <-slowDecided:
 		t.Fatal("the rejection and the other client's calls waited for the slow call's decision")
 	}
-	if out := <-slow; out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "rules[7]") {
+	if out := <-slow; out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "rules[3]") {
 		t.Errorf("the slow call: %+v", out)
 	}
 	<-slowDecided
@@ -119,7 +119,7 @@ func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 // cost another client and a person: a bystander makes calls one after
 // another, rejecting a parked call of its own after every tenth, first
 // 200 calls alone, then as long as a slow client takes to have 2 calls
-// of a 1 MB value decided against rules each run over all of it (and at
+// of a 512 KB value decided against rules each run over all of it (and at
 // least 200 calls). It reports the p50 and p99 of the bystander's calls
 // and of the rejections, and the ratio of the p99s with and without the
 // slow client, in one run. A measurement, not a test; run it with:
@@ -130,7 +130,7 @@ func TestGatewayBystanderLatency(t *testing.T) {
 		t.Skip("a measurement; set LATCH_SERVE_BENCH=1 to run it")
 	}
 	h := newToolHarness(t, session.Options{NonInteractive: true, Policy: permissions.Policy{
-		Rules:       slowRules(t, 8),
+		Rules:       slowRules(t, 4),
 		ServerAllow: map[string][]string{"notes": {"read_note"}},
 	}})
 	h.sess.SetServerMode("notes", permissions.Approve)
@@ -149,7 +149,7 @@ func TestGatewayBystanderLatency(t *testing.T) {
 		defer close(slowDone)
 		for range 2 {
 			h.sess.GatewayCall(ctx, session.GatewayCall{Client: "slow", Name: "notes__write_note",
-				Arguments: map[string]any{"text": strings.Repeat("/w/.git/z", 1<<20/9) + "/hooks/x7"}})
+				Arguments: map[string]any{"text": strings.Repeat("/w/.git/z", 512<<10/9) + "/hooks/x3"}})
 		}
 	}()
 	for !beside.enough(slowDone) {
