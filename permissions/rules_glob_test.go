@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"math/rand/v2"
+	"path"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -270,4 +271,18 @@ func FuzzMatchSegs(f *testing.F) {
 			t.Fatalf("matchSegs(%q, %q) = %v, want %v", p, path, got, want)
 		}
 	})
+}
+
+// TestPropertyCleanPath: cleanPath is path.Clean, on random paths of
+// slashes, dots and names.
+func TestPropertyCleanPath(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 30))
+	parts := []string{"/", "/", ".", "..", "a", "b.c", "~", `\`, "é"}
+	for range 200_000 {
+		s := randomFrom(rng, parts, 8)
+		if got, want := cleanPath(s), path.Clean(s); got != want {
+			t.Fatalf("cleanPath(%q) = %q, path.Clean says %q", s, got, want)
+		}
+	}
 }

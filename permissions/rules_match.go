@@ -200,7 +200,7 @@ func cleanValue(s, home string) string {
 	if home != "" && (s == "~" || strings.HasPrefix(s, "~/")) {
 		s = home + s[1:]
 	}
-	return path.Clean(s)
+	return cleanPath(s)
 }
 
 // callValues are a call's arguments as the rules read them; readings are
