@@ -92,7 +92,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'ConnectEra' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
-	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 10x -benchmem ./permissions/
+	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
 	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
