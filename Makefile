@@ -77,7 +77,8 @@ $(GOLANGCI_LINT):
 	mv bin/golangci-lint $(GOLANGCI_LINT)
 
 ## bench: Go benchmarks (each with a run count that keeps it quick), then the
-## built binary on a real streaming workload and with 10,000 parked gateway calls
+## built binary on a real streaming workload and with 10,000 parked gateway calls,
+## and a gateway client's latency beside another's slow decisions
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
 	$(GO) test -run '^$$' -bench 'Turn|LogAppend|Load' -benchmem ./session/
@@ -91,8 +92,11 @@ bench:
 	$(GO) test -run '^$$' -bench 'ConnectEra' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
+	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
+	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
 	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:
 	rm -f latch

@@ -83,10 +83,14 @@ func nameSet(list []string) map[string]struct{} {
 
 // Decide returns the verdict for c. It never changes the gate, and it never
 // allows a call that is neither allow-listed nor in an auto-mode server.
+//
+// The argument rules are matched outside the gate's lock (matchRules), so
+// that a call whose values take long to match never holds back a
+// decision recorded, a grant made or another call decided meanwhile.
 func (g *Gate) Decide(c Call) Verdict {
-	g.mu.RLock()
+	m := g.matchRules(c)
 	defer g.mu.RUnlock()
-	v := g.decide(c)
+	v := g.decide(c, m)
 	// The one non-interactive policy: with no one to ask, ask means deny.
 	if v.Decision == AskUser && !g.interactive {
 		return Verdict{Decision: Deny, Reason: noOneToAsk(c, v), By: ByPolicy, Mode: v.Mode, Rule: v.Rule, NoOneToAsk: true}
@@ -97,9 +101,11 @@ func (g *Gate) Decide(c Call) Verdict {
 // decide applies the gate's table (docs/ARCHITECTURE.md): a deny or ask
 // rule first, then the allow-list, then an allow rule where the mode lets
 // a rule allow, then the mode. The caller holds g.mu.
-func (g *Gate) decide(c Call) Verdict {
+//
+// m is what the argument rules say of c (matchRules).
+func (g *Gate) decide(c Call, m ruleMatch) Verdict {
 	mode, overridden := g.effectiveMode(c.Server)
-	r, ruled := g.rules.decide(c, g.servers)
+	r, ruled := m.rule, m.ok
 	if ruled {
 		if v, ok := ruleVerdict(c, r, mode); ok {
 			return v

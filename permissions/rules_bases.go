@@ -96,13 +96,12 @@ func absolute(p string) bool {
 		('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
-// pathForm is one way the server may read a path: cleaned, split on '/'.
+// pathForm is one way the server may read a path: cleaned, with '/'.
 type pathForm struct {
-	s    string
-	segs []string
+	s string
 }
 
-func newPathForm(s string) pathForm { return pathForm{s: s, segs: strings.Split(s, "/")} }
+func newPathForm(s string) pathForm { return pathForm{s: s} }
 
 // addPathForms fills r's path forms from its cleaned readings: absolute
 // ones as they are, relative ones as they are and, for a path (resolve),
@@ -165,7 +164,7 @@ func (m *matcher) matchPath(r *reading, every bool) bool {
 	}
 	if r.anywhere && m.rooted {
 		for i := range r.rel {
-			if m.anywhereIn(r.rel[i].segs) {
+			if m.anywhereIn(strings.Split(r.rel[i].s, "/")) {
 				return true
 			}
 		}
@@ -175,7 +174,7 @@ func (m *matcher) matchPath(r *reading, every bool) bool {
 
 // matchForm matches one way of reading a path.
 func (m *matcher) matchForm(f *pathForm) bool {
-	return strings.HasPrefix(f.s, m.lit) && strings.HasSuffix(f.s, m.suf) && matchSegs(m.segs, f.segs)
+	return strings.HasPrefix(f.s, m.lit) && strings.HasSuffix(f.s, m.suf) && matchSegs(m.segs, f.s)
 }
 
 // anywhereIn reports whether the relative path rel (cleaned, split) could
@@ -198,7 +197,14 @@ func (m *matcher) anywhereIn(rel []string) bool {
 		if !climbs && !holdsLiteral(tail) {
 			continue
 		}
-		if matchSegs(tail, rel) {
+		if len(rel) == 0 {
+			// No segment left: only a tail of "**" spans none.
+			if len(tail) == 1 && tail[0] == "**" {
+				return true
+			}
+			continue
+		}
+		if matchSegs(tail, strings.Join(rel, "/")) {
 			return true
 		}
 	}

@@ -26,9 +26,10 @@ const (
 	matchBool
 )
 
-// maxDoubleStars bounds the "**" segments of one pattern, which keeps the
-// matching of a path linear enough in its length.
-const maxDoubleStars = 4
+// maxDoubleStars bounds the "**" segments of one pattern. Matching costs
+// the same whatever their number (rules_glob.go); the bound only refuses
+// patterns no one means.
+const maxDoubleStars = 16
 
 // matcher is one compiled argument pattern.
 type matcher struct {
@@ -232,7 +233,7 @@ func cleanValue(s, home string) string {
 	if home != "" && (s == "~" || strings.HasPrefix(s, "~/")) {
 		s = home + s[1:]
 	}
-	return path.Clean(s)
+	return cleanPath(s)
 }
 
 // callValues are a call's arguments as the rules read them; readings are
@@ -453,63 +454,4 @@ func (m *matcher) matchString(s string) bool {
 		return strings.HasPrefix(s, m.pre) && strings.Contains(s, m.must) && m.re.MatchString(s)
 	}
 	return strings.HasPrefix(s, m.pre) && strings.HasSuffix(s, m.suf) && wild(m.glob, s)
-}
-
-// matchSegs matches path segments: "**" spans any number of segments.
-func matchSegs(p, s []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			p = p[1:]
-			if len(p) == 0 {
-				return true
-			}
-			for i := range len(s) + 1 {
-				if matchSegs(p, s[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(s) == 0 || !wild(p[0], s[0]) {
-			return false
-		}
-		p, s = p[1:], s[1:]
-	}
-	return len(s) == 0
-}
-
-// wild matches a glob of '*' (any run of characters) and '?' (one
-// character) against the whole of s; every other character is literal.
-func wild(p, s string) bool {
-	px, sx := 0, 0
-	nextPx, nextSx := 0, 0
-	for px < len(p) || sx < len(s) {
-		if px < len(p) {
-			switch c := p[px]; c {
-			case '*':
-				nextPx, nextSx = px, sx+1
-				px++
-				continue
-			case '?':
-				if sx < len(s) {
-					_, n := utf8.DecodeRuneInString(s[sx:])
-					px++
-					sx += n
-					continue
-				}
-			default:
-				if sx < len(s) && s[sx] == c {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if 0 < nextSx && nextSx <= len(s) {
-			px, sx = nextPx, nextSx
-			continue
-		}
-		return false
-	}
-	return true
 }
