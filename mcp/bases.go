@@ -115,6 +115,12 @@ func serverHome(c ServerConfig, getenv func(string) string) string {
 // The roots among them are every root of this session, those /roots
 // removed included: a server told of the removal asks for the new list
 // when it likes, and one never offered roots gains only strictness.
+//
+// They are worked out once per connection and set of roots: a server
+// reads its folders when it starts (server-filesystem resolves its
+// folders and their links then) and the roots when told of a change, so
+// a call need not look at the disk again (the stat of each argument and
+// the link lookups cost more than deciding the call).
 func (m *Manager) Bases(name string) []string {
 	s, ok := m.servers[name]
 	if !ok {
@@ -123,5 +129,27 @@ func (m *Manager) Bases(name string) []string {
 	m.rootsMu.Lock()
 	roots := slices.Clone(m.rootsEver)
 	m.rootsMu.Unlock()
-	return s.cfg.Bases(roots, serverHome(s.cfg, m.opts.Getenv))
+	s.mu.Lock()
+	gen, memo := s.gen, s.bases
+	s.mu.Unlock()
+	if memo.ok && memo.gen == gen && memo.roots == len(roots) {
+		return slices.Clone(memo.list)
+	}
+	list := s.cfg.Bases(roots, serverHome(s.cfg, m.opts.Getenv))
+	s.mu.Lock()
+	if s.gen == gen {
+		s.bases = basesMemo{ok: true, gen: gen, roots: len(roots), list: list}
+	}
+	s.mu.Unlock()
+	return slices.Clone(list)
+}
+
+// basesMemo is a server's bases as worked out for one connection (gen)
+// and the session's roots then (only ever added to, so their number
+// tells a change).
+type basesMemo struct {
+	ok    bool
+	gen   int
+	roots int
+	list  []string
 }

@@ -119,6 +119,9 @@ type server struct {
 	toolsRefresh, promptsRefresh coalescer
 	// prompts are the connection's prompts (prompts.go).
 	prompts promptState
+	// bases are its bases as last worked out (bases.go), for the
+	// connection gen and the number of the session's roots then.
+	bases basesMemo
 }
 
 // New makes a manager for the servers. Nothing connects until Start.
