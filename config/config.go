@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"latch/permissions"
@@ -23,6 +23,18 @@ const DefaultTimeout = 60 * time.Second
 // DefaultConnectTimeout bounds connect + handshake + first tool list when a
 // server's config sets no connect_timeout.
 const DefaultConnectTimeout = 15 * time.Second
+
+// The values of a server's "effect": what becomes of its call in doubt
+// after a crash (session/effects.go).
+const (
+	EffectAtMostOnce = "at_most_once" // waits for a person (the default)
+	EffectIdempotent = "idempotent"   // runs again on resume, once, through the gate
+)
+
+// ThinkLevels are the levels "ollama.think" takes: session.ThinkLevels,
+// which a test in the root package checks they match (config does not
+// import session).
+var ThinkLevels = []string{"low", "medium", "high", "max"}
 
 // Config is the parsed, validated config file (docs/CONFIG.md).
 type Config struct {
@@ -190,25 +202,25 @@ type ServerConfig struct {
 	WorkloadTokenCommand []string // argv printing it
 }
 
-// FindConfig returns the path to load: flagPath if non-empty, else
+// Find returns the path to load: flagPath if non-empty, else
 // $LATCH_CONFIG, else ./latch.json if it exists, else
 // $XDG_CONFIG_HOME/latch/config.json (XDG_CONFIG_HOME defaulting to
 // ~/.config) if it exists, else "". explicit reports whether the path came
 // from the flag or LATCH_CONFIG; then a missing file is an error.
-func FindConfig(flagPath string, getenv func(string) string) (path string, explicit bool) {
+func Find(flagPath string, getenv func(string) string) (path string, explicit bool) {
 	home := getenv("HOME")
 	if flagPath != "" {
-		p, _ := expandHome(flagPath, home)
+		p, _ := ExpandHome(flagPath, home)
 		return p, true
 	}
 	if env := getenv("LATCH_CONFIG"); env != "" {
-		p, _ := expandHome(env, home)
+		p, _ := ExpandHome(env, home)
 		return p, true
 	}
 	if _, err := os.Stat("latch.json"); err == nil {
 		return "latch.json", false
 	}
-	p := DefaultConfigPath(getenv)
+	p := DefaultPath(getenv)
 	if p == "" {
 		return "", false
 	}
@@ -218,14 +230,14 @@ func FindConfig(flagPath string, getenv func(string) string) (path string, expli
 	return "", false
 }
 
-// LoadConfig reads and validates the file at path and the server files in
+// Load reads and validates the file at path and the server files in
 // the servers.d folder beside it (config_serversd.go). path "" reads
 // $XDG_CONFIG_HOME/latch/servers.d alone; with no such folder either, the
 // Config is empty and valid. getenv is used for token_env checks and ~ expansion (pass
 // os.Getenv in production). All problems are returned together, one per
 // line (errors.Join), in a fixed order; no error or warning contains a
 // credential value.
-func LoadConfig(path string, getenv func(string) string) (*Config, error) {
+func Load(path string, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -265,7 +277,7 @@ var (
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
 
-// loader collects the errors and warnings of one LoadConfig call.
+// loader collects the errors and warnings of one Load call.
 type loader struct {
 	path   string
 	dir    string // absolute folder of the file, for relative paths
@@ -471,9 +483,9 @@ func lineCol(data []byte, offset int64) (line, col int) {
 	return 1 + bytes.Count(before, []byte("\n")), 1 + utf8.RuneCount(before[lineStart:])
 }
 
-// expandHome expands a leading "~" or "~/"; ok is false when the path needs
+// ExpandHome expands a leading "~" or "~/"; ok is false when the path needs
 // HOME and it is empty.
-func expandHome(p, home string) (string, bool) {
+func ExpandHome(p, home string) (string, bool) {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p, true
 	}
