@@ -32,7 +32,7 @@ type settings struct {
 	roots     []string // the config's roots, then --root's; nil: no roots are offered
 	getenv    func(string) string
 	// leftOut are the servers not loaded for want of an ${input:…}
-	// value, by name: what each needed (inputs.go).
+	// value, by name: what each needed (config/inputs.go).
 	leftOut map[string]string
 }
 

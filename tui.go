@@ -45,7 +45,7 @@ func ollamaHTTP() *http.Client {
 }
 
 // serverConfigs hands the config file's servers to the connection manager.
-// A server still waiting for an ${input:…} value (inputs.go) is not one of
+// A server still waiting for an ${input:…} value (config/inputs.go) is not one of
 // them: it would be started with the placeholder.
 func serverConfigs(cs []config.ServerConfig) []session.ServerConfig {
 	var out []session.ServerConfig

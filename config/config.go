@@ -50,7 +50,7 @@ type Config struct {
 	Servers  []ServerConfig // "mcpServers" (or its alias "servers"), sorted by name
 	Roots    []string       // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
 	Warnings []string       // non-fatal notes, e.g. a literal token in the file
-	// Foreign is set for a file of another app's shape (config_foreign.go):
+	// Foreign is set for a file of another app's shape (foreign.go):
 	// latch reads it but never writes into it.
 	Foreign bool
 	// Inputs are VS Code's "inputs", by id: what to say when asking for
@@ -133,7 +133,7 @@ type PermissionsConfig struct {
 	Mode  string
 	Allow []string // "allow": namespaced tool names like fs__read_text_file, matched exactly
 	// Rules are "rules": argument rules on namespaced tool names or "*"
-	// (config_rules.go).
+	// (rules.go).
 	Rules []permissions.Rule
 }
 
@@ -164,14 +164,14 @@ type ServerConfig struct {
 	Disabled       bool              // not connected at start-up
 	Protocol       string            // "protocol": "auto" (default, as ""), "2025-11-25" or "2026-07-28"
 	// Rules are "rules": argument rules on the server's own tool names
-	// (config_rules.go).
+	// (rules.go).
 	Rules []permissions.Rule
 	// Inputs are the ids of the VS Code ${input:ID} values its strings
 	// still hold, in order: asked for at start, or the server is left out
 	// (inputs.go). Secrets are the values given, redacted everywhere.
 	Inputs  []string
 	Secrets []string
-	// OAuth (url servers; config_oauth.go).
+	// OAuth (url servers; oauth.go).
 	Auth                string   // "oauth", "none" or "" (automatic on a Bearer 401)
 	ClientID            string   // a pre-registered client
 	ClientSecret        string   // literal (warned about)
@@ -184,7 +184,7 @@ type ServerConfig struct {
 	Grant               string   // "authorization_code" (default), "client_credentials", "enterprise" or "workload"
 	Store               string   // "file" (default) or "memory"
 	DPoP                bool     // tokens bound to a key of latch's (RFC 9449)
-	// Grant "enterprise" (config_enterprise.go): the identity provider.
+	// Grant "enterprise" (enterprise.go): the identity provider.
 	IDPTokenURL            string   // its token endpoint (token exchange)
 	IDPClientID            string   // latch's client there
 	IDPClientSecret        string   // literal (warned about)
@@ -195,7 +195,7 @@ type ServerConfig struct {
 	IDTokenEnv             string   // a variable holding it
 	IDTokenFile            string   // ~ expanded, relative to the config file's folder
 	IDTokenCommand         []string // argv printing it
-	// Grant "workload" (config_workload.go): the workload's JWT.
+	// Grant "workload" (workload.go): the workload's JWT.
 	WorkloadToken        string   // literal (warned about)
 	WorkloadTokenEnv     string   // a variable holding it
 	WorkloadTokenFile    string   // ~ expanded, relative to the config file's folder
@@ -231,7 +231,7 @@ func Find(flagPath string, getenv func(string) string) (path string, explicit bo
 }
 
 // Load reads and validates the file at path and the server files in
-// the servers.d folder beside it (config_serversd.go). path "" reads
+// the servers.d folder beside it (serversd.go). path "" reads
 // $XDG_CONFIG_HOME/latch/servers.d alone; with no such folder either, the
 // Config is empty and valid. getenv is used for token_env checks and ~ expansion (pass
 // os.Getenv in production). All problems are returned together, one per
@@ -242,7 +242,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		getenv = os.Getenv
 	}
 	if path == "" {
-		return loadServersDOnly(getenv) // config_serversd.go
+		return loadServersDOnly(getenv) // serversd.go
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -259,7 +259,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		dir = filepath.Dir(path)
 	}
 	l := &loader{path: path, dir: dir, getenv: getenv, serversDir: filepath.Join(dir, serversDName)}
-	if !l.trusted(path) { // config_trust.go
+	if !l.trusted(path) { // trust.go
 		return nil, errors.Join(l.errs...)
 	}
 	cfg := l.load(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
@@ -287,7 +287,7 @@ type loader struct {
 	serversDir string
 	errs       []error
 	warns      []string
-	// foreign is set for a file of another app's shape (config_foreign.go).
+	// foreign is set for a file of another app's shape (foreign.go).
 	foreign bool
 	ignored []string         // other apps' keys latch has no use for, for the one notice
 	inputs  map[string]Input // VS Code's "inputs", by id
@@ -370,7 +370,7 @@ func (l *loader) load(data []byte) *Config {
 	for _, key := range []string{"mcpServers", "servers"} {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
-	cfg.Servers = l.serversD(cfg.Servers) // config_serversd.go
+	cfg.Servers = l.serversD(cfg.Servers) // serversd.go
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)

@@ -60,8 +60,8 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 		l.errorf(srv, "url", "OAuth requires https (the host is not loopback)")
 	}
 	l.clientCredentials(srv, obj, o, live)
-	l.enterprise(srv, obj, o, live) // config_enterprise.go
-	l.workload(srv, obj, o, live)   // config_workload.go
+	l.enterprise(srv, obj, o, live) // enterprise.go
+	l.workload(srv, obj, o, live)   // workload.go
 	o.ClientSecretFile = l.checkPath(srv, "client_secret_file", secretFile, live, false)
 	o.ClientKeyFile = l.checkPath(srv, "client_key_file", keyFile, live, false)
 	if o.ClientMetadataURL != "" {

@@ -118,6 +118,6 @@ func (l *loader) serverFile(file, name string) (ServerConfig, bool) {
 
 // privateEnough refuses a servers.d folder or file that someone other
 // than you (or root) may change, the folder holding it and the file a
-// link leads to included (config_trust.go): its settings choose the
+// link leads to included (trust.go): its settings choose the
 // commands latch runs.
 func (l *loader) privateEnough(path string) bool { return l.trusted(path) }

@@ -63,7 +63,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		return s
 	}
 	if l.foreign {
-		l.foreignServer(name, srv, obj) // config_foreign.go
+		l.foreignServer(name, srv, obj) // foreign.go
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
@@ -209,7 +209,7 @@ func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *Server
 	if s.Transport == "sse" && s.Protocol == mcp.ProtocolModern {
 		l.errorf(srv, "protocol", "%q has no sse transport (use http)", s.Protocol)
 	}
-	l.oauth(srv, obj, s, plainRemote, live) // config_oauth.go
+	l.oauth(srv, obj, s, plainRemote, live) // oauth.go
 }
 
 // headers checks a url server's static headers; one that carries a
