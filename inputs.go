@@ -16,12 +16,9 @@ import (
 	"latch/ui/sanitize"
 )
 
-// A VS Code mcp.json may hold ${input:ID} in a server's strings: a value
-// (an API key, most often) that VS Code asks the person for. latch asks
-// for it once, at start, before the screen comes up: masked, kept in
-// memory only, and redacted like a token wherever it could show. Where
-// there is no one to ask (-p, no terminal), the server is left out with a
-// line saying how to give latch the value instead.
+// Asking for VS Code's ${input:ID} values (config/inputs.go says what
+// they are): once, at start, before the screen comes up, masked, kept in
+// memory only.
 
 // errQuitAtPrompt means the person quit while latch asked for an input.
 var errQuitAtPrompt = errors.New("quit")
