@@ -24,6 +24,8 @@ var importRules = []struct {
 		[]string{"github.com/charmbracelet"}},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
+	{"config", []string{"latch/mcp", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
+		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
 	{"mcp", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	{"permissions", nil, []string{"github.com/"}},
 	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},

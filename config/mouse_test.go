@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 func TestConfigMouse(t *testing.T) {
 	for body, want := range map[string]bool{`{}`: false, `{"mouse": true}`: true, `{"mouse": false}`: false} {
 		path, _ := writeConfig(t, body)
-		cfg, err := LoadConfig(path, fakeEnv(nil))
+		cfg, err := Load(path, fakeEnv(nil))
 		if err != nil {
 			t.Fatalf("%s: %v", body, err)
 		}
@@ -19,7 +19,7 @@ func TestConfigMouse(t *testing.T) {
 		}
 	}
 	path, _ := writeConfig(t, `{"mouse": "yes"}`)
-	if _, err := LoadConfig(path, fakeEnv(nil)); err == nil || !strings.Contains(err.Error(), "mouse") {
+	if _, err := Load(path, fakeEnv(nil)); err == nil || !strings.Contains(err.Error(), "mouse") {
 		t.Errorf(`"mouse": "yes": %v, want an error about mouse`, err)
 	}
 }

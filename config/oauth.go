@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"latch/mcp"
-	"latch/session"
 	"latch/themes"
 )
 
@@ -61,8 +60,8 @@ func (l *loader) oauth(srv string, obj map[string]json.RawMessage, s *ServerConf
 		l.errorf(srv, "url", "OAuth requires https (the host is not loopback)")
 	}
 	l.clientCredentials(srv, obj, o, live)
-	l.enterprise(srv, obj, o, live) // config_enterprise.go
-	l.workload(srv, obj, o, live)   // config_workload.go
+	l.enterprise(srv, obj, o, live) // enterprise.go
+	l.workload(srv, obj, o, live)   // workload.go
 	o.ClientSecretFile = l.checkPath(srv, "client_secret_file", secretFile, live, false)
 	o.ClientKeyFile = l.checkPath(srv, "client_key_file", keyFile, live, false)
 	if o.ClientMetadataURL != "" {
@@ -133,15 +132,4 @@ func (l *loader) scopes(srv string, raw json.RawMessage) []string {
 		}
 	}
 	return list
-}
-
-// applyOAuth copies a server's OAuth settings into its session config.
-func applyOAuth(o ServerConfig, c *session.ServerConfig) {
-	c.Auth, c.ClientID, c.ClientSecret, c.ClientSecretEnv = o.Auth, o.ClientID, o.ClientSecret, o.ClientSecretEnv
-	c.ClientSecretFile, c.ClientSecretCommand, c.ClientKeyFile = o.ClientSecretFile, o.ClientSecretCommand, o.ClientKeyFile
-	c.ClientMetadataURL, c.Scopes, c.Grant, c.Store, c.DPoP = o.ClientMetadataURL, o.Scopes, o.Grant, o.Store, o.DPoP
-	c.IDPTokenURL, c.IDPClientID, c.IDPClientSecret, c.IDPClientSecretEnv = o.IDPTokenURL, o.IDPClientID, o.IDPClientSecret, o.IDPClientSecretEnv
-	c.IDPClientSecretFile, c.IDPClientSecretCommand = o.IDPClientSecretFile, o.IDPClientSecretCommand
-	c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand = o.IDToken, o.IDTokenEnv, o.IDTokenFile, o.IDTokenCommand
-	c.WorkloadToken, c.WorkloadTokenEnv, c.WorkloadTokenFile, c.WorkloadTokenCommand = o.WorkloadToken, o.WorkloadTokenEnv, o.WorkloadTokenFile, o.WorkloadTokenCommand
 }

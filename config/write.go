@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -6,17 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-
-	"latch/session"
 )
 
-// DefaultConfigPath is where latch's own config lives when no file was
+// DefaultPath is where latch's own config lives when no file was
 // loaded: $XDG_CONFIG_HOME/latch/config.json, XDG_CONFIG_HOME defaulting
 // to ~/.config. "" when neither is known.
-func DefaultConfigPath(getenv func(string) string) string {
+func DefaultPath(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(dir) { // unset or relative: the XDG spec says ignore it
 		home := getenv("HOME")
@@ -28,28 +24,14 @@ func DefaultConfigPath(getenv func(string) string) string {
 	return filepath.Join(dir, "latch", "config.json")
 }
 
-// saveModel writes "model": name into latch's config file: the one that
-// was loaded (cfg.Path), else the default path (a new file). Only the
-// model's value is changed (or the key added first); the rest of the file
-// stays byte for byte. The file is replaced atomically, keeping its
-// permissions. A file of another app's shape is never written: latch's
-// model has no place there. It returns the path written.
-func saveModel(cfg *Config, getenv func(string) string, name string) (string, error) {
-	path, err := configTarget(cfg, getenv, "to keep a default model")
-	if err != nil {
-		return "", err
-	}
-	return path, rewriteConfig(path, func(data []byte) ([]byte, error) { return withModel(data, name) })
-}
-
-// configTarget is the file latch writes its settings into: the config
+// Target is the file latch writes its settings into: the config
 // that was loaded, else the default path; absolute, and a link's target.
 // A file of another app's shape is refused, saying how to have one of
 // latch's own (why: "to keep a default model").
-func configTarget(cfg *Config, getenv func(string) string, why string) (string, error) {
+func Target(cfg *Config, getenv func(string) string, why string) (string, error) {
 	path := cfg.Path
 	if path == "" {
-		path = DefaultConfigPath(getenv)
+		path = DefaultPath(getenv)
 		if path == "" {
 			return "", errors.New("no config file to write to: HOME is not set")
 		}
@@ -57,7 +39,7 @@ func configTarget(cfg *Config, getenv func(string) string, why string) (string, 
 	if cfg.Foreign {
 		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
 			"%s, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
-			path, why, cmp.Or(DefaultConfigPath(getenv), "~/.config/latch/config.json"))
+			path, why, cmp.Or(DefaultPath(getenv), "~/.config/latch/config.json"))
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the notice says where, wherever latch was started
@@ -68,39 +50,10 @@ func configTarget(cfg *Config, getenv func(string) string, why string) (string, 
 	return path, nil
 }
 
-// rewriteConfig replaces the file at path (absent: empty) with what edit
-// makes of it, atomically, keeping its permissions (0600 for a new file),
-// under the lock of path.lock: another latch saving at the same moment
-// edits the file this one wrote, and neither save is lost.
-func rewriteConfig(path string, edit func([]byte) ([]byte, error)) error {
-	release, err := session.LockPath(path + ".lock")
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	defer release()
-	mode := fs.FileMode(0o600)
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		data = nil
-	case err != nil:
-		return err
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-	}
-	out, err := edit(data)
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return session.WriteFileAtomic(path, out, mode)
-}
-
-// withModel returns the JSON object data with its top-level "model" set to
+// WithModel returns the JSON object data with its top-level "model" set to
 // name: the old value replaced where it stands, or the key added first,
 // indented like the key that follows it. Nothing else changes.
-func withModel(data []byte, name string) ([]byte, error) {
+func WithModel(data []byte, name string) ([]byte, error) {
 	value, err := jsonValue(name)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ func TestOAuthConfig(t *testing.T) {
 	path, _ := writeConfig(t, `{"mcpServers": {"wiki": {"url": "https://wiki.example/mcp", "auth": "oauth",
 		"client_id": "latch", "client_secret_env": "WIKI_SECRET", "scopes": ["read", "write"],
 		"client_metadata_url": "https://latch.example/client.json", "store": "memory", "dpop": true}}}`)
-	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"WIKI_SECRET": "x"}))
+	cfg, err := Load(path, fakeEnv(map[string]string{"WIKI_SECRET": "x"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +33,13 @@ func TestOAuthConfig(t *testing.T) {
 		{`"url": "https://a.example/mcp", "client_id": "c", "workload_token_env": "T"`, `only for grant "workload"`},
 	} {
 		path, _ := writeConfig(t, `{"mcpServers": {"srv": {`+c.body+`}}}`)
-		_, err := LoadConfig(path, fakeEnv(map[string]string{"S": "x", "T": "y"}))
+		_, err := Load(path, fakeEnv(map[string]string{"S": "x", "T": "y"}))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "srv") {
 			t.Errorf("%s: got %v, want an error naming srv and saying %q", c.body, err, c.want)
 		}
 	}
 	path, _ = writeConfig(t, `{"mcpServers": {"srv": {"url": "https://a.example/mcp", "client_id": "c", "client_secret": "lit"}}}`)
-	cfg, err = LoadConfig(path, fakeEnv(nil))
+	cfg, err = Load(path, fakeEnv(nil))
 	if err != nil || len(cfg.Warnings) == 0 || !strings.Contains(strings.Join(cfg.Warnings, "\n"), "literal client secret") {
 		t.Errorf("a literal client secret: %v %q", err, cfg.Warnings)
 	}

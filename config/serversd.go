@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -17,10 +17,10 @@ import (
 // an entry of "mcpServers".
 const serversDName = "servers.d"
 
-// loadServersDOnly is LoadConfig without a config file: the servers of
+// loadServersDOnly is Load without a config file: the servers of
 // $XDG_CONFIG_HOME/latch/servers.d, if there is such a folder.
 func loadServersDOnly(getenv func(string) string) (*Config, error) {
-	def := DefaultConfigPath(getenv)
+	def := DefaultPath(getenv)
 	if def == "" {
 		return &Config{}, nil
 	}
@@ -118,6 +118,6 @@ func (l *loader) serverFile(file, name string) (ServerConfig, bool) {
 
 // privateEnough refuses a servers.d folder or file that someone other
 // than you (or root) may change, the folder holding it and the file a
-// link leads to included (config_trust.go): its settings choose the
+// link leads to included (trust.go): its settings choose the
 // commands latch runs.
 func (l *loader) privateEnough(path string) bool { return l.trusted(path) }

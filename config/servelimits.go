@@ -1,10 +1,8 @@
-package main
+package config
 
 import (
 	"encoding/json"
 	"time"
-
-	"latch/gateway"
 )
 
 // ServeLimits are the "serve" section's bounds on what clients may make
@@ -50,14 +48,4 @@ func (l *loader) serveLimits(obj map[string]json.RawMessage) ServeLimits {
 	}
 	c.HTTPSessionIdle = l.duration("", "serve.http_session_idle", obj["http_session_idle"], 0)
 	return c
-}
-
-// gatewayLimits are the limits as the gateway takes them.
-func (c ServeLimits) gatewayLimits() gateway.Limits {
-	return gateway.Limits{Concurrent: c.MaxConcurrentPerClient, Polls: c.MaxPollsPerClient,
-		Rate: c.RatePerClient, Burst: c.BurstPerClient,
-		ParkCalls: c.ParkMaxCallsPerClient, ParkBytes: int64(c.ParkMaxBytesPerClient),
-		ParkCallsTotal: c.ParkMaxCalls, ParkBytesTotal: int64(c.ParkMaxBytes),
-		TaskResults: c.TaskResultsMax, TaskResultBytes: int64(c.TaskResultsMaxBytes),
-		Sessions: c.HTTPSessionsMax, SessionIdle: c.HTTPSessionIdle}
 }

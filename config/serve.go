@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ type ServeConfig struct {
 	ParkUnlisted bool
 	ApprovalTTL  time.Duration // "approval_ttl": how long a parked call waits (0: 24h)
 	AwaitPoll    time.Duration // "await_poll": how long one latch_await_decision waits at most (0: 20s)
-	ServeLimits                // the limits on clients (config_servelimits.go)
+	ServeLimits                // the limits on clients (servelimits.go)
 }
 
 var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",

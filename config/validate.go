@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"cmp"
@@ -17,7 +17,6 @@ import (
 
 	"latch/mcp"
 	"latch/permissions"
-	"latch/session"
 	"latch/themes"
 )
 
@@ -64,7 +63,7 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 		return s
 	}
 	if l.foreign {
-		l.foreignServer(name, srv, obj) // config_foreign.go
+		l.foreignServer(name, srv, obj) // foreign.go
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
@@ -210,7 +209,7 @@ func (l *loader) urlServer(srv string, obj map[string]json.RawMessage, s *Server
 	if s.Transport == "sse" && s.Protocol == mcp.ProtocolModern {
 		l.errorf(srv, "protocol", "%q has no sse transport (use http)", s.Protocol)
 	}
-	l.oauth(srv, obj, s, plainRemote, live) // config_oauth.go
+	l.oauth(srv, obj, s, plainRemote, live) // oauth.go
 }
 
 // headers checks a url server's static headers; one that carries a
@@ -320,7 +319,7 @@ func (l *loader) checkPath(scope, field, p string, live, dir bool) string {
 	if p == "" {
 		return ""
 	}
-	p, ok := expandHome(p, l.getenv("HOME"))
+	p, ok := ExpandHome(p, l.getenv("HOME"))
 	if !ok {
 		l.errorf(scope, field, "%s: ~ needs HOME, which is not set", p)
 		return p
@@ -538,14 +537,14 @@ func (l *loader) think(raw json.RawMessage) (*bool, string) {
 	if themes.JSONKind(raw) == "boolean" {
 		return l.boolean("", "ollama.think", raw), ""
 	}
-	levels := strings.Join(session.ThinkLevels, ", ")
+	levels := strings.Join(ThinkLevels, ", ")
 	if k := themes.JSONKind(raw); k != "string" {
 		l.errorf("", "ollama.think", "expected true, false or a level (%s), got %s", levels, k)
 		return nil, ""
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	if !slices.Contains(session.ThinkLevels, s) {
+	if !slices.Contains(ThinkLevels, s) {
 		l.errorf("", "ollama.think", "expected true, false or a level (%s), got %q", levels, s)
 		return nil, ""
 	}

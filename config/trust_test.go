@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -57,54 +57,6 @@ func refused(t *testing.T, what string, err error, parts ...string) {
 	}
 }
 
-// TestConfigWritableByOthersRefused: a config file (found or given with
-// --config) that others may write, or whose folder they may, is refused,
-// the error naming the path and the chmod that fixes it; the same file
-// and folder with their modes fixed load.
-func TestConfigWritableByOthersRefused(t *testing.T) {
-	skipWithoutModes(t)
-	path, dir := writeConfig(t, `{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
-	load := func() error {
-		_, err := loadSettings(flags{config: path}, fakeEnv(nil))
-		return err
-	}
-	if err := load(); err != nil {
-		t.Fatalf("a private config: %v", err)
-	}
-
-	chmod(t, path, 0o666)
-	refused(t, "a world-writable --config file", load(), "config "+path+":", "anyone may write it", "-w "+path)
-	chmod(t, path, 0o600)
-
-	chmod(t, dir, 0o777)
-	refused(t, "a config in a world-writable folder", load(), "config "+path+":", "anyone may write its folder "+dir,
-		"chmod o-w "+dir)
-	chmod(t, dir, 0o777|os.ModeSticky) // sticky, as /tmp: only a file's owner may replace it
-	if err := load(); err != nil {
-		t.Errorf("a config of one's own in a sticky folder: %v", err)
-	}
-	chmod(t, dir, 0o700)
-
-	gid := sharedGroup(t)
-	if err := os.Chown(path, -1, gid); err != nil {
-		t.Skipf("cannot give the file group %d: %v", gid, err)
-	}
-	chmod(t, path, 0o660)
-	refused(t, "a config its shared group may write", load(), "config "+path+":",
-		"its group (gid "+strconv.Itoa(gid)+"), which is not yours alone, may write it", "chmod g-w "+path)
-}
-
-// TestConfigProjectFileWritableByOthersRefused: ./latch.json, the file a
-// project may hold, is refused as any config file is.
-func TestConfigProjectFileWritableByOthersRefused(t *testing.T) {
-	skipWithoutModes(t)
-	_, dir := writeConfig(t, `{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
-	t.Chdir(dir)
-	chmod(t, "latch.json", 0o646)
-	_, err := loadSettings(flags{}, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
-	refused(t, "a world-writable ./latch.json", err, "config latch.json:", "anyone may write it", "chmod o-w "+filepath.Join(dir, "latch.json"))
-}
-
 // TestConfigServersDLinkTargetRefused: a servers.d file that links to a
 // file others may write, or to a file in a folder others may write, is
 // refused, naming the file it links to; so is a group-writable servers.d
@@ -123,7 +75,7 @@ func TestConfigServersDLinkTargetRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	load := func() error {
-		_, err := LoadConfig(path, fakeEnv(nil))
+		_, err := Load(path, fakeEnv(nil))
 		return err
 	}
 	if err := load(); err != nil {
@@ -162,13 +114,13 @@ func TestConfigOwnedByAnotherUserRefused(t *testing.T) {
 		if err := os.Chown(p, other, -1); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadConfig(path, fakeEnv(nil))
+		_, err := Load(path, fakeEnv(nil))
 		refused(t, p+" owned by another user", err, "config "+path+":", "owned by another user (uid 65534)")
 		if err := os.Chown(p, 0, -1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := LoadConfig(path, fakeEnv(nil)); err != nil {
+	if _, err := Load(path, fakeEnv(nil)); err != nil {
 		t.Errorf("owned by root: %v", err)
 	}
 }
@@ -183,11 +135,11 @@ func TestConfigEnvFileWritableByOthersRefused(t *testing.T) {
 	if err := os.WriteFile(env, []byte("NODE_OPTIONS=--require=/tmp/x.js\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(path, fakeEnv(nil)); err != nil {
+	if _, err := Load(path, fakeEnv(nil)); err != nil {
 		t.Fatalf("a private env file: %v", err)
 	}
 	chmod(t, env, 0o646)
-	_, err := LoadConfig(path, fakeEnv(nil))
+	_, err := Load(path, fakeEnv(nil))
 	refused(t, "a world-writable envFile", err, "config "+env+":", "anyone may write it", "chmod o-w "+env)
 }
 
@@ -234,8 +186,56 @@ func TestConfigFromAPipeLoads(t *testing.T) {
 		_, _ = w.WriteString(`{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
 		w.Close()
 	}()
-	cfg, err := LoadConfig("/dev/fd/"+strconv.Itoa(int(r.Fd())), fakeEnv(nil))
+	cfg, err := Load("/dev/fd/"+strconv.Itoa(int(r.Fd())), fakeEnv(nil))
 	if err != nil || len(cfg.Servers) != 1 {
 		t.Fatalf("a config from a pipe: %v", err)
 	}
+}
+
+// TestConfigProjectFileWritableByOthersRefused: ./latch.json, the file a
+// project may hold, is refused as any config file is.
+func TestConfigProjectFileWritableByOthersRefused(t *testing.T) {
+	skipWithoutModes(t)
+	_, dir := writeConfig(t, `{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
+	t.Chdir(dir)
+	chmod(t, "latch.json", 0o646)
+	_, err := findAndLoad("", fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
+	refused(t, "a world-writable ./latch.json", err, "config latch.json:", "anyone may write it", "chmod o-w "+filepath.Join(dir, "latch.json"))
+}
+
+// TestConfigWritableByOthersRefused: a config file (found or given with
+// --config) that others may write, or whose folder they may, is refused,
+// the error naming the path and the chmod that fixes it; the same file
+// and folder with their modes fixed load.
+func TestConfigWritableByOthersRefused(t *testing.T) {
+	skipWithoutModes(t)
+	path, dir := writeConfig(t, `{"mcpServers": {"crm": {"command": "crm-mcp"}}}`)
+	load := func() error {
+		_, err := findAndLoad(path, fakeEnv(nil))
+		return err
+	}
+	if err := load(); err != nil {
+		t.Fatalf("a private config: %v", err)
+	}
+
+	chmod(t, path, 0o666)
+	refused(t, "a world-writable --config file", load(), "config "+path+":", "anyone may write it", "-w "+path)
+	chmod(t, path, 0o600)
+
+	chmod(t, dir, 0o777)
+	refused(t, "a config in a world-writable folder", load(), "config "+path+":", "anyone may write its folder "+dir,
+		"chmod o-w "+dir)
+	chmod(t, dir, 0o777|os.ModeSticky) // sticky, as /tmp: only a file's owner may replace it
+	if err := load(); err != nil {
+		t.Errorf("a config of one's own in a sticky folder: %v", err)
+	}
+	chmod(t, dir, 0o700)
+
+	gid := sharedGroup(t)
+	if err := os.Chown(path, -1, gid); err != nil {
+		t.Skipf("cannot give the file group %d: %v", gid, err)
+	}
+	chmod(t, path, 0o660)
+	refused(t, "a config its shared group may write", load(), "config "+path+":",
+		"its group (gid "+strconv.Itoa(gid)+"), which is not yours alone, may write it", "chmod g-w "+path)
 }

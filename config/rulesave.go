@@ -1,48 +1,15 @@
-package main
+package config
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 
 	"latch/permissions"
 )
-
-// ruleFile is the file an argument rule saved from the permission box
-// goes into (saveRule): the one the box names before anything is written.
-func ruleFile(cfg *Config, getenv func(string) string) (string, error) {
-	return configTarget(cfg, getenv, "to save a rule")
-}
-
-// saveRule appends spec to permissions.rules in latch's config file (see
-// configTarget), leaving every other byte of the file as it was, and
-// returns it compiled as the config's loader reads it from now on: its
-// Origin names the file and the index, `config FILE: permissions.rules[N]`.
-func saveRule(cfg *Config, getenv func(string) string, spec permissions.RuleSpec) (permissions.Rule, error) {
-	path, err := ruleFile(cfg, getenv)
-	if err != nil {
-		return permissions.Rule{}, err
-	}
-	named := cfg.Path
-	if named == "" {
-		named = DefaultConfigPath(getenv) // the file the next start loads
-	}
-	var index int
-	err = rewriteConfig(path, func(data []byte) ([]byte, error) {
-		out, i, err := withRule(data, spec)
-		index = i
-		return out, err
-	})
-	if err != nil {
-		return permissions.Rule{}, err
-	}
-	origin := fmt.Sprintf("config %s: permissions.rules[%d]", named, index)
-	return permissions.CompileRule(spec, "", origin, getenv("HOME"))
-}
 
 // ruleJSON is spec as a config's rule, on one line:
 // {"tool": "…", "args": {"path": "…"}, "decision": "allow"}.
@@ -77,11 +44,11 @@ func ruleJSON(spec permissions.RuleSpec) ([]byte, error) {
 	return append(append(append(b, `"decision": `...), decision...), '}'), nil
 }
 
-// withRule returns the JSON object data with spec added at the end of
+// WithRule returns the JSON object data with spec added at the end of
 // permissions.rules (the list, or the permissions object, made when there
 // is none), and the rule's index there. Nothing else changes. The result
 // is read back before it is returned: the rule at that index is spec.
-func withRule(data []byte, spec permissions.RuleSpec) ([]byte, int, error) {
+func WithRule(data []byte, spec permissions.RuleSpec) ([]byte, int, error) {
 	rule, err := ruleJSON(spec)
 	if err != nil {
 		return nil, 0, err

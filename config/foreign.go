@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -33,7 +33,7 @@ var foreignTopKeys = []string{"globalShortcut", "preferences"}
 
 // foreignServerKeys are other apps' server keys latch has no use for:
 // VS Code's dev, gallery and version; Roo's watchPaths and disabledTools.
-// (VS Code's envFile is read: config_envfile.go.)
+// (VS Code's envFile is read: envfile.go.)
 var foreignServerKeys = []string{"dev", "gallery", "version", "watchPaths", "disabledTools"}
 
 // foreignAllowKeys are the Cline and Roo keys that list a server's tools

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -28,7 +28,7 @@ func FuzzConfigRules(f *testing.F) {
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+		_, err := Load(path, fakeEnv(map[string]string{"HOME": dir}))
 		if err == nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"latch/permissions"
@@ -24,6 +24,18 @@ const DefaultTimeout = 60 * time.Second
 // server's config sets no connect_timeout.
 const DefaultConnectTimeout = 15 * time.Second
 
+// The values of a server's "effect": what becomes of its call in doubt
+// after a crash (session/effects.go).
+const (
+	EffectAtMostOnce = "at_most_once" // waits for a person (the default)
+	EffectIdempotent = "idempotent"   // runs again on resume, once, through the gate
+)
+
+// ThinkLevels are the levels "ollama.think" takes: session.ThinkLevels,
+// which a test in the root package checks they match (config does not
+// import session).
+var ThinkLevels = []string{"low", "medium", "high", "max"}
+
 // Config is the parsed, validated config file (docs/CONFIG.md).
 type Config struct {
 	Path        string            // the file loaded, "" when none was found
@@ -38,7 +50,7 @@ type Config struct {
 	Servers  []ServerConfig // "mcpServers" (or its alias "servers"), sorted by name
 	Roots    []string       // "roots": directories servers are told of, absolute (~ expanded, relative to the file's folder)
 	Warnings []string       // non-fatal notes, e.g. a literal token in the file
-	// Foreign is set for a file of another app's shape (config_foreign.go):
+	// Foreign is set for a file of another app's shape (foreign.go):
 	// latch reads it but never writes into it.
 	Foreign bool
 	// Inputs are VS Code's "inputs", by id: what to say when asking for
@@ -121,7 +133,7 @@ type PermissionsConfig struct {
 	Mode  string
 	Allow []string // "allow": namespaced tool names like fs__read_text_file, matched exactly
 	// Rules are "rules": argument rules on namespaced tool names or "*"
-	// (config_rules.go).
+	// (rules.go).
 	Rules []permissions.Rule
 }
 
@@ -152,14 +164,14 @@ type ServerConfig struct {
 	Disabled       bool              // not connected at start-up
 	Protocol       string            // "protocol": "auto" (default, as ""), "2025-11-25" or "2026-07-28"
 	// Rules are "rules": argument rules on the server's own tool names
-	// (config_rules.go).
+	// (rules.go).
 	Rules []permissions.Rule
 	// Inputs are the ids of the VS Code ${input:ID} values its strings
 	// still hold, in order: asked for at start, or the server is left out
 	// (inputs.go). Secrets are the values given, redacted everywhere.
 	Inputs  []string
 	Secrets []string
-	// OAuth (url servers; config_oauth.go).
+	// OAuth (url servers; oauth.go).
 	Auth                string   // "oauth", "none" or "" (automatic on a Bearer 401)
 	ClientID            string   // a pre-registered client
 	ClientSecret        string   // literal (warned about)
@@ -172,7 +184,7 @@ type ServerConfig struct {
 	Grant               string   // "authorization_code" (default), "client_credentials", "enterprise" or "workload"
 	Store               string   // "file" (default) or "memory"
 	DPoP                bool     // tokens bound to a key of latch's (RFC 9449)
-	// Grant "enterprise" (config_enterprise.go): the identity provider.
+	// Grant "enterprise" (enterprise.go): the identity provider.
 	IDPTokenURL            string   // its token endpoint (token exchange)
 	IDPClientID            string   // latch's client there
 	IDPClientSecret        string   // literal (warned about)
@@ -183,32 +195,32 @@ type ServerConfig struct {
 	IDTokenEnv             string   // a variable holding it
 	IDTokenFile            string   // ~ expanded, relative to the config file's folder
 	IDTokenCommand         []string // argv printing it
-	// Grant "workload" (config_workload.go): the workload's JWT.
+	// Grant "workload" (workload.go): the workload's JWT.
 	WorkloadToken        string   // literal (warned about)
 	WorkloadTokenEnv     string   // a variable holding it
 	WorkloadTokenFile    string   // ~ expanded, relative to the config file's folder
 	WorkloadTokenCommand []string // argv printing it
 }
 
-// FindConfig returns the path to load: flagPath if non-empty, else
+// Find returns the path to load: flagPath if non-empty, else
 // $LATCH_CONFIG, else ./latch.json if it exists, else
 // $XDG_CONFIG_HOME/latch/config.json (XDG_CONFIG_HOME defaulting to
 // ~/.config) if it exists, else "". explicit reports whether the path came
 // from the flag or LATCH_CONFIG; then a missing file is an error.
-func FindConfig(flagPath string, getenv func(string) string) (path string, explicit bool) {
+func Find(flagPath string, getenv func(string) string) (path string, explicit bool) {
 	home := getenv("HOME")
 	if flagPath != "" {
-		p, _ := expandHome(flagPath, home)
+		p, _ := ExpandHome(flagPath, home)
 		return p, true
 	}
 	if env := getenv("LATCH_CONFIG"); env != "" {
-		p, _ := expandHome(env, home)
+		p, _ := ExpandHome(env, home)
 		return p, true
 	}
 	if _, err := os.Stat("latch.json"); err == nil {
 		return "latch.json", false
 	}
-	p := DefaultConfigPath(getenv)
+	p := DefaultPath(getenv)
 	if p == "" {
 		return "", false
 	}
@@ -218,19 +230,19 @@ func FindConfig(flagPath string, getenv func(string) string) (path string, expli
 	return "", false
 }
 
-// LoadConfig reads and validates the file at path and the server files in
-// the servers.d folder beside it (config_serversd.go). path "" reads
+// Load reads and validates the file at path and the server files in
+// the servers.d folder beside it (serversd.go). path "" reads
 // $XDG_CONFIG_HOME/latch/servers.d alone; with no such folder either, the
 // Config is empty and valid. getenv is used for token_env checks and ~ expansion (pass
 // os.Getenv in production). All problems are returned together, one per
 // line (errors.Join), in a fixed order; no error or warning contains a
 // credential value.
-func LoadConfig(path string, getenv func(string) string) (*Config, error) {
+func Load(path string, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	if path == "" {
-		return loadServersDOnly(getenv) // config_serversd.go
+		return loadServersDOnly(getenv) // serversd.go
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -247,7 +259,7 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 		dir = filepath.Dir(path)
 	}
 	l := &loader{path: path, dir: dir, getenv: getenv, serversDir: filepath.Join(dir, serversDName)}
-	if !l.trusted(path) { // config_trust.go
+	if !l.trusted(path) { // trust.go
 		return nil, errors.Join(l.errs...)
 	}
 	cfg := l.load(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
@@ -265,7 +277,7 @@ var (
 	modes           = []string{"read_only", "ask", "approve", "auto"}
 )
 
-// loader collects the errors and warnings of one LoadConfig call.
+// loader collects the errors and warnings of one Load call.
 type loader struct {
 	path   string
 	dir    string // absolute folder of the file, for relative paths
@@ -275,7 +287,7 @@ type loader struct {
 	serversDir string
 	errs       []error
 	warns      []string
-	// foreign is set for a file of another app's shape (config_foreign.go).
+	// foreign is set for a file of another app's shape (foreign.go).
 	foreign bool
 	ignored []string         // other apps' keys latch has no use for, for the one notice
 	inputs  map[string]Input // VS Code's "inputs", by id
@@ -358,7 +370,7 @@ func (l *loader) load(data []byte) *Config {
 	for _, key := range []string{"mcpServers", "servers"} {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
-	cfg.Servers = l.serversD(cfg.Servers) // config_serversd.go
+	cfg.Servers = l.serversD(cfg.Servers) // serversd.go
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
@@ -471,9 +483,9 @@ func lineCol(data []byte, offset int64) (line, col int) {
 	return 1 + bytes.Count(before, []byte("\n")), 1 + utf8.RuneCount(before[lineStart:])
 }
 
-// expandHome expands a leading "~" or "~/"; ok is false when the path needs
+// ExpandHome expands a leading "~" or "~/"; ok is false when the path needs
 // HOME and it is empty.
-func expandHome(p, home string) (string, bool) {
+func ExpandHome(p, home string) (string, bool) {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p, true
 	}

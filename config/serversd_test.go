@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -44,7 +44,7 @@ func TestConfigServersDAddsServer(t *testing.T) {
 		"notes.txt":  `not json at all`,
 		"a.json.bak": `{`,
 	})
-	cfg, err := LoadConfig(path, fakeEnv(nil))
+	cfg, err := Load(path, fakeEnv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestConfigServersDAddsServer(t *testing.T) {
 func TestConfigServersDDuplicateNamesBothFiles(t *testing.T) {
 	path, dir := writeConfig(t, `{"mcpServers": {"crm": {"command": "x"}}}`)
 	d := writeServersD(t, dir, map[string]string{"crm.json": `{"command": "y"}`})
-	_, err := LoadConfig(path, fakeEnv(nil))
+	_, err := Load(path, fakeEnv(nil))
 	if err == nil || !anyLineHasAll(err.Error(), []string{filepath.Join(d, "crm.json"), path, `"crm"`}) {
 		t.Fatalf("err = %v; want one line naming %s and %s", err, filepath.Join(d, "crm.json"), path)
 	}
@@ -85,7 +85,7 @@ func TestConfigServersDErrorNamesItsFile(t *testing.T) {
 		"Bad.json":  `{"command": "x"}`,
 		"wiki.json": "{\n  \"command\": \"x\",,\n}",
 	})
-	_, err := LoadConfig(path, fakeEnv(nil))
+	_, err := Load(path, fakeEnv(nil))
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -104,38 +104,6 @@ func TestConfigServersDErrorNamesItsFile(t *testing.T) {
 	}
 }
 
-// TestConfigServersDWithoutMainConfig: with no config file at all,
-// $XDG_CONFIG_HOME/latch/servers.d alone configures the servers.
-func TestConfigServersDWithoutMainConfig(t *testing.T) {
-	xdg := t.TempDir()
-	t.Chdir(t.TempDir()) // no ./latch.json
-	writeServersD(t, filepath.Join(xdg, "latch"), map[string]string{"crm.json": `{"command": "crm-mcp"}`})
-	getenv := fakeEnv(map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": t.TempDir()})
-	s, err := loadSettings(flags{}, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(serverNames(s.cfg), ","); got != "crm" || s.cfg.Servers[0].Command != "crm-mcp" {
-		t.Fatalf("servers = %q (%+v), want crm", got, s.cfg.Servers)
-	}
-}
-
-// TestConfigServersDBesideFlagConfig: --config FILE reads servers.d beside
-// FILE, and not the one in $XDG_CONFIG_HOME.
-func TestConfigServersDBesideFlagConfig(t *testing.T) {
-	path, dir := writeConfig(t, `{}`)
-	writeServersD(t, dir, map[string]string{"crm.json": `{"command": "crm-mcp"}`})
-	xdg := t.TempDir()
-	writeServersD(t, filepath.Join(xdg, "latch"), map[string]string{"other.json": `{"command": "z"}`})
-	s, err := loadSettings(flags{config: path}, fakeEnv(map[string]string{"XDG_CONFIG_HOME": xdg}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(serverNames(s.cfg), ","); got != "crm" {
-		t.Fatalf("servers = %q, want crm", got)
-	}
-}
-
 // TestConfigServersDWorldWritableRefused: a servers.d folder or file that
 // anyone may write is refused, naming it: it chooses the commands latch
 // runs.
@@ -150,9 +118,41 @@ func TestConfigServersDWorldWritableRefused(t *testing.T) {
 		if err := os.Chmod(p, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadConfig(path, fakeEnv(nil))
+		_, err := Load(path, fakeEnv(nil))
 		if err == nil || !anyLineHasAll(err.Error(), []string{"config " + p + ":", "anyone may write it"}) {
 			t.Errorf("%s world-writable: err = %v", p, err)
 		}
+	}
+}
+
+// TestConfigServersDBesideFlagConfig: --config FILE reads servers.d beside
+// FILE, and not the one in $XDG_CONFIG_HOME.
+func TestConfigServersDBesideFlagConfig(t *testing.T) {
+	path, dir := writeConfig(t, `{}`)
+	writeServersD(t, dir, map[string]string{"crm.json": `{"command": "crm-mcp"}`})
+	xdg := t.TempDir()
+	writeServersD(t, filepath.Join(xdg, "latch"), map[string]string{"other.json": `{"command": "z"}`})
+	cfg, err := findAndLoad(path, fakeEnv(map[string]string{"XDG_CONFIG_HOME": xdg}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(serverNames(cfg), ","); got != "crm" {
+		t.Fatalf("servers = %q, want crm", got)
+	}
+}
+
+// TestConfigServersDWithoutMainConfig: with no config file at all,
+// $XDG_CONFIG_HOME/latch/servers.d alone configures the servers.
+func TestConfigServersDWithoutMainConfig(t *testing.T) {
+	xdg := t.TempDir()
+	t.Chdir(t.TempDir()) // no ./latch.json
+	writeServersD(t, filepath.Join(xdg, "latch"), map[string]string{"crm.json": `{"command": "crm-mcp"}`})
+	getenv := fakeEnv(map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": t.TempDir()})
+	cfg, err := findAndLoad("", getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(serverNames(cfg), ","); got != "crm" || cfg.Servers[0].Command != "crm-mcp" {
+		t.Fatalf("servers = %q (%+v), want crm", got, cfg.Servers)
 	}
 }
