@@ -134,7 +134,7 @@ func (o *State) discover(ctx context.Context) (*discovery, error) {
 		d, err = o.asDiscovery(ctx, server, prm)
 	}
 	if err == nil {
-		err = o.checkEndpoints(d) // oauth_endpoints.go
+		err = o.checkEndpoints(d) // endpoints.go
 	}
 	if err != nil {
 		return nil, err

@@ -28,9 +28,9 @@ func (o *State) login(ctx context.Context, ch challenge, extra []string) error {
 	case GrantClientCredentials:
 		return o.clientCredentials(ctx, d, ch, extra)
 	case GrantEnterprise:
-		return o.enterprise(ctx, d, ch, extra) // oauth_enterprise.go
+		return o.enterprise(ctx, d, ch, extra) // enterprise.go
 	case GrantWorkload:
-		return o.workload(ctx, d, ch, extra) // oauth_workload.go
+		return o.workload(ctx, d, ch, extra) // workload.go
 	}
 	if o.browser == nil {
 		return ErrNoLogin
