@@ -46,7 +46,12 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauth.State {
 	if cfg.Store != StoreMemory {
 		opts.Dir = m.opts.AuthDir
 	}
-	return oauth.New(oauth.Config{Name: cfg.Name, URL: cfg.URL, Auth: cfg.Auth, Grant: cfg.Grant,
+	return oauth.New(oauthConfig(cfg), opts)
+}
+
+// oauthConfig is cfg's OAuth fields, as package oauth takes them.
+func oauthConfig(cfg ServerConfig) oauth.Config {
+	return oauth.Config{Name: cfg.Name, URL: cfg.URL, Auth: cfg.Auth, Grant: cfg.Grant,
 		ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, ClientSecretEnv: cfg.ClientSecretEnv,
 		ClientSecretFile: cfg.ClientSecretFile, ClientSecretCommand: cfg.ClientSecretCommand,
 		ClientKeyFile: cfg.ClientKeyFile, ClientMetadataURL: cfg.ClientMetadataURL, Scopes: cfg.Scopes, DPoP: cfg.DPoP,
@@ -55,7 +60,7 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauth.State {
 		IDPClientSecretCommand: cfg.IDPClientSecretCommand, IDToken: cfg.IDToken, IDTokenEnv: cfg.IDTokenEnv,
 		IDTokenFile: cfg.IDTokenFile, IDTokenCommand: cfg.IDTokenCommand, WorkloadToken: cfg.WorkloadToken,
 		WorkloadTokenEnv: cfg.WorkloadTokenEnv, WorkloadTokenFile: cfg.WorkloadTokenFile,
-		WorkloadTokenCommand: cfg.WorkloadTokenCommand}, opts)
+		WorkloadTokenCommand: cfg.WorkloadTokenCommand}
 }
 
 // oauthRedactor is the manager's redactor as package oauth takes it.
