@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -93,16 +93,22 @@ func TestLoginStrayCallbacksUntilTimeLimit(t *testing.T) {
 	as := oauthtest.New(oauthtest.Config{})
 	t.Cleanup(as.Close)
 	const strays = 3
-	m := New([]ServerConfig{{Name: "web", Transport: TransportHTTP, URL: as.URL(), ConnectTimeout: 10 * time.Second}},
-		Options{OpenBrowser: func(_ context.Context, authURL string) error {
-			for range strays {
-				getStatus(redirectOf(t, authURL) + "?code=forged&state=stray")
-			}
-			return nil
-		}})
-	t.Cleanup(m.CloseAll)
-	m.Connect("web") //nolint:errcheck // needs a login
-	err := m.Login(context.Background(), "web")
+	o := New(Config{Name: "web", URL: as.URL()}, Options{Browser: func(_ context.Context, authURL string) error {
+		for range strays {
+			getStatus(redirectOf(t, authURL) + "?code=forged&state=stray")
+		}
+		return nil
+	}})
+	// The server's 401 says where its authorization server is.
+	resp, err := (&http.Client{Transport: o.Transport(http.DefaultTransport)}).Post(as.URL(), "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the server answered %d, want 401", resp.StatusCode)
+	}
+	err = o.Login(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no login within the time allowed (3 callbacks for another login were refused)") {
 		t.Errorf("a login with only strays ended with %v", err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // its source, is the assertion of a JWT bearer grant (RFC 7523) at the
 // authorization server, the configured client authenticating as usual.
 // A refusal is reported as it is: no retry, no other grant.
-func (o *oauthState) workload(ctx context.Context, d *discovery, ch challenge, extra []string) error {
+func (o *State) workload(ctx context.Context, d *discovery, ch challenge, extra []string) error {
 	if o.cfg.ClientID == "" {
 		return errors.New("grant \"workload\" needs client_id (the client registered at the authorization server)")
 	}
@@ -22,15 +22,15 @@ func (o *oauthState) workload(ctx context.Context, d *discovery, ch challenge, e
 		return err
 	}
 	c := o.cfg
-	jwt, err := resolveSecret(ctx, "workload_token", secretSource{c.WorkloadToken, c.WorkloadTokenEnv,
-		c.WorkloadTokenFile, c.WorkloadTokenCommand}, o.getenv)
+	jwt, err := o.resolve(ctx, "workload_token", Source{c.WorkloadToken, c.WorkloadTokenEnv,
+		c.WorkloadTokenFile, c.WorkloadTokenCommand})
 	if err != nil {
 		return err
 	}
 	if jwt == "" {
 		return errors.New("grant \"workload\" needs the workload's JWT: set workload_token_env, workload_token_file or workload_token_command")
 	}
-	o.red.add(jwt)
+	o.red.Add(jwt)
 	scope := strings.Join(unionScopes(strings.Fields(o.requestedScope(d, ch)), extra), " ")
 	form := url.Values{"grant_type": {grantJWTBearer}, "assertion": {jwt}, "resource": {d.resource}}
 	if scope != "" {

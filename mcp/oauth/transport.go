@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // origin: the token only ever goes to the MCP server.
 type authTransport struct {
 	base http.RoundTripper
-	o    *oauthState
+	o    *State
 }
 
 // RoundTrip sends r as described above.
@@ -114,7 +114,7 @@ func drain(resp *http.Response) {
 // login. A refused token discovers again too: the resource may have moved
 // to another authorization server (SEP-2352), whose issuer then holds
 // none of the old login (authRecord.heldFor).
-func (o *oauthState) noteChallenge(ch challenge, refused bool) {
+func (o *State) noteChallenge(ch challenge, refused bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.asked = true
@@ -131,7 +131,7 @@ func (o *oauthState) noteChallenge(ch challenge, refused bool) {
 }
 
 // lastChallenge is the server's last challenge.
-func (o *oauthState) lastChallenge() challenge {
+func (o *State) lastChallenge() challenge {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.challenge
@@ -139,14 +139,14 @@ func (o *oauthState) lastChallenge() challenge {
 
 // renewOrLogin is a fresh token after a 401: renewed when it can be
 // without a person, or for a headless grant got anew.
-func (o *oauthState) renewOrLogin(ctx context.Context, stale string, ch challenge) (string, error) {
+func (o *State) renewOrLogin(ctx context.Context, stale string, ch challenge) (string, error) {
 	rec := o.record()
 	if rec.RefreshToken != "" || (o.cfg.headless() && rec.AccessToken != "") {
 		return o.renew(ctx, stale)
 	}
 	if o.cfg.headless() {
 		if err := o.login(ctx, ch, nil); err != nil {
-			o.setExpired(o.red.apply(err.Error()))
+			o.setExpired(o.red.Apply(err.Error()))
 			return "", err
 		}
 		return o.record().AccessToken, nil
@@ -154,7 +154,7 @@ func (o *oauthState) renewOrLogin(ctx context.Context, stale string, ch challeng
 	if stale != "" {
 		o.setExpired(o.refusedWhy(ctx))
 	}
-	return "", errNoLogin
+	return "", ErrNoLogin
 }
 
 // refusedWhy says why a token that cannot be renewed was refused: when
@@ -162,7 +162,7 @@ func (o *oauthState) renewOrLogin(ctx context.Context, stale string, ch challeng
 // made discovery start afresh), that it moved and where to log in, as a
 // refresh would have found; else only that it was refused. Either way
 // the next login starts afresh at the issuer discovered.
-func (o *oauthState) refusedWhy(ctx context.Context) string {
+func (o *State) refusedWhy(ctx context.Context) string {
 	issuer := o.record().Issuer
 	if d, err := o.discover(ctx); err == nil && issuer != "" && d.meta.Issuer != issuer {
 		return fmt.Sprintf("its authorization server is now %s: log in there", d.meta.Issuer)

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// Values of ServerConfig.Auth, Grant and Store.
+// Values of Config.Auth and Grant.
 const (
 	AuthOAuth = "oauth" // log in with OAuth (MCP authorization)
 	AuthNone  = "none"  // never log in: a 401 is only reported
@@ -27,9 +27,6 @@ const (
 	// platform issued it is traded for the token (JWT bearer grant); no
 	// browser.
 	GrantWorkload = "workload"
-
-	StoreFile   = "file"   // tokens kept in $XDG_STATE_HOME/latch/auth/<server>.json
-	StoreMemory = "memory" // tokens kept in memory only
 )
 
 // oauthHTTPTimeout bounds each request to an authorization server.
@@ -44,21 +41,87 @@ var refreshMargin = 60 * time.Second
 // maxStepUps is how many times one request may ask for more scopes.
 const maxStepUps = 1
 
-// errNoLogin says a server needs a login that cannot happen here: no
+// ErrNoLogin says a server needs a login that cannot happen here: no
 // browser can be opened (latch -p), or the login is not asked for.
-var errNoLogin = errors.New("not logged in")
+var ErrNoLogin = errors.New("not logged in")
 
-// oauthState is a server's OAuth session: what discovery found, who the
+// Config is what a login needs to know of its server: the OAuth fields
+// of mcp's ServerConfig, secrets named by their source and read (with
+// Options.Resolve) only when they are needed.
+type Config struct {
+	Name, URL              string
+	Auth                   string   // AuthOAuth: the config asks for OAuth
+	Grant                  string   // GrantAuthorizationCode ("" too), GrantClientCredentials, GrantEnterprise or GrantWorkload
+	ClientID               string   // a pre-registered client
+	ClientSecret           string   // its secret: a literal,
+	ClientSecretEnv        string   // a variable,
+	ClientSecretFile       string   // a file,
+	ClientSecretCommand    []string // or a command printing it
+	ClientKeyFile          string   // a PEM private key: private_key_jwt client authentication
+	ClientMetadataURL      string   // a client ID metadata document's URL
+	Scopes                 []string // asked for, with what the server asks for
+	DPoP                   bool     // tokens bound to a key of latch's (RFC 9449; dpop.go)
+	IDPTokenURL            string   // enterprise.go: the identity provider's token endpoint
+	IDPClientID            string   // latch's client there
+	IDPClientSecret        string   // its secret: a literal,
+	IDPClientSecretEnv     string   // a variable,
+	IDPClientSecretFile    string   // a file,
+	IDPClientSecretCommand []string // or a command printing it
+	IDToken                string   // the person's ID token: a literal,
+	IDTokenEnv             string   // a variable,
+	IDTokenFile            string   // a file,
+	IDTokenCommand         []string // or a command printing it
+	WorkloadToken          string   // workload.go: the workload's JWT: a literal,
+	WorkloadTokenEnv       string   // a variable,
+	WorkloadTokenFile      string   // a file,
+	WorkloadTokenCommand   []string // or a command printing it
+}
+
+// Source is where a secret lives: a literal, a variable, a file or a
+// command (the first one set wins).
+type Source struct {
+	Literal, Env, File string
+	Command            []string
+}
+
+// Redactor hides credentials in text. Every secret a login learns is
+// added to it the moment it is known; errors pass through Apply.
+type Redactor interface {
+	Add(secrets ...string)
+	Apply(s string) string
+}
+
+// Options are what a login gets from its manager.
+type Options struct {
+	// Dir is where the login is kept (<Dir>/<server>.json); "" keeps it
+	// in memory only.
+	Dir string
+	// HTTP is the client for the authorization servers (nil: one with a
+	// 30 s timeout); it is used behind a guard that sends nothing in clear.
+	HTTP *http.Client
+	// Redactor learns every secret (nil: nothing is redacted).
+	Redactor Redactor
+	// Resolve reads a secret from its source now; field names the config
+	// fields in errors ("client_secret" for client_secret_env…). Nil
+	// reads literals only.
+	Resolve func(ctx context.Context, field string, src Source) (string, error)
+	// Browser opens a login URL; nil when no one can (latch -p).
+	Browser func(ctx context.Context, url string) error
+	// OnURL is told every login URL, to show it (nil: no one).
+	OnURL func(url string)
+}
+
+// State is a server's OAuth session: what discovery found, who the
 // client is, and the tokens. It outlives connections (a reconnect keeps
 // the login) and is safe for concurrent use. Every secret it learns goes
 // to red the moment it is known.
-type oauthState struct {
-	cfg    ServerConfig
-	red    *redactor
-	http   *http.Client // for the authorization server: no credentials of the MCP server
-	store  *tokenFile   // nil: memory only
-	getenv func(string) string
-	dpop   *dpopKey // nil unless cfg.DPoP
+type State struct {
+	cfg     Config
+	red     Redactor
+	http    *http.Client // for the authorization server: no credentials of the MCP server
+	store   *tokenFile   // nil: memory only
+	resolve func(ctx context.Context, field string, src Source) (string, error)
+	dpop    *dpopKey // nil unless cfg.DPoP
 	// browser opens a login URL; nil when no one can (latch -p).
 	browser func(ctx context.Context, url string) error
 	onURL   func(url string) // told every login URL, to show it
@@ -109,17 +172,8 @@ func (r authRecord) secrets() []string {
 	return []string{r.AccessToken, r.RefreshToken, r.ClientSecret, r.DPoPKey}
 }
 
-// usesOAuth reports whether cfg may log in with OAuth: an HTTP or SSE
-// server with no static credential and not auth "none".
-func (c ServerConfig) usesOAuth() bool {
-	t := transportName(c.Transport)
-	if (t != TransportHTTP && t != TransportSSE) || c.Auth == AuthNone {
-		return false
-	}
-	return c.Auth == AuthOAuth || !c.hasCredential()
-}
-
-func (c ServerConfig) grant() string {
+// grant is the configured grant, authorization_code by default.
+func (c Config) grant() string {
 	if c.Grant == "" {
 		return GrantAuthorizationCode
 	}
@@ -129,24 +183,33 @@ func (c ServerConfig) grant() string {
 // headless reports whether the grant gets tokens without a person (no
 // browser): client_credentials, enterprise and workload, done again on
 // expiry.
-func (c ServerConfig) headless() bool {
+func (c Config) headless() bool {
 	g := c.grant()
 	return g == GrantClientCredentials || g == GrantEnterprise || g == GrantWorkload
 }
 
-// newOAuthState makes the OAuth session of cfg and loads what an earlier
-// login stored.
-func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
-	o := &oauthState{cfg: cfg, red: m.red, getenv: m.opts.Getenv, onURL: func(string) {},
-		http: &http.Client{Timeout: oauthHTTPTimeout}, browser: m.opts.OpenBrowser}
-	if m.opts.OAuthHTTP != nil {
-		o.http = m.opts.OAuthHTTP
+// New makes the OAuth session of cfg and loads what an earlier login
+// stored in opts.Dir.
+func New(cfg Config, opts Options) *State {
+	o := &State{cfg: cfg, red: opts.Redactor, resolve: opts.Resolve, onURL: opts.OnURL,
+		http: &http.Client{Timeout: oauthHTTPTimeout}, browser: opts.Browser}
+	if o.red == nil {
+		o.red = noRedaction{}
+	}
+	if o.resolve == nil {
+		o.resolve = literalOnly
+	}
+	if o.onURL == nil {
+		o.onURL = func(string) {}
+	}
+	if opts.HTTP != nil {
+		o.http = opts.HTTP
 	}
 	o.http = guarded(o.http, cfg.Name)
-	if cfg.Store != StoreMemory && m.opts.AuthDir != "" {
-		o.store = &tokenFile{dir: m.opts.AuthDir, server: cfg.Name}
+	if opts.Dir != "" {
+		o.store = &tokenFile{dir: opts.Dir, server: cfg.Name}
 		if rec, err := o.store.load(); err == nil && rec.URL == cfg.URL {
-			m.red.add(rec.secrets()...)
+			o.red.Add(rec.secrets()...)
 			o.rec = rec
 		}
 	}
@@ -154,15 +217,26 @@ func (m *Manager) newOAuthState(cfg ServerConfig) *oauthState {
 		// A key that cannot be made leaves dpop nil: the token requests then
 		// carry no proof, and a server that wants one refuses them, saying so.
 		if o.dpop, _ = newDPoPKey(o.rec.DPoPKey); o.dpop != nil {
-			m.red.add(o.dpop.pem)
+			o.red.Add(o.dpop.pem)
 		}
 	}
 	return o
 }
 
+// noRedaction is the Redactor of a State given none: it hides nothing.
+type noRedaction struct{}
+
+func (noRedaction) Add(...string)         {}
+func (noRedaction) Apply(s string) string { return s }
+
+// literalOnly is the Resolve of a State given none: a literal, trimmed.
+func literalOnly(_ context.Context, _ string, src Source) (string, error) {
+	return strings.TrimSpace(src.Literal), nil
+}
+
 // token is the access token to send now ("" without one), refreshed first
 // when it is about to expire and can be.
-func (o *oauthState) token(ctx context.Context) string {
+func (o *State) token(ctx context.Context) string {
 	o.mu.Lock()
 	rec := o.rec
 	o.mu.Unlock()
@@ -178,9 +252,9 @@ func (o *oauthState) token(ctx context.Context) string {
 }
 
 // setRecord keeps rec (its secrets already redacted) and stores it.
-func (o *oauthState) setRecord(rec authRecord) error {
+func (o *State) setRecord(rec authRecord) error {
 	rec.URL = o.cfg.URL
-	o.red.add(rec.secrets()...)
+	o.red.Add(rec.secrets()...)
 	o.mu.Lock()
 	o.rec = rec
 	o.expired = ""
@@ -192,14 +266,14 @@ func (o *oauthState) setRecord(rec authRecord) error {
 }
 
 // record is a copy of the current record.
-func (o *oauthState) record() authRecord {
+func (o *State) record() authRecord {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.rec
 }
 
 // setExpired says the login no longer works, and why.
-func (o *oauthState) setExpired(why string) {
+func (o *State) setExpired(why string) {
 	o.mu.Lock()
 	o.expired = why
 	o.mu.Unlock()
@@ -224,8 +298,8 @@ type LoginInfo struct {
 	Needed bool
 }
 
-// info describes the login.
-func (o *oauthState) info() LoginInfo {
+// Info describes the login.
+func (o *State) Info() LoginInfo {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return LoginInfo{OAuth: true, LoggedIn: o.rec.AccessToken != "" || o.rec.RefreshToken != "",
@@ -236,7 +310,7 @@ func (o *oauthState) info() LoginInfo {
 }
 
 // grantedScopes are the scopes of the current token, as a list.
-func (o *oauthState) grantedScopes() []string {
+func (o *State) grantedScopes() []string {
 	return strings.Fields(o.record().Scope)
 }
 

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ const (
 // to this machine (loopback), as for servers (PlainRemote). field says
 // where the URL comes from; clear what plain http would expose. It is
 // called before anything is sent to the URL or the browser opened on it.
-func (o *oauthState) checkEndpoint(field, raw, clear string) error {
+func (o *State) checkEndpoint(field, raw, clear string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return fmt.Errorf("server %q: %s is not an http(s) URL: refused", o.cfg.Name, field)
@@ -37,7 +37,7 @@ func (o *oauthState) checkEndpoint(field, raw, clear string) error {
 
 // checkEndpoints refuses a discovery with an endpoint checkEndpoint
 // refuses: the browser's, the token endpoint, registration, revocation.
-func (o *oauthState) checkEndpoints(d *discovery) error {
+func (o *State) checkEndpoints(d *discovery) error {
 	for _, e := range []struct{ field, url, clear string }{
 		{"the authorization server's authorization_endpoint", d.meta.AuthorizationEndpoint, clearAuthorize},
 		{"the authorization server's token_endpoint", d.meta.TokenEndpoint, clearToken},

@@ -1,4 +1,4 @@
-package mcp_test
+package oauth_test
 
 import (
 	"testing"

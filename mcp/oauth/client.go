@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ type clientIdentity struct {
 // configured (pre-registered) client, a client ID metadata document the
 // server supports, a client registered before (kept with the tokens),
 // dynamic registration (RFC 7591).
-func (o *oauthState) identify(ctx context.Context, d *discovery, redirect string) (clientIdentity, error) {
+func (o *State) identify(ctx context.Context, d *discovery, redirect string) (clientIdentity, error) {
 	if o.cfg.ClientID != "" {
 		return o.configuredClient(ctx, d)
 	}
@@ -40,21 +40,21 @@ func (o *oauthState) identify(ctx context.Context, d *discovery, redirect string
 
 // configuredClient is the pre-registered client, its secret or key read
 // now from its source.
-func (o *oauthState) configuredClient(ctx context.Context, d *discovery) (clientIdentity, error) {
+func (o *State) configuredClient(ctx context.Context, d *discovery) (clientIdentity, error) {
 	c := clientIdentity{id: o.cfg.ClientID}
-	secret, err := resolveSecret(ctx, "client_secret", secretSource{o.cfg.ClientSecret, o.cfg.ClientSecretEnv,
-		o.cfg.ClientSecretFile, o.cfg.ClientSecretCommand}, o.getenv)
+	secret, err := o.resolve(ctx, "client_secret", Source{o.cfg.ClientSecret, o.cfg.ClientSecretEnv,
+		o.cfg.ClientSecretFile, o.cfg.ClientSecretCommand})
 	if err != nil {
 		return c, err
 	}
-	o.red.add(secret)
+	o.red.Add(secret)
 	c.secret = secret
 	if o.cfg.ClientKeyFile != "" {
-		key, err := tokenFromFile("client_key", o.cfg.ClientKeyFile)
+		key, err := o.resolve(ctx, "client_key", Source{File: o.cfg.ClientKeyFile})
 		if err != nil {
 			return c, err
 		}
-		o.red.add(key)
+		o.red.Add(key)
 		c.key, c.method = key, "private_key_jwt"
 		return c, nil
 	}
@@ -77,7 +77,7 @@ func pickAuthMethod(hasSecret bool, supported []string) string {
 
 // register registers latch as a client (RFC 7591) and keeps what the
 // server answered.
-func (o *oauthState) register(ctx context.Context, d *discovery, redirect string) (clientIdentity, error) {
+func (o *State) register(ctx context.Context, d *discovery, redirect string) (clientIdentity, error) {
 	grants := []string{"authorization_code", "refresh_token"}
 	if o.cfg.grant() == GrantClientCredentials {
 		grants = []string{GrantClientCredentials}
@@ -104,7 +104,7 @@ func (o *oauthState) register(ctx context.Context, d *discovery, redirect string
 	req.Header.Set("Accept", "application/json")
 	resp, err := o.http.Do(req)
 	if err != nil {
-		return clientIdentity{}, fmt.Errorf("client registration: %v", o.red.apply(err.Error()))
+		return clientIdentity{}, fmt.Errorf("client registration: %v", o.red.Apply(err.Error()))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
@@ -119,7 +119,7 @@ func (o *oauthState) register(ctx context.Context, d *discovery, redirect string
 	if json.Unmarshal(raw, &r) != nil || r.ClientID == "" {
 		return clientIdentity{}, fmt.Errorf("client registration: the answer has no client_id")
 	}
-	o.red.add(r.ClientSecret)
+	o.red.Add(r.ClientSecret)
 	c := clientIdentity{id: r.ClientID, secret: r.ClientSecret, method: r.Method}
 	if c.method == "" {
 		c.method = pickAuthMethod(c.secret != "", d.meta.TokenEndpointAuthMethodsSupported)
@@ -131,7 +131,7 @@ func (o *oauthState) register(ctx context.Context, d *discovery, redirect string
 // challenge's scope, else the resource's scopes_supported; the configured
 // scopes are always added, and offline_access when the authorization
 // server lists it and the browser flow is used (for a refresh token).
-func (o *oauthState) requestedScope(d *discovery, ch challenge) string {
+func (o *State) requestedScope(d *discovery, ch challenge) string {
 	var scopes []string
 	switch {
 	case ch.scope != "":

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // browser (authorization code with PKCE).
 // ch is the challenge that asked for it (its scope is asked for); extra
 // scopes are added (a step-up asks for the union).
-func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) error {
+func (o *State) login(ctx context.Context, ch challenge, extra []string) error {
 	o.loginMu.Lock()
 	defer o.loginMu.Unlock()
 	d, err := o.discover(ctx)
@@ -28,12 +28,12 @@ func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) er
 	case GrantClientCredentials:
 		return o.clientCredentials(ctx, d, ch, extra)
 	case GrantEnterprise:
-		return o.enterprise(ctx, d, ch, extra) // oauth_enterprise.go
+		return o.enterprise(ctx, d, ch, extra) // enterprise.go
 	case GrantWorkload:
-		return o.workload(ctx, d, ch, extra) // oauth_workload.go
+		return o.workload(ctx, d, ch, extra) // workload.go
 	}
 	if o.browser == nil {
-		return errNoLogin
+		return ErrNoLogin
 	}
 	return o.authorizeInBrowser(ctx, d, ch, extra)
 }
@@ -41,7 +41,7 @@ func (o *oauthState) login(ctx context.Context, ch challenge, extra []string) er
 // authorizeInBrowser runs the authorization code flow: a loopback
 // listener for the one callback, the URL opened in the browser (and
 // shown), then the code exchanged for tokens.
-func (o *oauthState) authorizeInBrowser(ctx context.Context, d *discovery, ch challenge, extra []string) error {
+func (o *State) authorizeInBrowser(ctx context.Context, d *discovery, ch challenge, extra []string) error {
 	cb, err := listenCallback()
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (o *oauthState) authorizeInBrowser(ctx context.Context, d *discovery, ch ch
 	if err != nil {
 		return err
 	}
-	o.red.add(verifier)
+	o.red.Add(verifier)
 	scope := strings.Join(unionScopes(strings.Fields(o.requestedScope(d, ch)), extra), " ")
 	q := url.Values{"response_type": {"code"}, "client_id": {client.id}, "redirect_uri": {cb.redirect},
 		"state": {state}, "code_challenge": {transport.GenerateCodeChallenge(verifier)},
@@ -84,14 +84,14 @@ func (o *oauthState) authorizeInBrowser(ctx context.Context, d *discovery, ch ch
 	if err != nil {
 		return err
 	}
-	o.red.add(code)
+	o.red.Add(code)
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {cb.redirect},
 		"code_verifier": {verifier}, "resource": {d.resource}}
 	return o.tokenRequest(ctx, d, client, form, scope)
 }
 
 // clientCredentials gets a token with the client's own credentials.
-func (o *oauthState) clientCredentials(ctx context.Context, d *discovery, ch challenge, extra []string) error {
+func (o *State) clientCredentials(ctx context.Context, d *discovery, ch challenge, extra []string) error {
 	client, err := o.identify(ctx, d, "")
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (o *oauthState) clientCredentials(ctx context.Context, d *discovery, ch cha
 // renew gets a fresh access token without a person: with the refresh
 // token, or the headless grant (client_credentials, enterprise) again. stale is the token the caller saw:
 // when another refresh replaced it meanwhile, that one is used.
-func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
+func (o *State) renew(ctx context.Context, stale string) (string, error) {
 	o.refreshMu.Lock()
 	defer o.refreshMu.Unlock()
 	rec := o.record()
@@ -121,7 +121,7 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 	if held := rec.heldFor(d.meta.Issuer); held.RefreshToken != rec.RefreshToken {
 		if !o.cfg.headless() {
 			o.setExpired(fmt.Sprintf("its authorization server is now %s: log in there", d.meta.Issuer))
-			return "", errNoLogin
+			return "", ErrNoLogin
 		}
 		rec = held
 	}
@@ -137,7 +137,7 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 			err := o.workload(ctx, d, challenge{}, strings.Fields(rec.Scope))
 			return o.record().AccessToken, err
 		}
-		return "", errNoLogin
+		return "", ErrNoLogin
 	}
 	client := clientIdentity{id: rec.ClientID, secret: rec.ClientSecret, method: rec.AuthMethod}
 	if o.cfg.ClientID != "" {
@@ -155,7 +155,7 @@ func (o *oauthState) renew(ctx context.Context, stale string) (string, error) {
 
 // tokenRequest posts form to the token endpoint with the client's
 // authentication and keeps the tokens it answers.
-func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIdentity, form url.Values, scope string) error {
+func (o *State) tokenRequest(ctx context.Context, d *discovery, c clientIdentity, form url.Values, scope string) error {
 	if err := o.authenticate(form, c, d); err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 		resp, err = noRedirect(o.http).Do(req)
 	}
 	if err != nil {
-		return fmt.Errorf("token request: %s", o.red.apply(err.Error()))
+		return fmt.Errorf("token request: %s", o.red.Apply(err.Error()))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
@@ -190,7 +190,7 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 		o.redactTokenBody(raw)
 		return fmt.Errorf("the token request was refused: %s", oauthErrorText(resp.StatusCode, raw))
 	}
-	o.red.add(t.AccessToken, t.RefreshToken)
+	o.red.Add(t.AccessToken, t.RefreshToken)
 	dpop := o.dpop != nil && strings.EqualFold(t.TokenType, "DPoP")
 	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer") && !dpop {
 		return fmt.Errorf("the authorization server issued a %q token; latch sends Bearer tokens (and DPoP ones with \"dpop\": true)", t.TokenType)
@@ -210,17 +210,17 @@ func (o *oauthState) tokenRequest(ctx context.Context, d *discovery, c clientIde
 }
 
 // redactTokenBody learns any token an error answer carries anyway.
-func (o *oauthState) redactTokenBody(raw []byte) {
+func (o *State) redactTokenBody(raw []byte) {
 	var t transport.Token
 	if json.Unmarshal(raw, &t) == nil {
-		o.red.add(t.AccessToken, t.RefreshToken)
+		o.red.Add(t.AccessToken, t.RefreshToken)
 	}
 }
 
 // authenticate adds the client's authentication to a token request's
 // form: its ID (and secret for client_secret_post, or a signed assertion
 // for private_key_jwt); client_secret_basic goes in a header instead.
-func (o *oauthState) authenticate(form url.Values, c clientIdentity, d *discovery) error {
+func (o *State) authenticate(form url.Values, c clientIdentity, d *discovery) error {
 	switch c.method {
 	case "client_secret_basic":
 		return nil
@@ -232,7 +232,7 @@ func (o *oauthState) authenticate(form url.Values, c clientIdentity, d *discover
 		if err != nil {
 			return err
 		}
-		o.red.add(a)
+		o.red.Add(a)
 		form.Set("client_id", c.id)
 		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		form.Set("client_assertion", a)
@@ -245,7 +245,7 @@ func (o *oauthState) authenticate(form url.Values, c clientIdentity, d *discover
 // revoke revokes the record's tokens (RFC 7009) where the authorization
 // server supports it; failures are only reported. A redirect is not
 // followed: the tokens go to the revocation endpoint only.
-func (o *oauthState) revoke(ctx context.Context, rec authRecord) error {
+func (o *State) revoke(ctx context.Context, rec authRecord) error {
 	if rec.RevokeURL == "" {
 		return nil
 	}
@@ -280,7 +280,7 @@ func (o *oauthState) revoke(ctx context.Context, rec authRecord) error {
 		}
 		resp, err := noRedirect(o.http).Do(req)
 		if err != nil {
-			firstErr = fmt.Errorf("revocation: %s", o.red.apply(err.Error()))
+			firstErr = fmt.Errorf("revocation: %s", o.red.Apply(err.Error()))
 			continue
 		}
 		_ = resp.Body.Close()

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -110,7 +110,7 @@ type prmDocument struct {
 // gets the 2025-03-26 fallbacks: metadata at its origin, else /authorize,
 // /token and /register there. Each URL is refused before it is used when
 // it is plain http to another machine (checkEndpoint).
-func (o *oauthState) discover(ctx context.Context) (*discovery, error) {
+func (o *State) discover(ctx context.Context) (*discovery, error) {
 	o.mu.Lock()
 	d, ch := o.disc, o.challenge
 	o.mu.Unlock()
@@ -134,7 +134,7 @@ func (o *oauthState) discover(ctx context.Context) (*discovery, error) {
 		d, err = o.asDiscovery(ctx, server, prm)
 	}
 	if err == nil {
-		err = o.checkEndpoints(d) // oauth_endpoints.go
+		err = o.checkEndpoints(d) // endpoints.go
 	}
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func prmURLs(server *url.URL, ch challenge) []string {
 // findPRM fetches the resource metadata; nil when there is none. A
 // document that names another resource is refused: tokens for it would
 // reach this server.
-func (o *oauthState) findPRM(ctx context.Context, server *url.URL, ch challenge) (*prmDocument, error) {
+func (o *State) findPRM(ctx context.Context, server *url.URL, ch challenge) (*prmDocument, error) {
 	if ch.resourceMetadata != "" {
 		if err := o.checkEndpoint("the 401's resource_metadata", ch.resourceMetadata, clearPRM); err != nil {
 			return nil, err
@@ -195,11 +195,28 @@ func resourceBinds(resource string, u *url.URL) bool {
 	return rp == "" || rp == up || strings.HasPrefix(up, rp+"/")
 }
 
+// origin is a URL's scheme, host and port, lower-cased and with the
+// scheme's default port filled in (as mcp compares a server's origin).
+type origin struct{ scheme, host, port string }
+
+func originOf(u *url.URL) origin {
+	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
+	if o.port == "" {
+		switch o.scheme {
+		case "http":
+			o.port = "80"
+		case "https":
+			o.port = "443"
+		}
+	}
+	return o
+}
+
 func (o origin) equal(p origin) bool { return o == p && o.host != "" }
 
 // asDiscovery fetches the metadata of the first authorization server the
 // resource names, checking its issuer.
-func (o *oauthState) asDiscovery(ctx context.Context, server *url.URL, prm *prmDocument) (*discovery, error) {
+func (o *State) asDiscovery(ctx context.Context, server *url.URL, prm *prmDocument) (*discovery, error) {
 	d := &discovery{resource: prm.Resource, scopes: prm.ScopesSupported}
 	if d.resource == "" {
 		d.resource = canonicalResource(server)
@@ -229,7 +246,7 @@ func (o *oauthState) asDiscovery(ctx context.Context, server *url.URL, prm *prmD
 
 // legacyDiscovery is the 2025-03-26 way: metadata at the server's origin,
 // else the default endpoints there.
-func (o *oauthState) legacyDiscovery(ctx context.Context, server *url.URL) (*discovery, error) {
+func (o *State) legacyDiscovery(ctx context.Context, server *url.URL) (*discovery, error) {
 	base := server.Scheme + "://" + server.Host
 	d := &discovery{resource: canonicalResource(server), legacy: true}
 	for _, u := range asMetadataURLs(base) {
@@ -291,7 +308,7 @@ func checkMetadata(m *asMetadata) error {
 // getJSON GETs u into v: false (and no error) for an answer other than
 // 200 or a body that is not JSON; an error when ctx ends or a redirect to
 // plain http was refused.
-func (o *oauthState) getJSON(ctx context.Context, u string, v any) (bool, error) {
+func (o *State) getJSON(ctx context.Context, u string, v any) (bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return false, nil

@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// dpopKey is a server's DPoP key (RFC 9449, opt-in with ServerConfig.DPoP):
+// dpopKey is a server's DPoP key (RFC 9449, opt-in with Config.DPoP):
 // an EC P-256 key the tokens are bound to, which signs a fresh proof for
 // every token request and every request to the MCP server. It is kept
 // with the login (authRecord.DPoPKey) and redacted like every secret.

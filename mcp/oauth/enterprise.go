@@ -1,4 +1,4 @@
-package mcp
+package oauth
 
 import (
 	"context"
@@ -35,7 +35,7 @@ const (
 )
 
 // enterprise gets a token with an ID-JAG for the person's ID token.
-func (o *oauthState) enterprise(ctx context.Context, d *discovery, ch challenge, extra []string) error {
+func (o *State) enterprise(ctx context.Context, d *discovery, ch challenge, extra []string) error {
 	if o.cfg.ClientID == "" {
 		return errors.New("grant \"enterprise\" needs client_id (the client registered at the authorization server)")
 	}
@@ -57,7 +57,7 @@ func (o *oauthState) enterprise(ctx context.Context, d *discovery, ch challenge,
 
 // exchangeIDToken trades the person's ID token, read now from its source,
 // for an ID-JAG at the identity provider.
-func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope string) (string, error) {
+func (o *State) exchangeIDToken(ctx context.Context, d *discovery, scope string) (string, error) {
 	c := o.cfg
 	if c.IDPTokenURL == "" {
 		return "", errors.New("grant \"enterprise\" needs idp_token_url (the identity provider's token endpoint)")
@@ -65,20 +65,20 @@ func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope st
 	if err := o.checkEndpoint("its idp_token_url", c.IDPTokenURL, clearIDP); err != nil {
 		return "", err
 	}
-	idToken, err := resolveSecret(ctx, "id_token", secretSource{c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand}, o.getenv)
+	idToken, err := o.resolve(ctx, "id_token", Source{c.IDToken, c.IDTokenEnv, c.IDTokenFile, c.IDTokenCommand})
 	if err != nil {
 		return "", err
 	}
 	if idToken == "" {
 		return "", errors.New("grant \"enterprise\" needs the ID token: set id_token_env, id_token_file or id_token_command")
 	}
-	o.red.add(idToken)
-	secret, err := resolveSecret(ctx, "idp_client_secret", secretSource{c.IDPClientSecret, c.IDPClientSecretEnv,
-		c.IDPClientSecretFile, c.IDPClientSecretCommand}, o.getenv)
+	o.red.Add(idToken)
+	secret, err := o.resolve(ctx, "idp_client_secret", Source{c.IDPClientSecret, c.IDPClientSecretEnv,
+		c.IDPClientSecretFile, c.IDPClientSecretCommand})
 	if err != nil {
 		return "", err
 	}
-	o.red.add(secret)
+	o.red.Add(secret)
 	form := url.Values{"grant_type": {grantTokenExchange}, "requested_token_type": {tokenTypeIDJAG},
 		"subject_token": {idToken}, "subject_token_type": {tokenTypeIDToken},
 		"audience": {d.meta.Issuer}, "resource": {d.resource}}
@@ -99,7 +99,7 @@ func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope st
 	}
 	resp, err := noRedirect(o.http).Do(req)
 	if err != nil {
-		return "", fmt.Errorf("token exchange at the identity provider: %s", o.red.apply(err.Error()))
+		return "", fmt.Errorf("token exchange at the identity provider: %s", o.red.Apply(err.Error()))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
@@ -109,9 +109,9 @@ func (o *oauthState) exchangeIDToken(ctx context.Context, d *discovery, scope st
 	}
 	if resp.StatusCode/100 != 2 || json.Unmarshal(raw, &r) != nil || r.AccessToken == "" {
 		o.redactTokenBody(raw)
-		return "", fmt.Errorf("the identity provider refused the token exchange: %s", o.red.apply(oauthErrorText(resp.StatusCode, raw)))
+		return "", fmt.Errorf("the identity provider refused the token exchange: %s", o.red.Apply(oauthErrorText(resp.StatusCode, raw)))
 	}
-	o.red.add(r.AccessToken)
+	o.red.Add(r.AccessToken)
 	if r.IssuedTokenType != tokenTypeIDJAG {
 		return "", fmt.Errorf("the identity provider issued a %q token, not an identity assertion (ID-JAG)", r.IssuedTokenType)
 	}
@@ -128,7 +128,7 @@ func noRedirect(c *http.Client) *http.Client {
 
 // idpHost is the identity provider's host for grant enterprise ("" for
 // other grants).
-func (o *oauthState) idpHost() string {
+func (o *State) idpHost() string {
 	if o.cfg.grant() != GrantEnterprise {
 		return ""
 	}
