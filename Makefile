@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 
 ## test: install the pinned npm test servers, vet, and run every test with the race detector
 test: npm vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## npm: install the pinned npm MCP servers used by integration tests
 npm:
