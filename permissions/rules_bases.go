@@ -96,12 +96,20 @@ func absolute(p string) bool {
 		('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
-// pathForm is one way the server may read a path: cleaned, with '/'.
+// pathForm is one way the server may read a path: cleaned, with '/';
+// for a long one, the words rules looked for in it and did not find.
 type pathForm struct {
-	s string
+	s      string
+	absent *absentWords
 }
 
-func newPathForm(s string) pathForm { return pathForm{s: s} }
+func newPathForm(s string) pathForm {
+	f := pathForm{s: s}
+	if len(s) >= longPath {
+		f.absent = &absentWords{}
+	}
+	return f
+}
 
 // addPathForms fills r's path forms from its cleaned readings: absolute
 // ones as they are, relative ones as they are and, for a path (resolve),
@@ -174,7 +182,7 @@ func (m *matcher) matchPath(r *reading, every bool) bool {
 
 // matchForm matches one way of reading a path.
 func (m *matcher) matchForm(f *pathForm) bool {
-	return strings.HasPrefix(f.s, m.lit) && strings.HasSuffix(f.s, m.suf) && matchSegs(m.segs, f.s)
+	return strings.HasPrefix(f.s, m.lit) && strings.HasSuffix(f.s, m.suf) && matchSegsIn(m.segs, f.s, f.absent)
 }
 
 // anywhereIn reports whether the relative path rel (cleaned, split) could

@@ -86,7 +86,11 @@ func exactNumber(v any) (string, bool) {
 func laxBool(v any) (b, ok bool) {
 	switch x := v.(type) {
 	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
+		x = strings.TrimSpace(x)
+		if len(x) > len("false") {
+			return false, false // no spelling of a boolean: no need to fold a long value
+		}
+		switch strings.ToLower(x) {
 		case "true", "1", "on", "yes", "y":
 			return true, true
 		case "false", "0", "off", "no", "n":

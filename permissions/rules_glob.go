@@ -24,7 +24,11 @@ import (
 // matching): "**" spans any number of segments (none included); every
 // other segment is a glob matched by wild. A segment is found by where it
 // starts in s; len(s)+1 is past the last one.
-func matchSegs(p []string, s string) bool {
+func matchSegs(p []string, s string) bool { return matchSegsIn(p, s, nil) }
+
+// matchSegsIn is matchSegs with memo, which remembers for the path s the
+// literal segments found absent, across the rules matched against it.
+func matchSegsIn(p []string, s string, memo *absentWords) bool {
 	i := doubleStar(p)
 	if i < 0 {
 		end, ok := segsFrom(p, s, 0)
@@ -54,7 +58,7 @@ func matchSegs(p []string, s string) bool {
 		if i < 0 {
 			i = len(p)
 		}
-		end, ok := findSegs(p[:i], s, pos)
+		end, ok := findSegs(p[:i], s, pos, memo)
 		if !ok || end > limit {
 			return false
 		}
@@ -110,7 +114,7 @@ func lastSegs(s string, n int) (int, bool) {
 // segments of s from the one starting at pos on, and returns where the
 // segment after it starts. A group holding a segment without '*' or '?'
 // is looked for where that segment is, found with strings.Index.
-func findSegs(g []string, s string, pos int) (int, bool) {
+func findSegs(g []string, s string, pos int, memo *absentWords) (int, bool) {
 	if len(g) == 0 {
 		return pos, true // a/**/**/b: the group between is empty
 	}
@@ -136,8 +140,12 @@ func findSegs(g []string, s string, pos int) (int, bool) {
 	}
 	word := g[lit]
 	for from := pos; from <= len(s); {
+		if memo.absent(word, from) {
+			return 0, false
+		}
 		q := strings.Index(s[from:], word)
 		if q < 0 {
+			memo.note(word, from)
 			return 0, false
 		}
 		q += from
@@ -154,6 +162,41 @@ func findSegs(g []string, s string, pos int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// absentWords remembers, for one path, from where each word looked for in
+// it is known to be absent: many rules with no folder of their own look
+// for the same segment (".git", "hooks") in a long path, and each would
+// read all of it again to find it missing.
+type absentWords struct {
+	from map[string]int
+}
+
+// longPath is the length from which a path's absent words are
+// remembered: below it a search costs less than remembering it.
+const longPath = 4096
+
+// absent reports whether word is known absent from s[from:]. A nil memo
+// knows nothing.
+func (a *absentWords) absent(word string, from int) bool {
+	if a == nil {
+		return false
+	}
+	f, ok := a.from[word]
+	return ok && f <= from
+}
+
+// note remembers that word is absent from s[from:].
+func (a *absentWords) note(word string, from int) {
+	if a == nil {
+		return
+	}
+	if a.from == nil {
+		a.from = map[string]int{}
+	}
+	if f, ok := a.from[word]; !ok || from < f {
+		a.from[word] = from
+	}
 }
 
 // segsBefore is where the segment n segments before the one starting at

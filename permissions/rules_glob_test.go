@@ -286,3 +286,30 @@ func TestPropertyCleanPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyAbsentWordsAgree: a long path matched against many
+// patterns with one memo of the words found absent in it decides each
+// pattern as matching it alone does, in any order.
+func TestPropertyAbsentWordsAgree(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(12, 2))
+	segGlobs := []string{"**", "**", "a", "b", "*", "a*", "?", ".git", "hooks", "x1", "x2", "*b"}
+	segValues := []string{"a", "b", "ab", ".git", "ba", "x1", "z"}
+	for range 200 {
+		var s []string
+		for n := 0; n < longPath; n += 3 {
+			s = append(s, segValues[rng.IntN(len(segValues))])
+		}
+		path := strings.Join(s, "/")
+		memo := &absentWords{}
+		for range 200 {
+			var p []string
+			for range 1 + rng.IntN(7) {
+				p = append(p, segGlobs[rng.IntN(len(segGlobs))])
+			}
+			if got, want := matchSegsIn(p, path, memo), matchSegs(p, path); got != want {
+				t.Fatalf("with the memo, %q on a %d-byte path = %v, alone %v", p, len(path), got, want)
+			}
+		}
+	}
+}

@@ -192,11 +192,17 @@ type reading struct {
 }
 
 func newReading(s string, isPath bool, v *callValues) *reading {
-	r := &reading{raw: s, path: isPath, doubt: isPath && doubtful(s)}
-	n := nfc(s)
+	// Most values are ASCII: one look says so, and spares the Unicode
+	// steps their own (a long value is read once, not three times).
+	ascii := isASCII(s)
+	r := &reading{raw: s, path: isPath, doubt: isPath && !ascii && doubtful(s)}
+	n := s
+	if !ascii {
+		n = nfc(s)
+	}
 	r.addClean(n, v.home)
 	if isPath {
-		if !isASCII(n) {
+		if !ascii && !isASCII(n) {
 			if u := unfolded(n); u != n {
 				r.addClean(u, v.home)
 			}

@@ -84,7 +84,13 @@ func nfc(s string) string {
 
 // isASCII reports whether every byte of s is below 0x80.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes a step: long values are common here
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
