@@ -168,3 +168,63 @@ func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
 		t.Errorf("an Esc meant for the compaction cancelled the turn:\n%s", allText(h.m))
 	}
 }
+
+// TestCompactTypedMidReplyWaitsForTheTurn: /compact typed while a reply
+// streams is not refused: it waits, visibly, and the compaction starts
+// once the turn has ended; a message typed behind it goes after the
+// compaction, with the summary. /uncompact typed mid-reply waits too.
+func TestCompactTypedMidReplyWaitsForTheTurn(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY of six turns."))
+	for i := 1; i <= 5; i++ {
+		h.send(longPrompt(i))
+	}
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 50)), Delay: 5 * time.Millisecond})
+	h.typeText(longPrompt(6))
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.AssistantDelta); return ok })
+	h.typeText("/compact the word counts")
+	h.key(tea.KeyEnter)
+	h.typeText("after the summary")
+	h.key(tea.KeyEnter)
+	if strings.Contains(allText(h.m), "still running") || len(h.m.queued) != 2 {
+		t.Fatalf("/compact mid-reply was refused or not held: queued %q\n%s", h.m.queued, allText(h.m))
+	}
+	if line := entriesWith(h.m, "queued (1): /compact runs when this reply ends"); line == "" {
+		t.Errorf("no word that /compact waits:\n%s", allText(h.m))
+	}
+	var order []string
+	h.untilEvent(func(e session.Event) bool {
+		switch e := e.(type) {
+		case *session.TurnDone:
+			order = append(order, "turn done")
+		case *session.CompactionEvent:
+			order = append(order, e.Step)
+		}
+		return compactionStep(session.CompactDone)(e)
+	})
+	if want := []string{"turn done", session.CompactStarted, session.CompactDone}; fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("events %q, want %q", order, want)
+	}
+	h.untilTurnDone() // the message held behind it went
+	reqs := h.srv.Requests()
+	if ask := reqs[len(reqs)-2].Messages; !strings.Contains(ask[len(ask)-1].Content, "Keep above all what concerns: the word counts") {
+		t.Errorf("the summary was not asked with the focus typed: %q", ask[len(ask)-1].Content)
+	}
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||
+		!strings.Contains(last.Messages[0].Content, "SUMMARY of six turns.") {
+		t.Errorf("the held message's request: %+v", last.Messages[0])
+	}
+
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 50)), Delay: 5 * time.Millisecond})
+	h.typeText("one more")
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.AssistantDelta); return ok })
+	h.typeText("/uncompact")
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { return compactionStep(session.CompactUndone)(e) })
+	if strings.Contains(allText(h.m), "still running") {
+		t.Errorf("/uncompact mid-reply was refused:\n%s", allText(h.m))
+	}
+}
