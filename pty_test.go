@@ -157,6 +157,7 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 		"TERM=xterm-256color",
 		"LATCH_CONFIG=" + cfg,
 		"OLLAMA_HOST=" + host,
+		goraceEnv(),
 	}
 	for _, d := range []string{"home", "config", "state", "cache", "data", "cwd"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
@@ -164,6 +165,19 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 		}
 	}
 	return append(env, extra...)
+}
+
+// goraceEnv is GORACE for the latch binaries the tests run: a race-built
+// binary sleeps a second before it exits (atexit_sleep_ms, 1000 by
+// default), so that goroutines still running may report a race; a test
+// that runs latch 80 times spent 80 s in that sleep. What the person
+// running the tests set in GORACE is kept, atexit_sleep_ms too.
+func goraceEnv() string {
+	v := os.Getenv("GORACE")
+	if !strings.Contains(v, "atexit_sleep_ms") {
+		v = strings.TrimSpace(v + " atexit_sleep_ms=0")
+	}
+	return "GORACE=" + v
 }
 
 // startLatch runs bin in a new pty of o.Rows×o.Cols. The process is killed
