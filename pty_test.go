@@ -28,6 +28,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"latch/mcp/mcptestutil"
 )
 
 // ---------------------------------------------------------------------------
@@ -337,9 +339,11 @@ func (tm *ptyTerm) waitScreenAt(timeout time.Duration, cond func(string) bool) (
 }
 
 // waitScreen waits until cond(screen) holds and returns the screen; the test
-// fails, with a dump of the screen, after timeout.
+// fails, with a dump of the screen, after timeout (at least
+// mcptestutil.HangBound's).
 func (tm *ptyTerm) waitScreen(t testing.TB, timeout time.Duration, what string, cond func(string) bool) string {
 	t.Helper()
+	timeout = mcptestutil.HangBound(timeout) // a hang's bound, not a measure
 	scr, _, ok := tm.waitScreenAt(timeout, cond)
 	if !ok {
 		t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, dumpScreen(scr))

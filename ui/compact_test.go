@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 )
@@ -153,15 +154,10 @@ func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
 	}
 	// The session is done compacting and streams the reply; the screen
 	// has not seen the compaction's end yet.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	mcptestutil.WaitFor(t, 10*time.Second, "the turn's request, with the summary", func() bool {
 		reqs := h.srv.Requests()
-		if last := reqs[len(reqs)-1]; strings.Contains(last.Messages[0].Content, "SUMMARY") {
-			break // the turn's request, with the summary
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the turn's request did not come after the compaction")
-		}
-	}
+		return strings.Contains(reqs[len(reqs)-1].Messages[0].Content, "SUMMARY")
+	})
 	h.key(tea.KeyEsc)
 	h.untilTurnDone()
 	if r := h.m.chat.entries[len(h.m.chat.entries)-1]; r.kind != assistantEntry || strings.Contains(r.footer, "cancelled") {
