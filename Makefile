@@ -20,10 +20,11 @@ TESTFLAGS ?= -race
 FAST_TIMEOUT ?= 15m
 E2E_TIMEOUT ?= 40m
 
-## test-fast: every test but the end-to-end ones (no npm, no built binary);
-## TESTFLAGS= leaves out the race detector, for a quicker run
+## test-fast: every test but the end-to-end ones (no npm, no built binary),
+## and the tests of testdata/tiers itself; TESTFLAGS= leaves out the race
+## detector, for a quicker run
 test-fast:
-	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(FAST_TIMEOUT) -skip "$$e2e" ./...
+	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(FAST_TIMEOUT) -skip "$$e2e" ./... ./testdata/tiers
 
 ## test-e2e: the end-to-end tests: the built latch in a pty, two processes
 ## on one session, the npm servers and SDK clients (make npm first)
