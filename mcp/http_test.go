@@ -99,7 +99,7 @@ func TestHTTPAndSSEConnectAndCall(t *testing.T) {
 			srv.AddTool(mcpgo.NewTool("late"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				return mcpgo.NewToolResultText("late"), nil
 			})
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(mcptestutil.HangBound(5 * time.Second))
 			for {
 				if _, ok := m.Lookup("web__late"); ok {
 					break
