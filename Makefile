@@ -10,8 +10,9 @@ LDFLAGS := -X main.version=$(VERSION)
 test: npm vet test-fast test-e2e
 
 ## The two tiers are one split: testdata/tiers prints a pattern of the
-## end-to-end tests' names (those that run the built latch, a pty, an npm
-## server or a node script: see its doc), which test-e2e runs (-run) and
+## end-to-end and long tests' names (those that run the built latch, a
+## pty, an npm server or a node script, or ask testing.Short: see its
+## doc), which test-e2e runs (-run) and
 ## test-fast leaves out (-skip), so each test runs in exactly one; it fails
 ## when a name would be in both. The timeouts are a hang's bound, sized
 ## for -race on two busy cores; a test waits on events, never on them.
@@ -26,8 +27,9 @@ E2E_TIMEOUT ?= 40m
 test-fast:
 	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(FAST_TIMEOUT) -skip "$$e2e" ./... ./testdata/tiers
 
-## test-e2e: the end-to-end tests: the built latch in a pty, two processes
-## on one session, the npm servers and SDK clients (make npm first)
+## test-e2e: the end-to-end and long tests: the built latch in a pty, two
+## processes on one session, the npm servers and SDK clients, the floods
+## and property tests (make npm first)
 test-e2e: npm
 	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" ./...
 

@@ -1,11 +1,13 @@
 // Command tiers sorts the module's tests into the Makefile's two tiers.
-// A test is end to end (make test-e2e) when it reaches, through the
-// functions of its own package's test files, one of the helpers that run
-// real programs: the built latch binary (latchBinary, startLatch) or an
-// npm server or node script of testdata/npm (mcptestutil.NPMBin and its
-// kin, startNodeClient); every other test is fast (make test-fast). The
-// tiers follow from the code, so a new test lands in one of them on its
-// own.
+// A test is in the long, end-to-end tier (make test-e2e) when it
+// reaches, through the functions of its own package's test files, one of
+// the helpers that run real programs: the built latch binary
+// (latchBinary, startLatch) or an npm server or node script of
+// testdata/npm (mcptestutil.NPMBin and its kin, startNodeClient); or when
+// it asks testing.Short, as a test long by its own work does (a flood,
+// thousands of random cases) to be left out of a quick run. Every other
+// test is fast (make test-fast). The tiers follow from the code, so a new
+// test lands in one of them on its own.
 //
 // It prints a regular expression matching the end-to-end tests' names:
 // make test-e2e runs it with go test -run, make test-fast with -skip, so
@@ -29,8 +31,8 @@ import (
 	"strings"
 )
 
-// slowHelpers are the names whose call makes a test end to end.
-var slowHelpers = []string{"latchBinary", "startLatch", "NPMBin", "NPMPackage", "StartNPMHTTP", "startNodeClient"}
+// slowHelpers are the names whose use puts a test in the long tier.
+var slowHelpers = []string{"latchBinary", "startLatch", "NPMBin", "NPMPackage", "StartNPMHTTP", "startNodeClient", "Short"}
 
 func main() {
 	list := flag.Bool("list", false, "print each tier's tests by package")

@@ -25,7 +25,8 @@ func writeTree(t *testing.T, files map[string]string) string {
 }
 
 // TestTiersFollowTheCalls: a test that reaches a helper running a real
-// program, however deep, is end to end; the others are fast; the
+// program, however deep, is end to end, and so is one that asks
+// testing.Short (long by its own work); the others are fast; the
 // pattern matches the first and not the second, and testdata is left out.
 func TestTiersFollowTheCalls(t *testing.T) {
 	root := writeTree(t, map[string]string{
@@ -33,6 +34,7 @@ func TestTiersFollowTheCalls(t *testing.T) {
 import "testing"
 func TestDeep(t *testing.T) { newRig(t).run() }
 func TestUnit(t *testing.T) { _ = 1 + 1 }
+func TestFlood(t *testing.T) { if testing.Short() { t.Skip() } }
 func ExampleUnit() {}
 func Testable() {}
 func newRig(t *testing.T) *rig { return &rig{bin: latchBinary(t)} }
@@ -57,7 +59,7 @@ func TestIgnored(t *testing.T) { latchBinary(t) }
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(tr.pattern())
-	for name, e2e := range map[string]bool{"TestDeep": true, "TestPeer": true, "TestUnit": false, "ExampleUnit": false,
+	for name, e2e := range map[string]bool{"TestDeep": true, "TestPeer": true, "TestFlood": true, "TestUnit": false, "ExampleUnit": false,
 		"TestLocal": false, "TestIgnored": false, "TestDeepX": false} {
 		if re.MatchString(name) != e2e {
 			t.Errorf("%s: end to end %v, want %v (pattern %s)", name, !e2e, e2e, tr.pattern())
