@@ -122,9 +122,9 @@ bench:
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
 	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
 	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
-	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
-	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
-	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestGatewayBystanderLatency' -v ./session/
+	LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:
 	rm -f latch
