@@ -73,6 +73,10 @@ func TestCompactCommandCardAndMeter(t *testing.T) {
 	if card := entriesWith(h.m, "compacting turns 1–3"); !strings.Contains(card, "keeping above all: the word counts") {
 		t.Errorf("the card while compacting:\n%s", allText(h.m))
 	}
+	// The held message goes when the compaction ends; its reply waits
+	// until Esc, so that the meter read below is the compaction's, not
+	// that reply's counts.
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens("late"), Delay: time.Hour})
 	h.typeText("after the summary")
 	h.key(tea.KeyEnter)
 	if len(h.m.queued) != 1 {
@@ -88,12 +92,18 @@ func TestCompactCommandCardAndMeter(t *testing.T) {
 	if report := contextReport(h.m.models.Context()); !strings.Contains(report, "compacted: the first 6 messages are a summary") {
 		t.Errorf("/context does not say what is compacted:\n%s", report)
 	}
-	h.untilTurnDone() // the held message went
+	mcptestutil.WaitFor(t, 10*time.Second, "the held message's request", func() bool {
+		reqs := h.srv.Requests()
+		last := reqs[len(reqs)-1].Messages
+		return strings.Contains(last[len(last)-1].Content, "after the summary")
+	})
 	reqs := h.srv.Requests()
-	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||
-		!strings.Contains(last.Messages[0].Content, "SUMMARY of five turns.") {
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[0].Content, "SUMMARY of five turns.") {
 		t.Errorf("the held message's request: %+v", last.Messages[0])
 	}
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.UserMessage); return ok })
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
 }
 
 // TestCompactEscCancelsOnlyTheCompaction: Esc during an automatic
