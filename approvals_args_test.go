@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"latch/config"
 	"latch/permissions"
 	"latch/session"
 )
@@ -21,7 +22,7 @@ func TestApproveShowsWholeWhatARuleLooksAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &settings{cfg: &Config{Servers: []ServerConfig{{Name: "shell"}}}, mode: "ask", flagRules: []permissions.Rule{r},
+	s := &settings{cfg: &config.Config{Servers: []config.ServerConfig{{Name: "shell"}}}, mode: "ask", flagRules: []permissions.Rule{r},
 		getenv: func(string) string { return "" }}
 	command := "echo " + strings.Repeat("a", 400) + " ; rm -rf ~ ; echo " + strings.Repeat("b", 400)
 	p := session.ParkedCall{CallID: "gw_0123456789ab", Server: "shell", Tool: "shell__run",

@@ -24,7 +24,13 @@ var importRules = []struct {
 		[]string{"github.com/charmbracelet"}},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
-	{"mcp", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
+	{"config", []string{"latch/mcp", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
+		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
+	{"mcp", []string{"latch/mcp/oauth", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
+	// mcp/oauth: the standard library and mcp-go's OAuth helpers
+	// (client/transport); never mcp, which imports it.
+	{"mcp/oauth", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet",
+		"github.com/mark3labs/mcp-go/mcp", "github.com/mark3labs/mcp-go/server"}},
 	{"permissions", nil, []string{"github.com/"}},
 	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},

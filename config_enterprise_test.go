@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"latch/config"
 )
 
 // TestEnterpriseConfig: grant "enterprise" reads the identity provider's
@@ -13,7 +15,7 @@ func TestEnterpriseConfig(t *testing.T) {
 	path, _ := writeConfig(t, `{"mcpServers": {"wiki": {`+base+`"grant": "enterprise",
 		"idp_token_url": "https://idp.example/oauth2/token", "idp_client_id": "latch-idp",
 		"idp_client_secret_env": "IDP", "id_token_command": ["idp-cli", "id-token"]}}}`)
-	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"S": "x", "IDP": "y"}))
+	cfg, err := config.Load(path, envOf(map[string]string{"S": "x", "IDP": "y"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +37,13 @@ func TestEnterpriseConfig(t *testing.T) {
 		{`"command": "srv", "id_token_env": "T"`, "OAuth is only for url servers"},
 	} {
 		path, _ := writeConfig(t, `{"mcpServers": {"srv": {`+c.body+`}}}`)
-		_, err := LoadConfig(path, fakeEnv(map[string]string{"S": "x", "T": "y"}))
+		_, err := config.Load(path, envOf(map[string]string{"S": "x", "T": "y"}))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "srv") {
 			t.Errorf("%s: got %v, want an error naming srv and saying %q", c.body, err, c.want)
 		}
 	}
 	path, _ = writeConfig(t, `{"mcpServers": {"srv": {`+base+`"grant": "enterprise", "idp_token_url": "https://idp.example/t", "id_token": "eyJ.lit"}}}`)
-	cfg, err = LoadConfig(path, fakeEnv(map[string]string{"S": "x"}))
+	cfg, err = config.Load(path, envOf(map[string]string{"S": "x"}))
 	if w := strings.Join(cfg.Warnings, "\n"); err != nil || !strings.Contains(w, "id_token: a literal secret") || strings.Contains(w, "eyJ.lit") {
 		t.Errorf("a literal ID token: %v %q", err, cfg.Warnings)
 	}

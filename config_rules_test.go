@@ -7,84 +7,6 @@ import (
 	"latch/permissions"
 )
 
-// TestLoadConfigRules: permissions.rules and a server's rules reach the
-// policy, in the order the gate names them, and decide calls.
-func TestLoadConfigRules(t *testing.T) {
-	path, dir := writeConfig(t, `{
-	  "permissions": {"rules": [{"tool": "*", "args": {"*": "~/.ssh/**"}, "decision": "deny"}]},
-	  "mcpServers": {"fs": {"command": "x", "rules": [
-	    {"tool": "read_text_file", "args": {"path": "~/src/proj/**", "tail": 5, "raw": false}, "decision": "allow"}]}}}`)
-	f := flags{config: path, deny: listFlag{"fs__write_file"}}
-	s, err := loadSettings(f, envOf(map[string]string{"HOME": dir}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := s.policy()
-	var origins []string
-	for _, r := range p.Rules {
-		origins = append(origins, r.Origin)
-	}
-	want := []string{`--deny "fs__write_file"`, "config " + path + ": permissions.rules[0]", "config " + path + `: server "fs": rules[0]`}
-	if strings.Join(origins, "|") != strings.Join(want, "|") {
-		t.Fatalf("rules %q, want %q", origins, want)
-	}
-	g := permissions.NewGate(p)
-	read := func(path string, tail float64) permissions.Decision {
-		return g.Decide(permissions.Call{Server: "fs", Tool: "read_text_file", Name: "fs__read_text_file",
-			Args: map[string]any{"path": path, "tail": tail, "raw": false}}).Decision
-	}
-	if d := read(dir+"/src/proj/a.go", 5); d != permissions.Allow {
-		t.Errorf("read in the project: %v, want allow", d)
-	}
-	if d := read(dir+"/src/proj/a.go", 6); d != permissions.Deny {
-		t.Errorf("read with another tail: %v, want deny (read_only)", d)
-	}
-	if d := read(dir+"/src/proj/../../.ssh/id", 5); d != permissions.Deny {
-		t.Errorf("read of ~/.ssh through ..: %v, want deny", d)
-	}
-	if d := g.Decide(permissions.Call{Server: "fs", Tool: "write_file", Name: "fs__write_file"}); d.Decision != permissions.Deny ||
-		d.Rule != `--deny "fs__write_file"` {
-		t.Errorf("--deny fs__write_file: %+v", d)
-	}
-}
-
-// TestLoadConfigRuleErrors: every error names the file, the rule's index
-// and the field.
-func TestLoadConfigRuleErrors(t *testing.T) {
-	path, dir := writeConfig(t, `{
-	  "permissions": {"rules": [
-	    {"tool": "*", "decision": "deny"},
-	    {"tool": "x__a", "args": {"path": "re:("}, "decision": "allow"},
-	    {"tool": "x__a", "args": {"path": "/a/**"}, "decision": "maybe"},
-	    {"tool": "x__a", "args": {"path": ["/a"]}, "decision": "deny"},
-	    {"tool": "x__a", "decision": "deny", "when": "always"},
-	    {"decision": "deny"},
-	    "deny",
-	    {"tool": "x___foo", "decision": "deny"}]},
-	  "mcpServers": {"x": {"command": "a"}, "x_": {"command": "b", "rules": [{"tool": "t", "args": {"p": "/a/../b"}, "decision": "allow"}]}}}`)
-	_, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
-	if err == nil {
-		t.Fatal("no error")
-	}
-	for _, want := range []string{
-		"config " + path + ": permissions.rules[1].args.path: re: ",
-		"config " + path + ": permissions.rules[2].decision: \"maybe\" is not a decision",
-		"config " + path + ": permissions.rules[3].args.path: expected a string",
-		"config " + path + ": permissions.rules[4]: unknown key \"when\"",
-		"config " + path + ": permissions.rules[5]: missing \"tool\"",
-		"config " + path + ": permissions.rules[6]: expected an object",
-		"config " + path + ": permissions.rules[7].tool: \"x___foo\" is ambiguous",
-		"config " + path + `: server "x_": rules[0].args.p: "/a/../b": a path pattern`,
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("no error line starts %q; got:\n%v", want, err)
-		}
-	}
-	if strings.Contains(err.Error(), "rules[0]:") && strings.Contains(err.Error(), "permissions.rules[0]") {
-		t.Errorf("rules[0] is valid; got:\n%v", err)
-	}
-}
-
 // TestFlagRules: --allow takes a name or the compact form, --deny either;
 // an error names the flag and the rule as given.
 func TestFlagRules(t *testing.T) {
@@ -124,23 +46,43 @@ func TestFlagRules(t *testing.T) {
 	}
 }
 
-// TestLoadConfigRuleWarnings: a rule that can match no call is warned
-// about, naming it.
-func TestLoadConfigRuleWarnings(t *testing.T) {
+// TestLoadConfigRules: permissions.rules and a server's rules reach the
+// policy, in the order the gate names them, and decide calls.
+func TestLoadConfigRules(t *testing.T) {
 	path, dir := writeConfig(t, `{
-	  "permissions": {"rules": [{"tool": "read_text_file", "decision": "deny"}]},
-	  "mcpServers": {"fs": {"command": "x", "rules": [{"tool": "fs__read_text_file", "decision": "deny"}]}}}`)
-	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+	  "permissions": {"rules": [{"tool": "*", "args": {"*": "~/.ssh/**"}, "decision": "deny"}]},
+	  "mcpServers": {"fs": {"command": "x", "rules": [
+	    {"tool": "read_text_file", "args": {"path": "~/src/proj/**", "tail": 5, "raw": false}, "decision": "allow"}]}}}`)
+	f := flags{config: path, deny: listFlag{"fs__write_file"}}
+	s, err := loadSettings(f, envOf(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	warns := strings.Join(cfg.Warnings, "\n")
-	for _, want := range []string{
-		"config " + path + `: permissions.rules[0].tool: "read_text_file" names no configured server's tool`,
-		"config " + path + `: server "fs": rules[0].tool: "fs__read_text_file": a server's rules name its own tools ("read_text_file")`,
-	} {
-		if !strings.Contains(warns, want) {
-			t.Errorf("no warning %q; got:\n%s", want, warns)
-		}
+	p := s.policy()
+	var origins []string
+	for _, r := range p.Rules {
+		origins = append(origins, r.Origin)
+	}
+	want := []string{`--deny "fs__write_file"`, "config " + path + ": permissions.rules[0]", "config " + path + `: server "fs": rules[0]`}
+	if strings.Join(origins, "|") != strings.Join(want, "|") {
+		t.Fatalf("rules %q, want %q", origins, want)
+	}
+	g := permissions.NewGate(p)
+	read := func(path string, tail float64) permissions.Decision {
+		return g.Decide(permissions.Call{Server: "fs", Tool: "read_text_file", Name: "fs__read_text_file",
+			Args: map[string]any{"path": path, "tail": tail, "raw": false}}).Decision
+	}
+	if d := read(dir+"/src/proj/a.go", 5); d != permissions.Allow {
+		t.Errorf("read in the project: %v, want allow", d)
+	}
+	if d := read(dir+"/src/proj/a.go", 6); d != permissions.Deny {
+		t.Errorf("read with another tail: %v, want deny (read_only)", d)
+	}
+	if d := read(dir+"/src/proj/../../.ssh/id", 5); d != permissions.Deny {
+		t.Errorf("read of ~/.ssh through ..: %v, want deny", d)
+	}
+	if d := g.Decide(permissions.Call{Server: "fs", Tool: "write_file", Name: "fs__write_file"}); d.Decision != permissions.Deny ||
+		d.Rule != `--deny "fs__write_file"` {
+		t.Errorf("--deny fs__write_file: %+v", d)
 	}
 }

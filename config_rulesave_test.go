@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"latch/config"
 	"latch/permissions"
 )
 
@@ -40,8 +41,8 @@ func TestSaveRuleAppendsToTheConfig(t *testing.T) {
 			if err := os.Chmod(path, 0o640); err != nil {
 				t.Fatal(err)
 			}
-			env := fakeEnv(map[string]string{"HOME": dir})
-			cfg, err := LoadConfig(path, env)
+			env := envOf(map[string]string{"HOME": dir})
+			cfg, err := config.Load(path, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +60,7 @@ func TestSaveRuleAppendsToTheConfig(t *testing.T) {
 			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 				t.Errorf("mode %v, want 0640", fi.Mode().Perm())
 			}
-			again, err := LoadConfig(path, env)
+			again, err := config.Load(path, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,21 +76,21 @@ func TestSaveRuleAppendsToTheConfig(t *testing.T) {
 	}
 	t.Run("no file yet", func(t *testing.T) {
 		home := t.TempDir()
-		env := fakeEnv(map[string]string{"HOME": home})
-		r, err := saveRule(&Config{}, env, spec)
+		env := envOf(map[string]string{"HOME": home})
+		r, err := saveRule(&config.Config{}, env, spec)
 		want := filepath.Join(home, ".config", "latch", "config.json")
 		if err != nil || r.Origin != "config "+want+": permissions.rules[0]" {
 			t.Fatalf("saveRule = %s, %v", r.Origin, err)
 		}
-		if cfg, err := LoadConfig(want, env); err != nil || len(cfg.Permissions.Rules) != 1 || cfg.Permissions.Rules[0].Origin != r.Origin {
+		if cfg, err := config.Load(want, env); err != nil || len(cfg.Permissions.Rules) != 1 || cfg.Permissions.Rules[0].Origin != r.Origin {
 			t.Fatalf("the new file loads as %+v, %v", cfg, err)
 		}
 	})
 	t.Run("another app's file", func(t *testing.T) {
 		body := `{"mcpServers": {"fs": {"command": "x"}}, "globalShortcut": "Ctrl+Space"}`
 		path, dir := writeConfig(t, body)
-		env := fakeEnv(map[string]string{"HOME": dir})
-		cfg, err := LoadConfig(path, env)
+		env := envOf(map[string]string{"HOME": dir})
+		cfg, err := config.Load(path, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +115,8 @@ func TestSaveRuleAppendsToTheConfig(t *testing.T) {
 // other's (flock locks between two opens as between two processes).
 func TestSaveRuleFromTwoProcessesKeepsBoth(t *testing.T) {
 	path, dir := writeConfig(t, `{"permissions": {"rules": []}, "mcpServers": {"fs": {"command": "x"}}}`)
-	env := fakeEnv(map[string]string{"HOME": dir})
-	cfg, err := LoadConfig(path, env)
+	env := envOf(map[string]string{"HOME": dir})
+	cfg, err := config.Load(path, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestSaveRuleFromTwoProcessesKeepsBoth(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got, err := LoadConfig(path, env)
+	got, err := config.Load(path, env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"latch/config"
 	"latch/permissions"
 	"latch/session"
 	"latch/ui/sanitize"
@@ -15,7 +16,7 @@ import (
 // servers.d) as the file is now: permissions.rules, then each server's
 // own rules. A config that no longer loads is an error.
 func configRules(path string, getenv func(string) string) ([]permissions.Rule, error) {
-	cfg, err := LoadConfig(path, getenv)
+	cfg, err := config.Load(path, getenv)
 	if err != nil {
 		return nil, err
 	}

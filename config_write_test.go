@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"latch/config"
 )
 
 // TestSaveModelChangesOnlyTheModel: keeping a model as the default (ctrl+s
@@ -19,11 +21,11 @@ func TestSaveModelChangesOnlyTheModel(t *testing.T) {
 		if err := os.Chmod(path, 0o640); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := LoadConfig(path, fakeEnv(nil))
+		cfg, err := config.Load(path, envOf(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := saveModel(cfg, fakeEnv(nil), "llama3.2:3b")
+		got, err := saveModel(cfg, envOf(nil), "llama3.2:3b")
 		if err != nil || got != path {
 			t.Fatalf("saveModel = %q, %v; want %s", got, err, path)
 		}
@@ -34,18 +36,18 @@ func TestSaveModelChangesOnlyTheModel(t *testing.T) {
 		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 			t.Errorf("mode %v, want 0640", fi.Mode().Perm())
 		}
-		if again, err := LoadConfig(path, fakeEnv(nil)); err != nil || again.Model != "llama3.2:3b" {
+		if again, err := config.Load(path, envOf(nil)); err != nil || again.Model != "llama3.2:3b" {
 			t.Errorf("reloaded: %+v, %v", again, err)
 		}
 	})
 	t.Run("adds the key", func(t *testing.T) {
 		body := "{\n  \"theme\": \"nord\",\n  \"ollama\": {\"think\": false}\n}\n"
 		path, _ := writeConfig(t, body)
-		cfg, err := LoadConfig(path, fakeEnv(nil))
+		cfg, err := config.Load(path, envOf(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := saveModel(cfg, fakeEnv(nil), "gemma:2b"); err != nil {
+		if _, err := saveModel(cfg, envOf(nil), "gemma:2b"); err != nil {
 			t.Fatal(err)
 		}
 		data, _ := os.ReadFile(path)
@@ -55,16 +57,16 @@ func TestSaveModelChangesOnlyTheModel(t *testing.T) {
 	})
 	t.Run("no file loaded", func(t *testing.T) {
 		home := t.TempDir()
-		getenv := fakeEnv(map[string]string{"HOME": home})
-		got, err := saveModel(&Config{}, getenv, "gemma:2b")
+		getenv := envOf(map[string]string{"HOME": home})
+		got, err := saveModel(&config.Config{}, getenv, "gemma:2b")
 		want := filepath.Join(home, ".config", "latch", "config.json")
 		if err != nil || got != want {
 			t.Fatalf("saveModel = %q, %v; want %s", got, err, want)
 		}
-		if p, _ := FindConfig("", getenv); p != want {
-			t.Errorf("FindConfig = %q: the file written is not the one latch reads", p)
+		if p, _ := config.Find("", getenv); p != want {
+			t.Errorf("Find = %q: the file written is not the one latch reads", p)
 		}
-		cfg, err := LoadConfig(want, getenv)
+		cfg, err := config.Load(want, getenv)
 		if err != nil || cfg.Model != "gemma:2b" {
 			t.Errorf("written file: %+v, %v", cfg, err)
 		}
@@ -75,11 +77,11 @@ func TestSaveModelChangesOnlyTheModel(t *testing.T) {
 	t.Run("another app's file", func(t *testing.T) {
 		path := copyFixture(t, "claude_desktop_real.json")
 		before, _ := os.ReadFile(path)
-		cfg, err := LoadConfig(path, fakeEnv(nil))
+		cfg, err := config.Load(path, envOf(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = saveModel(cfg, fakeEnv(map[string]string{"HOME": t.TempDir()}), "gemma:2b")
+		_, err = saveModel(cfg, envOf(map[string]string{"HOME": t.TempDir()}), "gemma:2b")
 		if err == nil || !strings.Contains(err.Error(), "is another app's config file, which latch does not change") {
 			t.Errorf("err = %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"latch/config"
 	"latch/mcp"
 	"latch/permissions"
 	"latch/session"
@@ -27,13 +28,13 @@ var (
 // converts it, and checks that each arrives under its name on the other
 // side: a field added to one struct and not handed on fails here.
 func TestServerConfigsCarryEveryField(t *testing.T) {
-	var c ServerConfig
+	var c config.ServerConfig
 	cv := reflect.ValueOf(&c).Elem()
 	for i := range cv.NumField() {
 		fillField(t, cv.Type().Field(i).Name, cv.Field(i), i)
 	}
 	c.Inputs = nil
-	got := reflect.ValueOf(serverConfigs([]ServerConfig{c})[0])
+	got := reflect.ValueOf(serverConfigs([]config.ServerConfig{c})[0])
 	seen := map[string]bool{}
 	for i := range cv.NumField() {
 		name := cv.Type().Field(i).Name
@@ -66,7 +67,7 @@ func TestServerConfigsCarryEveryField(t *testing.T) {
 // TestServerWaitingForInputIsNotHandedOn: a server whose strings still
 // hold an ${input:…} placeholder never reaches the connection manager.
 func TestServerWaitingForInputIsNotHandedOn(t *testing.T) {
-	got := serverConfigs([]ServerConfig{
+	got := serverConfigs([]config.ServerConfig{
 		{Name: "ready", Transport: "stdio", Command: "x"},
 		{Name: "waiting", Transport: "stdio", Command: "x", Env: map[string]string{"K": "${input:k}"}, Inputs: []string{"k"}},
 	})
@@ -99,7 +100,7 @@ func fillField(t *testing.T, name string, v reflect.Value, i int) {
 // TestSessionOptionsCarryTheToolOffer: each server's tools list (an empty
 // one too: it offers none) ollama.max_tools and ollama.embed_model reach the session.
 func TestSessionOptionsCarryTheToolOffer(t *testing.T) {
-	cfg := &Config{Ollama: OllamaConfig{MaxTools: 7, EmbedModel: "nomic-embed-text"}, Servers: []ServerConfig{
+	cfg := &config.Config{Ollama: config.OllamaConfig{MaxTools: 7, EmbedModel: "nomic-embed-text"}, Servers: []config.ServerConfig{
 		{Name: "a", Tools: []string{"read_file"}}, {Name: "b", Tools: []string{}}, {Name: "c"}}}
 	s := &settings{cfg: cfg, host: session.ParseHost(""), mode: "read_only", getenv: func(string) string { return "" }}
 	o := sessionOptions(s, flags{}, true)

@@ -1,41 +1,19 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 
+	"latch/config"
 	"latch/session"
 )
-
-// instructions reads the config's system prompt keys and instructions
-// file into the loaded config.
-func (l *loader) instructions(cfg *Config, top map[string]json.RawMessage) {
-	cfg.SystemPrompt, _ = l.str("", "system_prompt", top["system_prompt"])
-	if raw, set := top["system_prompt_file"]; set {
-		p := l.nonEmpty("", "system_prompt_file", raw)
-		if p != "" {
-			p, _ = expandHome(p, l.getenv("HOME"))
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(l.dir, p)
-			}
-		}
-		cfg.SystemPromptFile = p
-	}
-	if cfg.SystemPrompt != "" && cfg.SystemPromptFile != "" {
-		l.errorf("", "system_prompt_file", "set system_prompt or system_prompt_file, not both")
-	}
-	if raw, set := top["instructions"]; set {
-		cfg.Instructions = l.nonEmpty("", "instructions", raw)
-	}
-}
 
 // sessionInstructions are the system messages every request opens with:
 // the system prompt (--system, else the config's), then the project's
 // instructions (--instructions, else the config's), read from the files
 // now. They come from the config and flags only.
-func sessionInstructions(cfg *Config, f flags) ([]session.Instruction, error) {
+func sessionInstructions(cfg *config.Config, f flags) ([]session.Instruction, error) {
 	var out []session.Instruction
 	switch {
 	case f.system != "":

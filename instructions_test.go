@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"latch/config"
 )
 
 // TestInstructionsFromConfigAndFlags: system_prompt_file is read relative
@@ -19,7 +21,7 @@ func TestInstructionsFromConfigAndFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := LoadConfig(path, os.Getenv)
+	cfg, err := config.Load(path, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestInstructionsFromConfigAndFlags(t *testing.T) {
 // are refused.
 func TestConfigSystemPromptBoth(t *testing.T) {
 	path, _ := writeConfig(t, `{"system_prompt": "a", "system_prompt_file": "b.md"}`)
-	if _, err := LoadConfig(path, os.Getenv); err == nil || !strings.Contains(err.Error(), "not both") {
+	if _, err := config.Load(path, os.Getenv); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -57,9 +57,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	switch {
 	case f.promptSet:
-		s.leftOut = s.cfg.leaveOutInputs("with -p there is no one to ask for it")
+		s.leftOut = s.cfg.LeaveOutInputs("with -p there is no one to ask for it")
 	case f.command == "serve":
-		s.leftOut = s.cfg.leaveOutInputs("latch serve has no one to ask for it")
+		s.leftOut = s.cfg.LeaveOutInputs("latch serve has no one to ask for it")
 	}
 	for _, w := range s.cfg.Warnings {
 		say(stderr, "warning: "+w)

@@ -94,7 +94,7 @@ func TestServeBigNumbersReachTheServerExact(t *testing.T) {
 	if err := json.Unmarshal([]byte(got), &h); err != nil || h.Status != "awaiting_approval" {
 		t.Fatalf("the call got %q, want the awaiting result", got)
 	}
-	if list := r.run("", "approvals"); !strings.Contains(list.stdout, `{"a":`+bigA+`,"b":`+bigB) {
+	if list := r.run("", "approvals"); !strings.Contains(list.stdout, `{"a": `+bigA+`, "b": `+bigB) {
 		t.Errorf("latch approvals does not show the numbers as sent:\n%s", list.stdout)
 	}
 	checkLoggedExact(t, r, r.onlySession())
@@ -103,7 +103,7 @@ func TestServeBigNumbersReachTheServerExact(t *testing.T) {
 	<-srv.exited
 	srv = startServeHTTP(t, r, token)
 	ok := decideAsPerson(t, r, "approve", h.InvocationID)
-	if ok.code != 0 || !strings.Contains(ok.screen, bigArgs) {
+	if ok.code != 0 || !strings.Contains(ok.screen, `"a": `+bigA) || !strings.Contains(ok.screen, `"b": `+bigB) {
 		t.Fatalf("latch approve (exit %d) does not show the arguments as sent (%s): %s", ok.code, bigArgs, ok.screen)
 	}
 	c = rawServeClient(t, srv.url, token)
@@ -175,7 +175,7 @@ func TestPromptBigNumbersReachTheServerExact(t *testing.T) {
 	}
 	id := r.onlySession()
 	checkLoggedExact(t, r, id)
-	if list := r.run("", "approvals"); !strings.Contains(list.stdout, `{"a":`+bigA+`,"b":`+bigB) {
+	if list := r.run("", "approvals"); !strings.Contains(list.stdout, `{"a": `+bigA+`, "b": `+bigB) {
 		t.Errorf("latch approvals does not show the numbers as the model wrote them:\n%s", list.stdout)
 	}
 	r.fake.Script(ollamatest.TextTurn("Stored."))

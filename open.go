@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"latch/config"
 	"latch/session"
 )
 
@@ -28,18 +29,11 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 	}
 }
 
-// The values of a server's "effect": what becomes of its call in doubt
-// after a crash (session/effects.go).
-const (
-	EffectAtMostOnce = "at_most_once" // waits for a person (the default)
-	EffectIdempotent = "idempotent"   // runs again on resume, once, through the gate
-)
-
 // idempotentServers are the servers whose effect is idempotent.
-func idempotentServers(cs []ServerConfig) []string {
+func idempotentServers(cs []config.ServerConfig) []string {
 	var out []string
 	for _, c := range cs {
-		if c.Effect == EffectIdempotent {
+		if c.Effect == config.EffectIdempotent {
 			out = append(out, c.Name)
 		}
 	}
@@ -57,7 +51,7 @@ func historyFile(s *settings, nonInteractive bool) string {
 
 // serverTools are the servers' config tools lists, by server: only the
 // tools listed are offered to the model (a server without one offers all).
-func serverTools(cs []ServerConfig) map[string][]string {
+func serverTools(cs []config.ServerConfig) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range cs {
 		if c.Tools != nil {

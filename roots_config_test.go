@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"latch/config"
 )
 
 // roots: ~ expanded, relative to the config file's folder, cleaned.
@@ -19,7 +21,7 @@ func TestLoadConfigRoots(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": home}))
+	cfg, err := config.Load(path, envOf(map[string]string{"HOME": home}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestLoadConfigRootsErrors(t *testing.T) {
 		`{"roots": ["~/x"]}`:        "roots[0]: ~/x: ~ needs HOME",
 	} {
 		path, _ := writeConfig(t, body)
-		_, err := LoadConfig(path, fakeEnv(nil))
+		_, err := config.Load(path, envOf(nil))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q in it", body, err, want)
 		}

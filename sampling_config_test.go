@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"latch/config"
 	"latch/session"
 )
 
@@ -15,7 +16,7 @@ func TestSamplingAllowEntries(t *testing.T) {
 	servers := `"mcpServers": {"every": {"command": "a", "allow": [%s]}, "fs": {"command": "b"}}`
 	ok := `{"permissions": {"allow": ["every@sampling", "fs__read_file"]}, ` + strings.Replace(servers, "%s", `"@sampling", "echo"`, 1) + `}`
 	path, dir := writeConfig(t, ok)
-	cfg, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+	cfg, err := config.Load(path, envOf(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatalf("valid sampling entries: %v", err)
 	}
@@ -28,13 +29,13 @@ func TestSamplingAllowEntries(t *testing.T) {
 		`"nope@sampling"`:  `"nope@sampling": no server "nope" is configured (servers: every, fs)`,
 	} {
 		path, dir := writeConfig(t, `{"permissions": {"allow": [`+allow+`]}, `+strings.Replace(servers, "%s", "", 1)+`}`)
-		_, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir}))
+		_, err := config.Load(path, envOf(map[string]string{"HOME": dir}))
 		if err == nil || !strings.Contains(err.Error(), "permissions.allow") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", allow, err, want)
 		}
 	}
 	path, dir = writeConfig(t, `{`+strings.Replace(servers, "%s", `"every@sampling"`, 1)+`}`)
-	if _, err := LoadConfig(path, fakeEnv(map[string]string{"HOME": dir})); err == nil ||
+	if _, err := config.Load(path, envOf(map[string]string{"HOME": dir})); err == nil ||
 		!strings.Contains(err.Error(), `server "every"`) || !strings.Contains(err.Error(), `takes the request kind "@sampling"`) {
 		t.Errorf("a server name in a server's own allow: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"latch/config"
 	"latch/gateway"
 	"latch/session"
 	"latch/ui/sanitize"
@@ -145,7 +146,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
 		LeftOut:      s.leftOut,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
-		Limits: s.cfg.Serve.gatewayLimits()})
+		Limits: gatewayLimits(s.cfg.Serve.ServeLimits)})
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)
@@ -184,8 +185,8 @@ func serveURL(addr string, o gateway.HTTPOptions) string {
 
 // connectBound bounds the wait for the servers' first connect: the
 // longest connect_timeout, and a little for the status to be published.
-func connectBound(cs []ServerConfig) time.Duration {
-	d := DefaultConnectTimeout
+func connectBound(cs []config.ServerConfig) time.Duration {
+	d := config.DefaultConnectTimeout
 	for _, c := range cs {
 		d = max(d, c.ConnectTimeout)
 	}

@@ -22,7 +22,7 @@ func sessionsDir(t *testing.T) (func(string) string, string) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return fakeEnv(env), dir
+	return envOf(env), dir
 }
 
 // writeLog writes a session log of the given lines (JSON objects with

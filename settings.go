@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"latch/config"
 	"latch/permissions"
 	"latch/session"
 	"latch/themes"
@@ -18,7 +19,7 @@ import (
 // settings are the flags, environment and config file merged, in the order
 // flag > environment > config file > built-in default.
 type settings struct {
-	cfg       *Config
+	cfg       *config.Config
 	model     string
 	host      *url.URL
 	mode      string
@@ -31,13 +32,13 @@ type settings struct {
 	roots     []string // the config's roots, then --root's; nil: no roots are offered
 	getenv    func(string) string
 	// leftOut are the servers not loaded for want of an ${input:…}
-	// value, by name: what each needed (inputs.go).
+	// value, by name: what each needed (config/inputs.go).
 	leftOut map[string]string
 }
 
 func loadSettings(f flags, getenv func(string) string) (*settings, error) {
-	path, _ := FindConfig(f.config, getenv)
-	cfg, err := LoadConfig(path, getenv)
+	path, _ := config.Find(f.config, getenv)
+	cfg, err := config.Load(path, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 func flagRoots(cfgRoots, flagDirs []string, home string) ([]string, error) {
 	out := slices.Clone(cfgRoots)
 	for _, d := range flagDirs {
-		p, ok := expandHome(d, home)
+		p, ok := config.ExpandHome(d, home)
 		if !ok {
 			return nil, fmt.Errorf("--root %s: ~ needs HOME, which is not set", d)
 		}

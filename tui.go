@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"golang.org/x/term"
 
+	"latch/config"
 	"latch/permissions"
 	"latch/session"
 	"latch/themes"
@@ -44,9 +45,9 @@ func ollamaHTTP() *http.Client {
 }
 
 // serverConfigs hands the config file's servers to the connection manager.
-// A server still waiting for an ${input:…} value (inputs.go) is not one of
+// A server still waiting for an ${input:…} value (config/inputs.go) is not one of
 // them: it would be started with the placeholder.
-func serverConfigs(cs []ServerConfig) []session.ServerConfig {
+func serverConfigs(cs []config.ServerConfig) []session.ServerConfig {
 	var out []session.ServerConfig
 	for _, c := range cs {
 		if len(c.Inputs) > 0 {
@@ -77,7 +78,7 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	if err != nil {
 		return err
 	}
-	s.leftOut = s.cfg.fillInputs(values)
+	s.leftOut = s.cfg.FillInputs(values)
 	// Ask the terminal for its background before Bubble Tea owns stdin.
 	dark := true
 	if themes.NeedsBackground(s.theme) {

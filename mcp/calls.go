@@ -270,7 +270,7 @@ func (m *Manager) authExpired(s *server, c *conn) {
 	go c.close()
 	reason := "the server answered 401"
 	if s.auth != nil {
-		reason = s.auth.reason()
+		reason = s.auth.Reason()
 	}
 	m.fail(s, gen, StateAuthExpired, reason, "", nil)
 }

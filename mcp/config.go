@@ -47,7 +47,7 @@ type ServerConfig struct {
 	TokenFile    string   // a file holding the token
 	TokenCommand []string // a command printing the token
 
-	// OAuth (http, sse; see oauth.go). Auth is AuthOAuth to log in with
+	// OAuth (http, sse; see package oauth). Auth is AuthOAuth to log in with
 	// OAuth whatever the server's first answer, AuthNone never to; left
 	// empty, a server without a static credential that answers 401 with a
 	// Bearer challenge is logged in to with OAuth.
@@ -64,11 +64,11 @@ type ServerConfig struct {
 	Store               string   // StoreFile (default) or StoreMemory
 	// DPoP binds the tokens to a key of latch's (RFC 9449): each token
 	// request and each request to the server carries a proof signed with
-	// it, and the token is sent with the DPoP scheme; see oauth_dpop.go.
+	// it, and the token is sent with the DPoP scheme; see oauth/dpop.go.
 	DPoP bool
 
 	// Enterprise-managed authorization (Grant GrantEnterprise; see
-	// oauth_enterprise.go): the identity provider's token endpoint, latch's
+	// oauth/enterprise.go): the identity provider's token endpoint, latch's
 	// client there, and the person's ID token from it.
 	IDPTokenURL            string   // the identity provider's token endpoint
 	IDPClientID            string   // latch's client at the identity provider
@@ -81,7 +81,7 @@ type ServerConfig struct {
 	IDTokenFile            string   // a file,
 	IDTokenCommand         []string // or a command printing it
 
-	// Workload identity (Grant GrantWorkload; see oauth_workload.go): the
+	// Workload identity (Grant GrantWorkload; see oauth/workload.go): the
 	// JWT the workload's platform issued it, read each time a token is
 	// needed.
 	WorkloadToken        string   // a literal,

@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"latch/mcp/oauth"
 )
 
 // stderrTailLines is how many of a stdio server's last stderr lines a
@@ -68,7 +70,7 @@ type dialHooks struct {
 	roots    rootsHandler                    // answers roots/list; zero: roots not offered
 	elicit   elicitHandler                   // answers elicitation/create; zero: not offered
 	sample   samplingHandler                 // answers sampling/createMessage; zero: not offered
-	auth     *oauthState                     // an OAuth server's login (http, sse)
+	auth     *oauth.State                    // an OAuth server's login (http, sse)
 }
 
 // dialCtx is dial that gives up, stopping what it started, when abort is
@@ -173,7 +175,7 @@ func (c *conn) stdioTransport(cfg ServerConfig, h dialHooks) (transport.Interfac
 }
 
 // streamableTransport is a streamable HTTP transport to cfg.URL.
-func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
+func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauth.State) (transport.Interface, error) {
 	opts := []transport.StreamableHTTPCOption{
 		transport.WithHTTPBasicClient(serverHTTPClient(cfg, token, auth, c.answers)),
 		transport.WithHTTPHeaders(staticHeaders(cfg, token)),
@@ -197,7 +199,7 @@ func (c *conn) streamableTransport(cfg ServerConfig, token string, auth *oauthSt
 
 // sseTransport is a legacy SSE transport to cfg.URL; a lost stream is
 // reported on c.lost.
-func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauthState) (transport.Interface, error) {
+func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauth.State) (transport.Interface, error) {
 	opts := []transport.ClientOption{
 		transport.WithHTTPClient(serverHTTPClient(cfg, token, auth, c.answers)),
 		transport.WithHeaders(staticHeaders(cfg, token)),
@@ -224,12 +226,12 @@ func (c *conn) sseTransport(cfg ServerConfig, token string, auth *oauthState) (t
 
 // serverHTTPClient is the HTTP client of an HTTP or SSE server: its
 // headers and token for its origin only, redirects within it only, and
-// an OAuth server's access token on top (see authTransport). What the
+// an OAuth server's access token on top (see oauth.State.Transport). What the
 // server answers is noted in rec, for the reason of a failed connect.
-func serverHTTPClient(cfg ServerConfig, token string, auth *oauthState, rec *httpAnswers) *http.Client {
+func serverHTTPClient(cfg ServerConfig, token string, auth *oauth.State, rec *httpAnswers) *http.Client {
 	var rt http.RoundTripper = newHeaderTransport(cfg, token)
 	if auth != nil {
-		rt = &authTransport{base: rt, o: auth}
+		rt = auth.Transport(rt)
 	}
 	rt = &recordingTransport{base: rt, rec: rec}
 	return &http.Client{Transport: rt, CheckRedirect: sameOrigin(cfg)}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"latch/mcp/oauth"
 )
 
 // Options configure a Manager.
@@ -40,7 +42,7 @@ type Options struct {
 	// offered (see SampleFunc).
 	Sample SampleFunc
 	// OpenBrowser opens an OAuth login URL in the person's browser (see
-	// oauth.go); nil when no one is there to log in (latch -p): a server
+	// package oauth); nil when no one is there to log in (latch -p): a server
 	// that needs a browser then fails at once, saying what to run.
 	OpenBrowser func(ctx context.Context, url string) error
 	// AuthDir is where OAuth logins are kept ($XDG_STATE_HOME/latch/auth);
@@ -105,8 +107,8 @@ type server struct {
 	conn     *conn
 	gen      int // bumped per connect; events of older connections are dropped
 	tools    []mcpgo.Tool
-	override string      // a token given with /token: memory only
-	auth     *oauthState // an OAuth server's login; nil for the others
+	override string       // a token given with /token: memory only
+	auth     *oauth.State // an OAuth server's login; nil for the others
 	// abort ends the connect in progress, if any; dialing is closed when
 	// that connect has returned (and stopped whatever it started).
 	abort   context.CancelFunc
@@ -149,7 +151,6 @@ func New(cfgs []ServerConfig, o Options) *Manager {
 		s := &server{cfg: c}
 		if c.usesOAuth() {
 			s.auth = m.newOAuthState(c)
-			s.auth.onURL = func(u string) { m.emit(LoginURL{Server: c.Name, URL: u}) }
 		}
 		s.status = Status{Name: c.Name, Transport: transportName(c.Transport), State: StateClosed, Since: time.Now()}
 		if c.Disabled {
@@ -521,7 +522,7 @@ func (m *Manager) dialFailed(s *server, gen int, err error) {
 		if ce.auth {
 			state = StateAuthExpired
 			if s.auth != nil {
-				err = errors.New(s.auth.reason())
+				err = errors.New(s.auth.Reason())
 			}
 		}
 	}
@@ -627,7 +628,7 @@ func (s *server) snapshot() Status {
 	st.Answers = append([]string(nil), st.Answers...)
 	st.NotOffered = append([]string(nil), st.NotOffered...)
 	if s.auth != nil {
-		st.Login = s.auth.info()
+		st.Login = s.auth.Info()
 	}
 	return st
 }

@@ -1,9 +1,11 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -56,28 +58,18 @@ func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 		slow <- h.sess.GatewayCall(ctx, session.GatewayCall{Client: "slow", Name: "notes__write_note",
 			Arguments: map[string]any{"text": strings.Repeat("/w/.git/z", 512<<10/9) + "/hooks/x3"}})
 	}()
-	// The slow call is at the gate once its tool_call event is out (it is
-	// published just before the decision); its decision is out with its
-	// permission event (the last rule denies it: nothing but that event
-	// comes between its decision and its refusal).
-	var slowID string
-	h.r.until(func(e session.Event) bool {
-		if tc, ok := e.(*session.ToolCallEvent); ok && tc.Client == "slow" {
-			slowID = tc.CallID
-			return true
+	// The slow call is at the gate once its goroutine is deciding it (the
+	// gate decides before anything of the call is published, so no event
+	// says so): its stack is watched for the gate's Decide.
+	for !deciding() {
+		select {
+		case out := <-slow:
+			t.Fatalf("the slow call was decided before the test saw it at the gate: %+v", out)
+		case <-ctx.Done():
+			t.Fatal("the slow call never reached the gate")
+		case <-time.After(time.Millisecond):
 		}
-		return false
-	})
-	slowDecided := make(chan struct{})
-	go func() {
-		defer close(slowDecided)
-		for {
-			e, ok := h.r.next(ctx)
-			if p, is := e.(*session.PermissionEvent); !ok || is && p.CallID == slowID {
-				return
-			}
-		}
-	}()
+	}
 
 	// One after the other, as a person and a client would: the rejection
 	// (its client told), then the other client's calls.
@@ -101,18 +93,26 @@ func TestGatewaySlowDecisionHoldsNoOneBack(t *testing.T) {
 		}
 		bystander <- ""
 	}()
+	var out session.GatewayOutcome
 	select {
 	case failed := <-bystander:
 		if failed != "" {
 			t.Fatal(failed)
 		}
-	case <-slowDecided:
+		out = <-slow
+	case out = <-slow:
 		t.Fatal("the rejection and the other client's calls waited for the slow call's decision")
 	}
-	if out := <-slow; out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "rules[3]") {
+	if out.Decision != session.GatewayDenied || !strings.Contains(out.Reason, "rules[3]") {
 		t.Errorf("the slow call: %+v", out)
 	}
-	<-slowDecided
+}
+
+// deciding reports whether a goroutine is in the gate's Decide.
+func deciding() bool {
+	buf := make([]byte, 8<<20)
+	n := runtime.Stack(buf, true)
+	return bytes.Contains(buf[:n], []byte("latch/permissions.(*Gate).Decide("))
 }
 
 // TestGatewayBystanderLatency measures what one client's slow decisions

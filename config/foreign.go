@@ -1,0 +1,236 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"latch/themes"
+)
+
+// A file of another app's shape is one with none of latch's own top-level
+// keys: a Claude Desktop or Cursor file, a VS Code mcp.json, a Cline or
+// Roo settings file. Its servers load; the keys those apps define that
+// latch has no use for are ignored with one notice naming them, and the
+// ones latch understands are read as latch's (alwaysAllow, autoApprove,
+// a timeout in seconds, transportType). A key no app defines is still an
+// error with a "did you mean", as in latch's own format: a typo is a typo
+// whoever wrote the file.
+
+// latchTopKeys are the top-level keys only latch's own format has.
+var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "serve"}
+
+// foreignTopKeys are other apps' top-level keys latch has no use for
+// (Claude Desktop: globalShortcut, preferences). VS Code's inputs is read
+// (see serverInputs).
+var foreignTopKeys = []string{"globalShortcut", "preferences"}
+
+// foreignServerKeys are other apps' server keys latch has no use for:
+// VS Code's dev, gallery and version; Roo's watchPaths and disabledTools.
+// (VS Code's envFile is read: envfile.go.)
+var foreignServerKeys = []string{"dev", "gallery", "version", "watchPaths", "disabledTools"}
+
+// foreignAllowKeys are the Cline and Roo keys that list a server's tools
+// run without asking: they become the server's allow.
+var foreignAllowKeys = []string{"alwaysAllow", "autoApprove"}
+
+// foreignHint is latch's key for another app's key of the same meaning,
+// when valid has it: the "did you mean" in latch's own format.
+func foreignHint(k string, valid []string) string {
+	hint := map[string]string{"alwaysAllow": "allow", "autoApprove": "allow", "transportType": "transport"}[k]
+	if slices.Contains(valid, hint) {
+		return hint
+	}
+	return ""
+}
+
+// isForeign reports whether a config file is of another app's shape.
+func isForeign(top map[string]json.RawMessage) bool {
+	for _, k := range latchTopKeys {
+		if top[k] != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ignoreForeign takes the keys of obj that another app defines and latch
+// has no use for out of obj, noting them (as where.key) for the notice.
+func (l *loader) ignoreForeign(where string, obj map[string]json.RawMessage, keys []string) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if slices.Contains(keys, k) {
+			l.ignored = append(l.ignored, where+k)
+			delete(obj, k)
+		}
+	}
+}
+
+// ignoredNotice is the one notice naming every ignored key.
+func (l *loader) ignoredNotice() {
+	if len(l.ignored) > 0 {
+		l.warnf("", "", "keys of another app's config that latch has no use for are ignored: %s",
+			strings.Join(l.ignored, ", "))
+	}
+}
+
+// foreignServer rewrites a server entry of another app's shape into
+// latch's keys, in place: alwaysAllow and autoApprove join allow (only
+// exact tool names: anything else is dropped, so nothing is allowed that
+// the file did not name), transportType is transport, a timeout in
+// seconds is a duration; the other keys of those apps latch does not use
+// are taken out and noted.
+func (l *loader) foreignServer(name, srv string, obj map[string]json.RawMessage) {
+	l.ignoreForeign(fmt.Sprintf("server %q: ", name), obj, foreignServerKeys)
+	l.envFile(srv, obj)
+	var allowed, from []string
+	for _, key := range foreignAllowKeys {
+		if raw, ok := obj[key]; ok {
+			delete(obj, key)
+			from = append(from, key)
+			allowed = append(allowed, l.foreignAllow(srv, key, raw)...)
+		}
+	}
+	if len(from) > 0 {
+		own, _ := l.strList(srv, "allow", obj["allow"])
+		merged := slices.Compact(slices.Sorted(slices.Values(append(own, allowed...))))
+		b, _ := json.Marshal(merged)
+		obj["allow"] = b
+		if len(allowed) > 0 {
+			l.warnf(srv, strings.Join(from, ", "), "these tools run without asking (the server's allow): %s",
+				strings.Join(slices.Compact(slices.Sorted(slices.Values(allowed))), ", "))
+		}
+	}
+	if raw, ok := obj["transportType"]; ok {
+		delete(obj, "transportType")
+		if obj["transport"] == nil {
+			obj["transport"] = raw
+		}
+	}
+	if raw := obj["timeout"]; themes.JSONKind(raw) == "number" {
+		s := strings.TrimSpace(string(raw))
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || n <= 0 {
+			l.errorf(srv, "timeout", "expected seconds greater than 0 or a duration like \"60s\", got %s", s)
+			delete(obj, "timeout")
+			return
+		}
+		b, _ := json.Marshal(time.Duration(n * float64(time.Second)).String())
+		obj["timeout"] = b
+	}
+}
+
+// foreignAllow reads a Cline or Roo list of tools run without asking. It
+// fails closed: an entry that is not a plain tool name (not a string,
+// empty, a pattern, or one of latch's "@" kinds) allows nothing, and is
+// named in a notice.
+func (l *loader) foreignAllow(srv, key string, raw json.RawMessage) []string {
+	if !l.want(srv, key, raw, "array", "an array of tool names") {
+		return nil
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items)
+	var out []string
+	for i, it := range items {
+		field := fmt.Sprintf("%s[%d]", key, i)
+		var s string
+		switch {
+		case themes.JSONKind(it) != "string":
+			l.warnf(srv, field, "not a tool name (%s); it allows nothing", themes.JSONKind(it))
+			continue
+		case json.Unmarshal(it, &s) != nil || strings.TrimSpace(s) == "":
+			l.warnf(srv, field, "empty; it allows nothing")
+		case strings.ContainsAny(s, "*?["):
+			l.warnf(srv, field, "%q: latch matches tool names exactly; it allows nothing (list each tool)", s)
+		case strings.HasPrefix(s, "@"):
+			l.warnf(srv, field, "%q is not a tool name; it allows nothing", s)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// vscodeVar is a VS Code variable: ${input:ID}, ${env:NAME},
+// ${workspaceFolder} and the like.
+var vscodeVar = regexp.MustCompile(`\$\{([A-Za-z]+)(?::([^}]*))?\}`)
+
+// Input is one of VS Code's "inputs": a value VS Code asks the person for.
+type Input struct {
+	ID          string
+	Description string
+	Password    bool
+}
+
+// serverInputs reads VS Code's top-level "inputs", by id.
+func (l *loader) serverInputs(raw json.RawMessage) map[string]Input {
+	if raw == nil {
+		return nil
+	}
+	if !l.want("", "inputs", raw, "array", "an array") {
+		return nil
+	}
+	var items []struct {
+		ID          string `json:"id"`
+		Description string `json:"description"`
+		Password    bool   `json:"password"`
+	}
+	_ = json.Unmarshal(raw, &items)
+	out := map[string]Input{}
+	for _, it := range items {
+		out[it.ID] = Input{ID: it.ID, Description: it.Description, Password: it.Password}
+	}
+	return out
+}
+
+// expandVars replaces the VS Code variables in a server's strings:
+// ${env:NAME} by latch's variable (empty when unset, as in VS Code),
+// ${workspaceFolder} by the folder the file is for (the one holding
+// .vscode, else the file's own). ${input:ID} stays: it is a value VS Code
+// asks the person for, and so does latch, once, at start (inputs.go); the
+// ids are noted in s.Inputs. Values are never quoted: they may be
+// credentials.
+func (l *loader) expandVars(s *ServerConfig, f *rawServerFields) {
+	expand := func(v string) string {
+		return vscodeVar.ReplaceAllStringFunc(v, func(m string) string {
+			sub := vscodeVar.FindStringSubmatch(m)
+			switch sub[1] {
+			case "env":
+				return l.getenv(sub[2])
+			case "workspaceFolder":
+				return l.workspace()
+			case "input":
+				if !slices.Contains(s.Inputs, sub[2]) {
+					s.Inputs = append(s.Inputs, sub[2])
+				}
+			}
+			return m
+		})
+	}
+	s.Command = expand(s.Command)
+	for i := range s.Args {
+		s.Args[i] = expand(s.Args[i])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		s.Env[k] = expand(s.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		s.Headers[k] = expand(s.Headers[k])
+	}
+	f.url = expand(f.url)
+	f.cwd = expand(f.cwd)
+}
+
+// workspace is what ${workspaceFolder} means for this file: the folder
+// that holds .vscode when the file is in one, else the file's folder.
+func (l *loader) workspace() string {
+	if filepath.Base(l.dir) == ".vscode" {
+		return filepath.Dir(l.dir)
+	}
+	return l.dir
+}

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package main
-
-import "io/fs"
-
-// fileOwner is the owner and group of a file: not known here (Windows
-// has no such mode bits; see config_trust.go).
-func fileOwner(fs.FileInfo) (uid, gid int, known bool) { return 0, 0, false }
