@@ -172,7 +172,8 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 // goraceEnv is GORACE for the latch binaries the tests run: a race-built
 // binary sleeps a second before it exits (atexit_sleep_ms, 1000 by
 // default), so that goroutines still running may report a race; a test
-// that runs latch 80 times spent 80 s in that sleep. What the person
+// that runs latch dozens of times spent about as many seconds asleep
+// (TestTwoProcessesApproveOnce: 80 runs). What the person
 // running the tests set in GORACE is kept, atexit_sleep_ms too.
 func goraceEnv() string {
 	v := os.Getenv("GORACE")
