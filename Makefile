@@ -3,11 +3,39 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: test build install run fmt lint vet bench npm clean conformance
+.PHONY: test test-fast test-e2e test-tiers build install run fmt lint vet bench npm clean conformance
 
-## test: install the pinned npm test servers, vet, and run every test with the race detector
-test: npm vet
-	$(GO) test -race -count=1 -timeout 30m ./...
+## test: install the pinned npm test servers, vet, and run every test with
+## the race detector: the fast tier, then the end-to-end one
+test: npm vet test-fast test-e2e
+
+## The two tiers are one split: testdata/tiers prints a pattern of the
+## end-to-end and long tests' names (those that run the built latch, a
+## pty, an npm server or a node script, or ask testing.Short: see its
+## doc), which test-e2e runs (-run) and
+## test-fast leaves out (-skip), so each test runs in exactly one; it fails
+## when a name would be in both. The timeouts are a hang's bound, sized
+## for -race on two busy cores; a test waits on events, never on them.
+TIERS = $(GO) run ./testdata/tiers
+TESTFLAGS ?= -race
+FAST_TIMEOUT ?= 15m
+E2E_TIMEOUT ?= 40m
+
+## test-fast: every test but the end-to-end ones (no npm, no built binary),
+## and the tests of testdata/tiers itself; TESTFLAGS= leaves out the race
+## detector, for a quicker run
+test-fast:
+	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(FAST_TIMEOUT) -skip "$$e2e" ./... ./testdata/tiers
+
+## test-e2e: the end-to-end and long tests: the built latch in a pty, two
+## processes on one session, the npm servers and SDK clients, the floods
+## and property tests (make npm first)
+test-e2e: npm
+	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" ./...
+
+## test-tiers: which tests are in which tier
+test-tiers:
+	$(TIERS) -list
 
 ## npm: install the pinned npm MCP servers used by integration tests
 npm:
@@ -37,7 +65,7 @@ conformance: npm
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-2026-07-28.yaml
 	$(CONFORMANCE_NEXT) --suite extensions \
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-extensions.yaml
-	LATCH_CONFORMANCE=1 $(GO) test -count=1 -run '^TestServeConformance$$' .
+	LATCH_CONFORMANCE=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run '^TestServeConformance$$' .
 
 vet:
 	$(GO) vet ./...
@@ -94,9 +122,9 @@ bench:
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
 	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
 	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
-	LATCH_WORKLOAD=1 $(GO) test -count=1 -run 'TestStreamWorkload' -v .
-	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
-	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -run 'TestGatewayBystanderLatency' -v ./session/
+	LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:
 	rm -f latch

@@ -89,6 +89,10 @@ func compactionFailsEndToEnd(t *testing.T, rig compactRig, options string) {
 			return len(ofType[*session.TurnDone](evs)) >= i
 		})
 	}
+	// The chat draws the end a moment after the log has it; /compact is
+	// meant after the end as the person sees it (typed before, it would
+	// wait for it in the queue).
+	waitTurnDrawn(t, tm, "MARK04")
 	sendLong(t, tm, "/compact")
 	scr := tm.waitScreen(t, 30*time.Second, "the failed compaction's card", func(s string) bool {
 		return strings.Contains(chatText(s), "compaction failed, nothing changed") && strings.Contains(chatText(s), `done_reason "length"`)
@@ -221,6 +225,16 @@ func sendLong(t *testing.T, tm *ptyTerm, text string) {
 		return strings.HasSuffix(inputText(s), tail)
 	})
 	tm.sendKey(keyEnter)
+}
+
+// waitTurnDrawn waits until the chat shows the turn whose prompt holds
+// mark as ended: the prompt is drawn, and the status line shows the
+// reply's speed (while a turn runs it says "streaming…").
+func waitTurnDrawn(t *testing.T, tm *ptyTerm, mark string) {
+	t.Helper()
+	tm.waitScreen(t, 30*time.Second, "the end of the turn "+mark+" drawn", func(s string) bool {
+		return strings.Contains(chatText(s), mark) && strings.Contains(statusLine(s), "tok/s")
+	})
 }
 
 // logPath is the one session log in dir.

@@ -28,6 +28,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"latch/mcp/mcptestutil"
 )
 
 // ---------------------------------------------------------------------------
@@ -157,6 +159,7 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 		"TERM=xterm-256color",
 		"LATCH_CONFIG=" + cfg,
 		"OLLAMA_HOST=" + host,
+		goraceEnv(),
 	}
 	for _, d := range []string{"home", "config", "state", "cache", "data", "cwd"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
@@ -164,6 +167,20 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 		}
 	}
 	return append(env, extra...)
+}
+
+// goraceEnv is GORACE for the latch binaries the tests run: a race-built
+// binary sleeps a second before it exits (atexit_sleep_ms, 1000 by
+// default), so that goroutines still running may report a race; a test
+// that runs latch dozens of times spent about as many seconds asleep
+// (TestTwoProcessesApproveOnce: 80 runs). What the person
+// running the tests set in GORACE is kept, atexit_sleep_ms too.
+func goraceEnv() string {
+	v := os.Getenv("GORACE")
+	if !strings.Contains(v, "atexit_sleep_ms") {
+		v = strings.TrimSpace(v + " atexit_sleep_ms=0")
+	}
+	return "GORACE=" + v
 }
 
 // startLatch runs bin in a new pty of o.Rows×o.Cols. The process is killed
@@ -323,9 +340,11 @@ func (tm *ptyTerm) waitScreenAt(timeout time.Duration, cond func(string) bool) (
 }
 
 // waitScreen waits until cond(screen) holds and returns the screen; the test
-// fails, with a dump of the screen, after timeout.
+// fails, with a dump of the screen, after timeout (at least
+// mcptestutil.HangBound's).
 func (tm *ptyTerm) waitScreen(t testing.TB, timeout time.Duration, what string, cond func(string) bool) string {
 	t.Helper()
+	timeout = mcptestutil.HangBound(timeout) // a hang's bound, not a measure
 	scr, _, ok := tm.waitScreenAt(timeout, cond)
 	if !ok {
 		t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, dumpScreen(scr))

@@ -23,6 +23,9 @@ import (
 // quota, and once a person decides one of the first client's calls it
 // may park again.
 func TestParkQuotaBoundsTheLogOfOneClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (floods one client's parked calls into the session log): make test-e2e runs it")
+	}
 	up := newHoldServer()
 	defer up.release()
 	dir := t.TempDir()

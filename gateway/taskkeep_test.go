@@ -23,6 +23,9 @@ import (
 // first. tasks/result of a dropped one is an error naming the limits; the
 // latest is still there.
 func TestTaskResultsAreBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (120 task results of 1 MiB): make test-e2e runs it")
+	}
 	up := server.NewMCPServer("big", "1")
 	mib := strings.Repeat("y", 1<<20)
 	up.AddTool(mcp.NewTool("big"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {

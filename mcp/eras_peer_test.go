@@ -210,6 +210,9 @@ func erasWatch(t *testing.T, m *Manager, ev *events) string {
 // call's result and go through the same handlers as a legacy server's
 // requests.
 func TestErasSameResultsOnBothEras(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (every feature on both eras): make test-e2e runs it")
+	}
 	root, more := t.TempDir(), t.TempDir()
 	want := map[string]string{
 		"tools":              "ask,echo,grow,link,roots,say,touch",

@@ -11,6 +11,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mark3labs/mcp-go/server/servertest"
+
+	"latch/mcp/mcptestutil"
 )
 
 // events collects a manager's events for assertions.
@@ -35,7 +37,7 @@ func (e *events) add(ev Event) {
 // waitState waits until server name reaches state.
 func waitState(t *testing.T, m *Manager, name string, want State, d time.Duration) Status {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(mcptestutil.HangBound(d))
 	for {
 		st, err := m.Status(name)
 		if err != nil {
@@ -97,7 +99,7 @@ func TestHTTPAndSSEConnectAndCall(t *testing.T) {
 			srv.AddTool(mcpgo.NewTool("late"), func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				return mcpgo.NewToolResultText("late"), nil
 			})
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(mcptestutil.HangBound(5 * time.Second))
 			for {
 				if _, ok := m.Lookup("web__late"); ok {
 					break

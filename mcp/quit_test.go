@@ -135,6 +135,9 @@ var quitStages = []quitStage{
 // TestQuitAtEveryStageOfAConnect: CloseAll (quitting) and Close(name), at
 // each stage of a stdio server's connect, stop every process it started.
 func TestQuitAtEveryStageOfAConnect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (a server killed at every stage of a connect): make test-e2e runs it")
+	}
 	fake := mcptestutil.BuildFakeMCP(t)
 	for _, stage := range quitStages {
 		for _, how := range []string{"CloseAll", "Close"} {
@@ -180,6 +183,9 @@ func TestQuitAtEveryStageOfAConnect(t *testing.T) {
 // (the chat runs /connect in the background) stops what that connect
 // starts, even when it had not got going when CloseAll was called.
 func TestQuitRightAfterConnect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (servers and their grandchildren closed right after a connect): make test-e2e runs it")
+	}
 	fake := mcptestutil.BuildFakeMCP(t)
 	t.Run("Reconnect", func(t *testing.T) {
 		// A /connect of a connected server closes the old connection

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"latch/mcp/mcptestutil"
 )
 
 const (
@@ -78,7 +80,7 @@ func assertNoLeak(t *testing.T, rec *recorder) {
 // waitSettled waits until the server is no longer connecting.
 func waitSettled(t *testing.T, m *Manager, name string) Status {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(mcptestutil.HangBound(5 * time.Second))
 	for {
 		st, err := m.Status(name)
 		if err != nil {

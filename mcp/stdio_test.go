@@ -29,7 +29,7 @@ func fakeServer(t testing.TB, name string, flags ...string) ServerConfig {
 func waitReady(t *testing.T, m *Manager, name string, d time.Duration) Status {
 	t.Helper()
 	st := waitState(t, m, name, StateConnected, d)
-	ok := mcptestutil.Eventually(d, func() bool {
+	ok := mcptestutil.Eventually(mcptestutil.HangBound(d), func() bool {
 		tools, _ := m.ServerTools(name)
 		st, _ = m.Status(name)
 		return st.State == StateConnected && len(tools) == st.Tools

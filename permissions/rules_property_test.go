@@ -70,6 +70,9 @@ func alone(r Rule, c Call) bool {
 // global mode or its own) is never widened beyond its allow-list (global
 // or its own) and its allow rules, and no rule allows in approve mode.
 func TestPropertyRules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (random rules against random paths): make test-e2e runs it")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 1))
 	for i := range propertyCases {
@@ -221,6 +224,9 @@ func inside(p, folder string) bool {
 // value only when every way to read it resolves inside FOLDER, and a deny
 // rule FOLDER/** fires whenever one does.
 func TestPropertyNoTraversal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (random paths with traversals): make test-e2e runs it")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(24, 2))
 	allowed := 0

@@ -72,6 +72,9 @@ func serverReads(v, base string, fold bool) []string {
 // lands in the denied folder from any base outside it is denied, and no
 // relative value is allowed.
 func TestPropertyServerReadsNoDeniedFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (random rules against a real server's reads): make test-e2e runs it")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(30, 1))
 	type gates struct{ deny, allow *Gate }

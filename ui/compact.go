@@ -31,9 +31,8 @@ type compactUI struct {
 // cmdCompact is /compact [FOCUS]: the older part of the conversation
 // summarized by the model, for the model.
 func (m *Model) cmdCompact(args []string) tea.Cmd {
-	if m.running || m.clearing > 0 {
-		m.addError("/compact: the turn is still running; wait for it to end (or Esc), then /compact")
-		return nil
+	if m.queueCommand(strings.TrimSpace("/compact " + strings.Join(args, " "))) {
+		return nil // it runs when the turn ends (queuecmd.go)
 	}
 	if err := m.compact.Compact(strings.Join(args, " ")); err != nil {
 		m.addError(userMessage(err))
@@ -48,9 +47,8 @@ func (m *Model) cmdUncompact(args []string) tea.Cmd {
 		m.badArgs("uncompact")
 		return nil
 	}
-	if m.running || m.clearing > 0 {
-		m.addError("/uncompact: the turn is still running; wait for it to end (or Esc), then /uncompact")
-		return nil
+	if m.queueCommand("/uncompact") {
+		return nil // it runs when the turn ends (queuecmd.go)
 	}
 	if _, err := m.compact.Uncompact(); err != nil {
 		m.addError(userMessage(err))

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 )
@@ -72,6 +73,10 @@ func TestCompactCommandCardAndMeter(t *testing.T) {
 	if card := entriesWith(h.m, "compacting turns 1–3"); !strings.Contains(card, "keeping above all: the word counts") {
 		t.Errorf("the card while compacting:\n%s", allText(h.m))
 	}
+	// The held message goes when the compaction ends; its reply waits
+	// until Esc, so that the meter read below is the compaction's, not
+	// that reply's counts.
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens("late"), Delay: time.Hour})
 	h.typeText("after the summary")
 	h.key(tea.KeyEnter)
 	if len(h.m.queued) != 1 {
@@ -87,12 +92,18 @@ func TestCompactCommandCardAndMeter(t *testing.T) {
 	if report := contextReport(h.m.models.Context()); !strings.Contains(report, "compacted: the first 6 messages are a summary") {
 		t.Errorf("/context does not say what is compacted:\n%s", report)
 	}
-	h.untilTurnDone() // the held message went
+	mcptestutil.WaitFor(t, 10*time.Second, "the held message's request", func() bool {
+		reqs := h.srv.Requests()
+		last := reqs[len(reqs)-1].Messages
+		return strings.Contains(last[len(last)-1].Content, "after the summary")
+	})
 	reqs := h.srv.Requests()
-	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||
-		!strings.Contains(last.Messages[0].Content, "SUMMARY of five turns.") {
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[0].Content, "SUMMARY of five turns.") {
 		t.Errorf("the held message's request: %+v", last.Messages[0])
 	}
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.UserMessage); return ok })
+	h.key(tea.KeyEsc)
+	h.untilTurnDone()
 }
 
 // TestCompactEscCancelsOnlyTheCompaction: Esc during an automatic
@@ -153,18 +164,73 @@ func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
 	}
 	// The session is done compacting and streams the reply; the screen
 	// has not seen the compaction's end yet.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	mcptestutil.WaitFor(t, 10*time.Second, "the turn's request, with the summary", func() bool {
 		reqs := h.srv.Requests()
-		if last := reqs[len(reqs)-1]; strings.Contains(last.Messages[0].Content, "SUMMARY") {
-			break // the turn's request, with the summary
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the turn's request did not come after the compaction")
-		}
-	}
+		return strings.Contains(reqs[len(reqs)-1].Messages[0].Content, "SUMMARY")
+	})
 	h.key(tea.KeyEsc)
 	h.untilTurnDone()
 	if r := h.m.chat.entries[len(h.m.chat.entries)-1]; r.kind != assistantEntry || strings.Contains(r.footer, "cancelled") {
 		t.Errorf("an Esc meant for the compaction cancelled the turn:\n%s", allText(h.m))
+	}
+}
+
+// TestCompactTypedMidReplyWaitsForTheTurn: /compact typed while a reply
+// streams is not refused: it waits, visibly, and the compaction starts
+// once the turn has ended; a message typed behind it goes after the
+// compaction, with the summary. /uncompact typed mid-reply waits too.
+func TestCompactTypedMidReplyWaitsForTheTurn(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.srv.SetDefault(ollamatest.TextTurn("ok"))
+	h.srv.Answer(summaryAsk, ollamatest.TextTurn("SUMMARY of six turns."))
+	for i := 1; i <= 5; i++ {
+		h.send(longPrompt(i))
+	}
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 50)), Delay: 5 * time.Millisecond})
+	h.typeText(longPrompt(6))
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.AssistantDelta); return ok })
+	h.typeText("/compact the word counts")
+	h.key(tea.KeyEnter)
+	h.typeText("after the summary")
+	h.key(tea.KeyEnter)
+	if strings.Contains(allText(h.m), "still running") || len(h.m.queued) != 2 {
+		t.Fatalf("/compact mid-reply was refused or not held: queued %q\n%s", h.m.queued, allText(h.m))
+	}
+	if line := entriesWith(h.m, "queued (1): /compact runs when this reply ends"); line == "" {
+		t.Errorf("no word that /compact waits:\n%s", allText(h.m))
+	}
+	var order []string
+	h.untilEvent(func(e session.Event) bool {
+		switch e := e.(type) {
+		case *session.TurnDone:
+			order = append(order, "turn done")
+		case *session.CompactionEvent:
+			order = append(order, e.Step)
+		}
+		return compactionStep(session.CompactDone)(e)
+	})
+	if want := []string{"turn done", session.CompactStarted, session.CompactDone}; fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("events %q, want %q", order, want)
+	}
+	h.untilTurnDone() // the message held behind it went
+	reqs := h.srv.Requests()
+	if ask := reqs[len(reqs)-2].Messages; !strings.Contains(ask[len(ask)-1].Content, "Keep above all what concerns: the word counts") {
+		t.Errorf("the summary was not asked with the focus typed: %q", ask[len(ask)-1].Content)
+	}
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.Messages[len(last.Messages)-1].Content, "after the summary") ||
+		!strings.Contains(last.Messages[0].Content, "SUMMARY of six turns.") {
+		t.Errorf("the held message's request: %+v", last.Messages[0])
+	}
+
+	h.srv.SetDefault(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 50)), Delay: 5 * time.Millisecond})
+	h.typeText("one more")
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { _, ok := e.(*session.AssistantDelta); return ok })
+	h.typeText("/uncompact")
+	h.key(tea.KeyEnter)
+	h.untilEvent(func(e session.Event) bool { return compactionStep(session.CompactUndone)(e) })
+	if strings.Contains(allText(h.m), "still running") {
+		t.Errorf("/uncompact mid-reply was refused:\n%s", allText(h.m))
 	}
 }

@@ -12,9 +12,8 @@ func (m *Model) cmdFork(args []string) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.running || m.clearing > 0:
-		m.addError("/fork: the turn is still running; wait for it to end (or Esc), then /fork")
-		return nil
+	case m.queueCommand("/fork"):
+		return nil // it runs when the turn ends (queuecmd.go)
 	case m.serving != nil:
 		m.addError("/fork: clients of the gateway beside this chat (--serve) call through this session; " +
 			"quit, then start latch --fork " + m.sess.ID() + " --serve … for a fork that serves")

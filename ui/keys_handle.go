@@ -207,7 +207,7 @@ func (m *Model) submit() tea.Cmd {
 		return m.submitCommand(line)
 	}
 	m.held = "" // sent as it is or edited: no longer held (unsent.go)
-	if m.running || m.clearing > 0 || m.attaching > 0 {
+	if m.busy() {
 		// Sent while a turn runs: it waits, visibly, and goes when the
 		// turn ends (Esc takes it back). So while /clear winds the
 		// session down: it goes once the conversation is forgotten.
@@ -252,15 +252,21 @@ func (m *Model) submitCommand(line string) tea.Cmd {
 	return cmd
 }
 
-// sendQueued sends the oldest queued message once a turn has ended.
+// sendQueued sends the oldest queued message once a turn has ended: a
+// message, a server's prompt, or a command that waited for the turn
+// (queuecmd.go).
 func (m *Model) sendQueued() {
-	if len(m.queued) == 0 || m.running || m.clearing > 0 || m.attaching > 0 {
+	if len(m.queued) == 0 || m.busy() {
 		return
 	}
 	text := m.queued[0]
 	m.queued = m.queued[1:]
-	if isPromptLine(text) {
+	switch {
+	case isPromptLine(text):
 		m.later = append(m.later, m.runPromptLine(text))
+		return
+	case strings.HasPrefix(text, "/"): // only commands start so (submit)
+		m.runQueuedCommand(text)
 		return
 	}
 	if m.namesResources(text) {

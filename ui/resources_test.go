@@ -248,7 +248,7 @@ func TestResourceUpdateStormOnScreen(t *testing.T) {
 	}
 	// mcp-go drops a notification its queue cannot hold: the watched
 	// resource changes again until its update is shown.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.m.View(), "res: resource updated: test://notes/readme.txt"); {
+	for deadline := time.Now().Add(mcptestutil.HangBound(10 * time.Second)); !strings.Contains(h.m.View(), "res: resource updated: test://notes/readme.txt"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("no update of the watched resource shown:\n%s", h.m.View())
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 	"latch/themes"
@@ -70,12 +71,13 @@ func newHarnessOn(t *testing.T, w, h int, srv *ollamatest.Server, o session.Opti
 // untilEvent feeds events to the model until one satisfies stop.
 func (h *harness) untilEvent(stop func(session.Event) bool) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	bound := mcptestutil.HangBound(0) // a hang's bound, not a measure
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	for {
 		evs, ok := h.sub.Next(ctx)
 		if !ok {
-			h.t.Fatal("the event did not come within 10s")
+			h.t.Fatalf("the event did not come within %v", bound)
 		}
 		h.m.Update(eventsMsg{events: evs})
 		for _, e := range evs {
