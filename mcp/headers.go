@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"latch/mcp/oauth"
 )
 
 // maxRedirects is how many redirects a server's client follows: Go's own
@@ -32,20 +33,9 @@ func sameOrigin(cfg ServerConfig) func(*http.Request, []*http.Request) error {
 
 // origin is a URL's scheme, host and port, lower-cased and with the
 // scheme's default port filled in.
-type origin struct{ scheme, host, port string }
+type origin oauth.Origin
 
-func originOf(u *url.URL) origin {
-	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
-	if o.port == "" {
-		switch o.scheme {
-		case "http":
-			o.port = "80"
-		case "https":
-			o.port = "443"
-		}
-	}
-	return o
-}
+func originOf(u *url.URL) origin { return origin(oauth.OriginOf(u)) }
 
 // parseOrigin is raw's origin; one that cannot be parsed matches nothing.
 func parseOrigin(raw string) origin {
@@ -58,7 +48,7 @@ func parseOrigin(raw string) origin {
 
 // matches reports whether u has origin o.
 func (o origin) matches(u *url.URL) bool {
-	return u != nil && o.scheme != "" && o.host != "" && originOf(u) == o
+	return u != nil && o.Scheme != "" && o.Host != "" && originOf(u) == o
 }
 
 // originError is a request or redirect to another origin than the

@@ -188,31 +188,33 @@ func (o *State) findPRM(ctx context.Context, server *url.URL, ch challenge) (*pr
 // origin, and a path that is u's or a parent of it.
 func resourceBinds(resource string, u *url.URL) bool {
 	r, err := url.Parse(resource)
-	if err != nil || r.Fragment != "" || !originOf(r).equal(originOf(u)) {
+	if err != nil || r.Fragment != "" || !OriginOf(r).equal(OriginOf(u)) {
 		return false
 	}
 	rp, up := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(u.Path, "/")
 	return rp == "" || rp == up || strings.HasPrefix(up, rp+"/")
 }
 
-// origin is a URL's scheme, host and port, lower-cased and with the
-// scheme's default port filled in (as mcp compares a server's origin).
-type origin struct{ scheme, host, port string }
+// Origin is a URL's scheme, host and port, lower-cased and with the
+// scheme's default port filled in: what mcp compares a server's origin
+// by, and a protected resource's.
+type Origin struct{ Scheme, Host, Port string }
 
-func originOf(u *url.URL) origin {
-	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
-	if o.port == "" {
-		switch o.scheme {
+// OriginOf is u's origin.
+func OriginOf(u *url.URL) Origin {
+	o := Origin{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Hostname()), Port: u.Port()}
+	if o.Port == "" {
+		switch o.Scheme {
 		case "http":
-			o.port = "80"
+			o.Port = "80"
 		case "https":
-			o.port = "443"
+			o.Port = "443"
 		}
 	}
 	return o
 }
 
-func (o origin) equal(p origin) bool { return o == p && o.host != "" }
+func (o Origin) equal(p Origin) bool { return o == p && o.Host != "" }
 
 // asDiscovery fetches the metadata of the first authorization server the
 // resource names, checking its issuer.
