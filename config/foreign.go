@@ -84,7 +84,8 @@ func (l *loader) ignoredNotice() {
 // exact tool names: anything else is dropped, so nothing is allowed that
 // the file did not name), transportType is transport, a timeout in
 // seconds is a duration; the other keys of those apps latch does not use
-// are taken out and noted.
+// are taken out and noted. A server the file disables is loaded disabled
+// (not connected at start), with a notice saying so.
 func (l *loader) foreignServer(name, srv string, obj map[string]json.RawMessage) {
 	l.ignoreForeign(fmt.Sprintf("server %q: ", name), obj, foreignServerKeys)
 	l.envFile(srv, obj)
@@ -92,19 +93,25 @@ func (l *loader) foreignServer(name, srv string, obj map[string]json.RawMessage)
 	for _, key := range foreignAllowKeys {
 		if raw, ok := obj[key]; ok {
 			delete(obj, key)
-			from = append(from, key)
-			allowed = append(allowed, l.foreignAllow(srv, key, raw)...)
+			if got := l.foreignAllow(srv, key, raw); len(got) > 0 {
+				from = append(from, key)
+				allowed = append(allowed, got...)
+			}
 		}
 	}
-	if len(from) > 0 {
+	// An empty list (Cline and Roo write "alwaysAllow": [] by default)
+	// allows nothing and adds no allow key: no key the file lacks is
+	// written here, so no error can name one.
+	if len(allowed) > 0 {
 		own, _ := l.strList(srv, "allow", obj["allow"])
 		merged := slices.Compact(slices.Sorted(slices.Values(append(own, allowed...))))
 		b, _ := json.Marshal(merged)
 		obj["allow"] = b
-		if len(allowed) > 0 {
-			l.warnf(srv, strings.Join(from, ", "), "these tools run without asking (the server's allow): %s",
-				strings.Join(slices.Compact(slices.Sorted(slices.Values(allowed))), ", "))
-		}
+		l.warnf(srv, strings.Join(from, ", "), "these tools run without asking (the server's allow): %s",
+			strings.Join(slices.Compact(slices.Sorted(slices.Values(allowed))), ", "))
+	}
+	if strings.TrimSpace(string(obj["disabled"])) == "true" {
+		l.warnf(srv, "disabled", "disabled in the file: loaded but not connected at start (/connect starts it)")
 	}
 	if raw, ok := obj["transportType"]; ok {
 		delete(obj, "transportType")

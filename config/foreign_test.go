@@ -177,3 +177,77 @@ func TestLoadConfigVSCodeEnvFile(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// TestLoadConfigClineRooDefaults: Cline's and Roo's files load as those
+// apps write them, with their default values: empty alwaysAllow and
+// autoApprove lists (no tool runs without asking, and no notice says one
+// does), a timeout in seconds, a type or transportType, Roo's watchPaths
+// and disabledTools. A server the file disables is loaded disabled, and a
+// notice says it is not connected at start.
+func TestLoadConfigClineRooDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		fixture  string
+		servers  []string // name:transport, "-" when disabled
+		disabled []string
+		ignored  string
+	}{
+		{"cline_defaults.json",
+			[]string{"context7:http", "filesystem:stdio", "legacy-sse:sse-", "memory:stdio-"},
+			[]string{"legacy-sse", "memory"}, ""},
+		{"roo_mcp_settings.json",
+			[]string{"docs:http", "git:stdio-", "puppeteer:stdio"},
+			[]string{"git"}, `server "git": disabledTools, server "git": watchPaths`},
+	} {
+		cfg, err := Load(copyFixture(t, tc.fixture), fakeEnv(nil))
+		if err != nil {
+			t.Errorf("%s refused: %v", tc.fixture, err)
+			continue
+		}
+		var got []string
+		for _, s := range cfg.Servers {
+			g := s.Name + ":" + s.Transport
+			if s.Disabled {
+				g += "-"
+			}
+			if len(s.Allow) != 0 || (s.Timeout != 0 && s.Timeout != DefaultTimeout) {
+				t.Errorf("%s: %s allow %q timeout %v", tc.fixture, s.Name, s.Allow, s.Timeout)
+			}
+			got = append(got, g)
+		}
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, tc.servers) {
+			t.Errorf("%s: servers %q, want %q", tc.fixture, got, tc.servers)
+		}
+		for _, name := range tc.disabled {
+			want := `server "` + name + `": disabled: disabled in the file: loaded but not connected at start (/connect starts it)`
+			if len(warningsWith(cfg, want)) != 1 {
+				t.Errorf("%s: no notice %q in %q", tc.fixture, want, cfg.Warnings)
+			}
+		}
+		if n := warningsWith(cfg, "disabled in the file"); len(n) != len(tc.disabled) {
+			t.Errorf("%s: disabled notices %q", tc.fixture, n)
+		}
+		if n := warningsWith(cfg, "without asking"); len(n) != 0 {
+			t.Errorf("%s: an empty list is said to allow tools: %q", tc.fixture, n)
+		}
+		if n := warningsWith(cfg, "ignored"); (tc.ignored == "") != (len(n) == 0) || (len(n) == 1 && !strings.Contains(n[0], tc.ignored)) {
+			t.Errorf("%s: ignored notice %q, want one naming %q", tc.fixture, n, tc.ignored)
+		}
+	}
+}
+
+// TestLoadConfigForeignAllowErrorNamesFileKey: a Cline list of the wrong
+// type is an error naming the key the file has (alwaysAllow), never
+// latch's allow, which the file does not have.
+func TestLoadConfigForeignAllowErrorNamesFileKey(t *testing.T) {
+	for _, body := range []string{
+		`{"mcpServers": {"fs": {"command": "x", "alwaysAllow": "read_file"}}}`,
+		`{"mcpServers": {"fs": {"command": "x", "autoApprove": null, "alwaysAllow": []}}}`,
+	} {
+		path, _ := writeConfig(t, body)
+		_, err := Load(path, fakeEnv(nil))
+		if err == nil || strings.Contains(err.Error(), ": allow:") || !strings.Contains(err.Error(), `server "fs": `) {
+			t.Errorf("%s: err = %v; want one naming the file's key, not allow", body, err)
+		}
+	}
+}
