@@ -26,6 +26,8 @@ const typingPause = time.Second
 type boxFocus struct {
 	shown time.Time // when it came to the front; zero until then
 	took  time.Time // when it took the keys; zero while they go to the chat
+
+	byPause bool // it took them by a pause, and no key has come since (boxpause.go)
 }
 
 // focused reports whether the box has the keys.

@@ -27,8 +27,26 @@ func (m *Model) takeIfPaused(f *boxFocus, last time.Time) {
 	if at := last.Add(typingPause); at.After(f.took) {
 		f.took = at
 	}
+	f.byPause = true
 	m.modalWake = true
 	m.dirty = true
+}
+
+// pausedTab lets the pause that is over by the key msg (the one before it
+// came at prev) give the box the keys, before the key is routed. The
+// first key after the box took them by a pause, when it is Tab, is the
+// person doing as the box said (pause, then tab): it is used up, not
+// given to the box (a form would move to its next field).
+func (m *Model) pausedTab(f *boxFocus, prev time.Time, msg tea.KeyMsg) bool {
+	if f == nil {
+		return false
+	}
+	m.takeIfPaused(f, prev)
+	if !f.byPause {
+		return false
+	}
+	f.byPause = false
+	return msg.Type == tea.KeyTab
 }
 
 // pauseWake is the tick that lets a waiting box take the keys when the

@@ -18,11 +18,8 @@ import (
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
 	box := m.frontBox()
-	if box != nil && !box.focused() {
-		m.takeIfPaused(box, prev) // the pause may be over before its tick came
-		if box.focused() && msg.Type == tea.KeyTab {
-			return nil // Tab after the pause takes the box, as it always did
-		}
+	if m.pausedTab(box, prev, msg) {
+		return nil
 	}
 	if m.menuBlocked() {
 		m.closeMenu() // what is over the chat has the keys, or takes Tab
