@@ -11,7 +11,8 @@ import (
 // message; those keys are meant for the chat, at any typing speed. So a
 // box takes the keys only when it comes to the front while the person is
 // idle (an empty input, no key for typingPause), or when the person takes
-// it: a pause in typing, then Tab. Until then it is drawn as waiting, and
+// it: a pause in typing, then Tab; or, with the input empty, by itself
+// once no key has come for typingPause (boxpause.go). Until then it is drawn as waiting, and
 // every key goes where it would go without it (text, Backspace, Enter,
 // Esc): a box never gets a key, nor an Enter, it has not been given.
 // Once a box has the keys, modalGuard still ignores its answers for a
@@ -25,6 +26,8 @@ const typingPause = time.Second
 type boxFocus struct {
 	shown time.Time // when it came to the front; zero until then
 	took  time.Time // when it took the keys; zero while they go to the chat
+
+	byPause bool // it took them by a pause, and no key has come since (boxpause.go)
 }
 
 // focused reports whether the box has the keys.

@@ -88,11 +88,14 @@ func typeThrough(t *testing.T, h *harness, ty *typist, appear func() bool) {
 	}
 }
 
-// takeAfterPause is the person stopping, then Tab: the box takes the keys,
-// and answers them once its guard is over.
+// takeAfterPause is the person stopping, then Tab: the box takes the keys
+// (by itself, the input being empty; the Tab that follows is used up, not
+// given to the box), and answers them once its guard is over.
 func takeAfterPause(t *testing.T, h *harness, ty *typist) {
 	t.Helper()
 	ty.wait(typingPause)
+	h.m.Update(boxPausedMsg{}) // the box takes the keys; the person's Tab comes after its guard
+	ty.wait(modalGuard)
 	ty.press(tea.KeyMsg{Type: tea.KeyTab})
 	if f := h.m.frontBox(); f == nil || !f.focused() {
 		t.Fatalf("Tab after a pause did not take the box:\n%s", h.m.View())

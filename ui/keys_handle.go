@@ -18,6 +18,9 @@ import (
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
 	box := m.frontBox()
+	if m.pausedTab(box, prev, msg) {
+		return nil
+	}
 	if m.menuBlocked() {
 		m.closeMenu() // what is over the chat has the keys, or takes Tab
 	}

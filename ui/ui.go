@@ -138,6 +138,7 @@ type Model struct {
 	clearing      int       // /clear commands still running: nothing is sent meanwhile
 	ticking       bool      // the running-card animation is on
 	modalWake     bool      // a box took the keys: wake up when its guard is over
+	pauseTick     bool      // a boxPausedMsg is on its way (boxpause.go)
 	lastKey       time.Time // when the last key came (m.now): is the person typing?
 	spin          int       // its frame
 	now           func() time.Time
@@ -324,7 +325,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.later = nil
 	}
 	m.showFront()
-	cmd = tea.Batch(cmd, m.watchFrontRules())
+	m.takeIfPaused(m.frontBox(), m.lastKey)
+	cmd = tea.Batch(cmd, m.watchFrontRules(), m.pauseWake())
 	if m.modalWake {
 		m.modalWake = false
 		cmd = tea.Batch(cmd, tea.Tick(modalGuard, func(time.Time) tea.Msg { return modalReadyMsg{} }))
@@ -364,6 +366,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleTick()
 	case modalReadyMsg, quitWindowOverMsg, ServingChanged:
 		m.dirty = true
+	case boxPausedMsg:
+		m.pauseTick = false
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
 	case tea.MouseMsg:
