@@ -15,8 +15,8 @@ import (
 // left out, paths and the values a rule looks at whole (ui.ArgLines);
 // --full shows every value whole.
 
-// rulesGate is a gate of the config's rules, for argsView: made once a
-// listing.
+// rulesGate is a gate of the config's rules, for argsView and
+// ruleNotices: made once a listing.
 func rulesGate(s *settings) *permissions.Gate { return permissions.NewGate(s.policy()) }
 
 // argsView is how a parked call's arguments are shown: whole where the

@@ -107,7 +107,7 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
-	listNotices(s, all, stdout)
+	listNotices(s, g, all, stdout)
 	return exitOK
 }
 
@@ -142,8 +142,9 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err != nil {
 		return fail(err.Error())
 	}
-	tty.notice = parkedRuleNotice(s, p)
-	ok, err := tty.confirm(verb, a.reason, p, argsView(rulesGate(s), p, a.full), clock())
+	g := rulesGate(s) // approvals_args.go
+	tty.notice = ruleNotices(s, g)(p)
+	ok, err := tty.confirm(verb, a.reason, p, argsView(g, p, a.full), clock())
 	switch {
 	case err != nil:
 		return fail(err.Error())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"latch/config"
+	"latch/mcp"
 	"latch/permissions"
 	"latch/session"
 	"latch/ui/sanitize"
@@ -34,43 +35,28 @@ func rulesNow(s *settings) func() ([]permissions.Rule, error) {
 	return func() ([]permissions.Rule, error) { return configRules(path, getenv) }
 }
 
-// parkedRuleNotice is the line an approval screen (latch approve, latch
-// approvals) shows above a gateway's parked call when a deny rule of the
-// config as it is now matches it: approving it will refuse it. It is ""
-// when none does, or when the gateway runs on another config than this
-// command read (its rules are checked by the gateway all the same). The
-// gateway decides with the arguments it holds; the log's are redacted, so
-// a rule on a credential's value shows only there.
-func parkedRuleNotice(s *settings, p session.ParkedCall) string {
-	return ruleNotices(s)(p)
-}
-
-// ruleNotices reads the config's rules once and returns parkedRuleNotice
-// for each call of a list.
-func ruleNotices(s *settings) func(session.ParkedCall) string {
+// ruleNotices returns, for a gateway's parked call, the line an approval
+// screen (latch approve, latch approvals) shows above it when a deny rule
+// of the config as it is now matches it: approving it will refuse it. It
+// is "" when none does, or when the gateway runs on another config than
+// this command read (its rules are checked by the gateway all the same).
+// g is the command's gate (rulesGate): the command has just read the
+// config, so its rules are the rules of the moment. The call is judged
+// with the bases the gateway's session gives its server. The gateway
+// decides with the arguments it holds; the log's are redacted, so a rule
+// on a credential's value shows only there.
+func ruleNotices(s *settings, g *permissions.Gate) func(session.ParkedCall) string {
 	runs := gatewayRuns(s)
-	rules, err := configRules(s.cfg.Path, s.getenv)
-	pol := permissions.Policy{Rules: rules}
-	if s.getenv != nil {
-		pol.Home = s.getenv("HOME")
-	}
-	for _, sv := range s.cfg.Servers {
-		pol.Servers = append(pol.Servers, sv.Name)
-	}
-	gate := permissions.NewGate(pol)
+	servers := mcp.New(serverConfigs(s.cfg.Servers), mcp.Options{Getenv: s.getenv, Roots: s.roots})
 	return func(p session.ParkedCall) string {
-		switch {
-		case !slices.Contains(runs, p.Session):
+		if !slices.Contains(runs, p.Session) {
 			return ""
-		case err != nil:
-			first, _, _ := strings.Cut(err.Error(), "\n")
-			return "the config no longer loads (" + first + ") — approving will refuse it"
 		}
-		c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments}
+		c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments, Bases: servers.Bases(p.Server)}
 		if t, ok := strings.CutPrefix(p.Tool, p.Server+permissions.NamespaceSep); ok {
 			c.Tool = t
 		}
-		r, denied := gate.DenyingRule(c, nil)
+		r, denied := g.DenyingRule(c, nil)
 		if !denied {
 			return ""
 		}
@@ -88,8 +74,8 @@ func writeNotice(b *strings.Builder, notice string) {
 
 // listNotices writes, after latch approvals' table, a line for each
 // waiting gateway call a rule of the config now denies.
-func listNotices(s *settings, calls []session.ParkedCall, w io.Writer) {
-	notice := ruleNotices(s)
+func listNotices(s *settings, g *permissions.Gate, calls []session.ParkedCall, w io.Writer) {
+	notice := ruleNotices(s, g)
 	for _, p := range calls {
 		if !p.Waiting() || p.Client == "" {
 			continue

@@ -42,7 +42,7 @@ type decisionTerminal struct {
 	in  *os.File
 	out *os.File
 	// notice, when set, is shown above the call's arguments: what the
-	// rules of the moment will do to an approval (parkedRuleNotice).
+	// rules of the moment will do to an approval (ruleNotices).
 	notice string
 }
 
