@@ -60,7 +60,7 @@ func ruleNotices(s *settings, g *permissions.Gate) func(session.ParkedCall) stri
 		if !denied {
 			return ""
 		}
-		return "a rule now denies this call: " + r.Origin + " (" + r.Compact() + ") — approving will refuse it"
+		return session.DeniedNow(r) + " — approving will refuse it"
 	}
 }
 

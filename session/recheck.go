@@ -80,7 +80,13 @@ func (s *Session) deniedNow(call permissions.Call) (why, origin string, refused 
 	if !ok {
 		return "", "", false
 	}
-	return "a rule now denies this call: " + r.Origin + " (" + r.Compact() + ")", r.Origin, true
+	return DeniedNow(r), r.Origin, true
+}
+
+// DeniedNow says that r, a deny rule of the moment, refuses a call a
+// person approves: the rule by where it is written and as it reads.
+func DeniedNow(r permissions.Rule) string {
+	return "a rule now denies this call: " + r.Origin + " (" + r.Compact() + ")"
 }
 
 // refuseByRules refuses c, a gateway's call a person has just approved,
