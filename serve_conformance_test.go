@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,7 +112,18 @@ func TestServeConformance(t *testing.T) {
 	u := proxiedServe(t, r, token)
 	root := mcptestutil.ModuleRoot(t)
 	npm := filepath.Join(root, "testdata", "npm")
-	for _, run := range serverScenarios {
+	// LATCH_CONFORMANCE_ONLY=stateless runs only the scenarios whose
+	// name@version holds it (to run one again and again).
+	runs := serverScenarios
+	if os.Getenv("LATCH_CONFORMANCE_ONLY") != "" {
+		runs = nil
+		for _, r := range serverScenarios {
+			if strings.Contains(r.scenario+"@"+r.version, os.Getenv("LATCH_CONFORMANCE_ONLY")) {
+				runs = append(runs, r)
+			}
+		}
+	}
+	for _, run := range runs {
 		name := run.suite + "/" + run.scenario
 		if run.version != "" {
 			name += "@" + run.version
@@ -156,13 +168,24 @@ func checkConformanceChecks(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var checks []struct{ Status string }
+		var checks []struct {
+			ID, Status, ErrorMessage string
+			Details                  json.RawMessage
+		}
 		if err := json.Unmarshal(b, &checks); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for _, c := range checks {
-			if c.Status == "SUCCESS" {
+			switch c.Status {
+			case "SUCCESS":
 				passed++
+			case "FAILURE":
+				// What the suite saw, for a failure only a busy machine shows.
+				d := string(c.Details)
+				if len(d) > 2000 {
+					d = d[:2000] + "…"
+				}
+				t.Logf("%s failed: %s\n\tdetails: %s", c.ID, c.ErrorMessage, d)
 			}
 		}
 	}
