@@ -51,15 +51,3 @@ func writeArgsBlock(b *strings.Builder, p session.ParkedCall, view ui.ArgView) {
 func listedArgs(g *permissions.Gate, p session.ParkedCall, full bool) string {
 	return ui.ArgLine(p.Arguments, argsView(g, p, full))
 }
-
-// parseApprovalsArgs reads what follows `latch approvals`: nothing, or
-// --full.
-func parseApprovalsArgs(args []string) (full bool, err error) {
-	for _, a := range args {
-		if a != "--full" && a != "-full" {
-			return false, fmt.Errorf("latch approvals: unexpected argument %q", sanitize.Line(a))
-		}
-		full = true
-	}
-	return full, nil
-}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // latch approve shows whole the values the config's rules about the
 // call's tool look at (a long command an ask rule decided on), and
 // elides a value no rule looks at; latch approvals --full and
-// parseApprovalsArgs take --full and nothing else.
+// its flags are --full and nothing else.
 func TestApproveShowsWholeWhatARuleLooksAt(t *testing.T) {
 	spec, err := permissions.ParseCompact(`shell__run(command=re:.*rm .*)`, "ask", "--ask")
 	if err != nil {
@@ -44,8 +45,8 @@ func TestApproveShowsWholeWhatARuleLooksAt(t *testing.T) {
 		full bool
 		ok   bool
 	}{{nil, false, true}, {[]string{"--full"}, true, true}, {[]string{"--all"}, false, false}} {
-		full, err := parseApprovalsArgs(tc.args)
-		if full != tc.full || (err == nil) != tc.ok {
+		f, err := parseFlags(append([]string{"approvals"}, tc.args...), io.Discard)
+		if full := f.decide.full; full != tc.full || (err == nil) != tc.ok {
 			t.Errorf("latch approvals %q: full %v, %v", tc.args, full, err)
 		}
 	}

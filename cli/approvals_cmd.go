@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"latch/session"
 	"latch/ui/sanitize"
@@ -23,42 +24,56 @@ type decideArgs struct {
 	full    bool   // --full: every value of the arguments whole (also of latch approvals)
 }
 
-// parseDecideArgs reads `latch approve ID` or `latch reject ID [--reason TEXT]`.
-func parseDecideArgs(verb string, args []string, out io.Writer) (decideArgs, error) {
-	a := decideArgs{approve: verb == "approve"}
-	fs := flag.NewFlagSet("latch "+verb, flag.ContinueOnError)
-	fs.SetOutput(out)
-	if !a.approve {
-		fs.StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
+// newApprovalsCmd is `latch approvals [--full]`.
+func newApprovalsCmd(f *flags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals [--full]",
+		Short: "calls waiting for a person (of gateways and chats)",
+		Example: `  latch approvals
+  latch approvals --full`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			f.command = "approvals"
+			return nil
+		},
 	}
-	fs.BoolVar(&a.full, "full", false, "show every value of the call's arguments whole")
-	// The id may come before the flags: latch reject gw_… --reason "no".
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		a.id, args = args[0], args[1:]
+	cmd.Flags().BoolVar(&f.decide.full, "full", false, "show every value of the calls' arguments whole")
+	return cmd
+}
+
+// newDecideCmd is `latch approve ID` or `latch reject ID [--reason
+// TEXT]` (verb), the flags before or after the id.
+func newDecideCmd(f *flags, verb string) *cobra.Command {
+	a := &f.decide
+	cmd := &cobra.Command{
+		Use:     verb + " ID",
+		Short:   "approve a gateway's waiting call, as a person at a terminal",
+		Example: "  latch approvals\n  latch approve gw_0123456789ab",
+		RunE: func(_ *cobra.Command, args []string) error {
+			f.command, a.approve = "decide", verb == "approve"
+			switch {
+			case len(args) == 0:
+				return fmt.Errorf("latch %s: give the id of a waiting call (latch approvals lists them)", verb)
+			case len(args) > 1:
+				return fmt.Errorf("latch %s: unexpected argument %q", verb, sanitize.Line(args[1]))
+			case !session.ValidID(args[0]):
+				return fmt.Errorf("latch %s %s: not a call id (latch approvals lists them)", verb, sanitize.Line(args[0]))
+			}
+			a.id = args[0]
+			a.reason = sanitize.Line(a.reason)
+			if r := []rune(a.reason); len(r) > 500 {
+				a.reason = string(r[:500])
+			}
+			return nil
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return a, errHelp
-		}
-		return a, err
+	if verb == "reject" {
+		cmd.Short = "reject a gateway's waiting call, with a reason the client sees"
+		cmd.Example = "  latch reject gw_0123456789ab --reason \"not on main\""
+		cmd.Flags().StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
 	}
-	rest := fs.Args()
-	if a.id == "" && len(rest) > 0 {
-		a.id, rest = rest[0], rest[1:]
-	}
-	switch {
-	case a.id == "":
-		return a, fmt.Errorf("latch %s: give the id of a waiting call (latch approvals lists them)", verb)
-	case len(rest) > 0:
-		return a, fmt.Errorf("latch %s: unexpected argument %q", verb, sanitize.Line(rest[0]))
-	case !session.ValidID(a.id):
-		return a, fmt.Errorf("latch %s %s: not a call id (latch approvals lists them)", verb, sanitize.Line(a.id))
-	}
-	a.reason = sanitize.Line(a.reason)
-	if r := []rune(a.reason); len(r) > 500 {
-		a.reason = string(r[:500])
-	}
-	return a, nil
+	cmd.Flags().BoolVar(&a.full, "full", false, "show every value of the call's arguments whole")
+	return cmd
 }
 
 // listApprovals prints every call waiting for a person: of gateways (the

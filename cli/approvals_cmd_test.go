@@ -29,8 +29,8 @@ func TestParseApproveReject(t *testing.T) {
 		{[]string{"approve"}, "give the id of a waiting call"},
 		{[]string{"approve", "gw_1", "gw_2"}, `unexpected argument "gw_2"`},
 		{[]string{"approve", "../x"}, "not a call id"},
-		{[]string{"approve", "gw_1", "--reason", "x"}, "flag provided but not defined"},
-		{[]string{"approve", "gw_1", "--yes"}, "flag provided but not defined"}, // no way around the question
+		{[]string{"approve", "gw_1", "--reason", "x"}, "latch approve: unknown flag --reason (see latch approve --help)"},
+		{[]string{"approve", "gw_1", "--yes"}, "latch approve: unknown flag --yes (see latch approve --help)"}, // no way around the question
 		{[]string{"approvals", "x"}, `unexpected argument "x"`},
 	} {
 		if _, err := parseFlags(tt.args, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {

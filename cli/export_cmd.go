@@ -2,11 +2,11 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"latch/session"
 	"latch/ui/sanitize"
@@ -19,38 +19,37 @@ type exportArgs struct {
 	out    string // -o FILE; "" is stdout
 }
 
-// parseExportArgs reads `latch export ID [--format md|json|html] [-o
-// FILE]`, the flags before or after the id.
-func parseExportArgs(args []string, out io.Writer) (exportArgs, error) {
-	var a exportArgs
-	fs := flag.NewFlagSet("latch export", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.StringVar(&a.format, "format", session.ExportMarkdown, "`md`, json or html")
-	fs.StringVar(&a.out, "o", "", "write to this `file` (0600, replaced whole) instead of stdout")
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		a.id, args = args[0], args[1:]
+// newExportCmd is `latch export ID [--format md|json|html] [-o FILE]`,
+// the flags before or after the id.
+func newExportCmd(f *flags) *cobra.Command {
+	a := &f.export
+	cmd := &cobra.Command{
+		Use:   "export ID [--format md|json|html] [-o FILE]",
+		Short: "a saved session's transcript, redacted (md by default)",
+		Example: `  latch export 20261101-100000-a1b2c3
+  latch export 20261101-100000-a1b2c3 --format html -o chat.html`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.command = "export"
+			switch {
+			case len(args) > 1:
+				return fmt.Errorf("latch export: unexpected argument %q", sanitize.Line(args[1]))
+			case len(args) == 0:
+				return errors.New("latch export: give the id of a session (latch sessions lists them)")
+			case !session.ValidID(args[0]):
+				return fmt.Errorf("latch export %s: not a session id (letters, digits, - and _ only; latch sessions lists them)", sanitize.Line(args[0]))
+			}
+			a.id = args[0]
+			switch a.format {
+			case session.ExportMarkdown, session.ExportJSON, session.ExportHTML:
+			default:
+				return fmt.Errorf("latch export --format %s: md, json or html", sanitize.Line(a.format))
+			}
+			return nil
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		return a, err
-	}
-	rest := fs.Args()
-	if a.id == "" && len(rest) > 0 {
-		a.id, rest = rest[0], rest[1:]
-	}
-	switch {
-	case len(rest) > 0:
-		return a, fmt.Errorf("latch export: unexpected argument %q", sanitize.Line(rest[0]))
-	case a.id == "":
-		return a, errors.New("latch export: give the id of a session (latch sessions lists them)")
-	case !session.ValidID(a.id):
-		return a, fmt.Errorf("latch export %s: not a session id (letters, digits, - and _ only; latch sessions lists them)", sanitize.Line(a.id))
-	}
-	switch a.format {
-	case session.ExportMarkdown, session.ExportJSON, session.ExportHTML:
-	default:
-		return a, fmt.Errorf("latch export --format %s: md, json or html", sanitize.Line(a.format))
-	}
-	return a, nil
+	cmd.Flags().StringVar(&a.format, "format", session.ExportMarkdown, "`md`, json or html")
+	cmd.Flags().StringVarP(&a.out, "output", "o", "", "write to this `file` (0600, replaced whole) instead of stdout")
+	return cmd
 }
 
 // runExport writes a session's transcript to stdout or a file. Every

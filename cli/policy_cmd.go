@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"latch/permissions"
 	"latch/ui/sanitize"
@@ -29,59 +30,56 @@ const (
 	exitPolicyAsk   = exitParked
 )
 
-// parsePolicyArgs reads `latch policy check TOOL 'JSON-ARGS' [--mode MODE]
-// [--config FILE] [--non-interactive]` or `latch policy list [--mode MODE]
-// [--config FILE]`. Its --mode and --config are latch's own (f's), so they
-// may come before or after the subcommand.
-func parsePolicyArgs(f *flags, args []string, out io.Writer) (policyArgs, error) {
-	var a policyArgs
-	fs := flag.NewFlagSet("latch policy", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.StringVar(&f.config, "config", f.config, "config file `path`")
-	fs.StringVar(&f.mode, "mode", f.mode, "decide in this permission `mode` (read_only, ask, approve, auto), as --mode does")
-	fs.BoolVar(&a.nonInteractive, "non-interactive", false, "check: decide as -p does, with no one to ask (ask becomes deny)")
-	fs.Usage = func() {
-		fmt.Fprint(out, "Usage:\n  latch policy check TOOL 'JSON-ARGS' [--mode MODE] [--config FILE] [--non-interactive]\n"+
-			"                 the gate's decision on that call, and the rule or default behind it\n"+
-			"                 (exit 0 allow, 3 ask or park, 1 deny, 2 usage)\n"+
-			"  latch policy list [--config FILE]   the modes, allow-list and rules in effect, with where each comes from\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	// The positional arguments and the flags may come in any order.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return a, errHelp
+// newPolicyCmd is `latch policy check TOOL 'JSON-ARGS' [--mode MODE]
+// [--config FILE] [--non-interactive]` and `latch policy list`. Its
+// --mode and --config are latch's own (persistent), so they may come
+// before or after the subcommand.
+func newPolicyCmd(f *flags) *cobra.Command {
+	a := &f.policy
+	cmd := &cobra.Command{
+		Use:   "policy (check TOOL 'JSON-ARGS' | list)",
+		Short: "the gate's decision on a call and the rule behind it; the rules in effect",
+		Example: `  latch policy check fs__read_text_file '{"path": "~/src/a.go"}' --mode ask
+  latch policy list --config ./latch.json`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			f.command = "policy"
+			if len(args) == 0 {
+				return errors.New("latch policy: give check TOOL 'JSON-ARGS' or list (see latch policy --help)")
 			}
-			return a, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+			return fmt.Errorf("latch policy: %q is not a subcommand (check, list)", sanitize.Line(args[0]))
+		},
 	}
-	if len(pos) == 0 {
-		return a, errors.New("latch policy: give check TOOL 'JSON-ARGS' or list (see latch policy --help)")
+	cmd.PersistentFlags().BoolVar(&a.nonInteractive, "non-interactive", false, "check: decide as -p does, with no one to ask (ask becomes deny)")
+	check := &cobra.Command{
+		Use:   "check TOOL 'JSON-ARGS'",
+		Short: "the gate's decision on that call, and the rule or default behind it (exit 0 allow, 3 ask or park, 1 deny, 2 usage)",
+		Example: `  latch policy check fs__read_text_file '{"path": "~/src/a.go"}'
+  latch policy check --allow 'fs__write_file(path=~/src/**)' fs__write_file '{"path": "~/src/a.go"}'`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			f.command, a.sub = "policy", "check"
+			if len(args) != 2 {
+				return errors.New("latch policy check: give TOOL and 'JSON-ARGS', e.g. latch policy check fs__read_text_file '{\"path\": \"~/src/a.go\"}'")
+			}
+			a.tool = args[0]
+			dec := json.NewDecoder(strings.NewReader(args[1]))
+			dec.UseNumber()
+			if err := dec.Decode(&a.args); err != nil || a.args == nil || dec.More() {
+				return fmt.Errorf("latch policy check: the arguments must be a JSON object, like '{\"path\": \"~/src/a.go\"}'")
+			}
+			return nil
+		},
 	}
-	a.sub = pos[0]
-	switch {
-	case a.sub == "list" && len(pos) == 1:
-		return a, nil
-	case a.sub == "check" && len(pos) == 3:
-		a.tool = pos[1]
-		dec := json.NewDecoder(strings.NewReader(pos[2]))
-		dec.UseNumber()
-		if err := dec.Decode(&a.args); err != nil || a.args == nil || dec.More() {
-			return a, fmt.Errorf("latch policy check: the arguments must be a JSON object, like '{\"path\": \"~/src/a.go\"}'")
-		}
-		return a, nil
-	case a.sub == "check":
-		return a, errors.New("latch policy check: give TOOL and 'JSON-ARGS', e.g. latch policy check fs__read_text_file '{\"path\": \"~/src/a.go\"}'")
-	case a.sub == "list":
-		return a, fmt.Errorf("latch policy list: unexpected argument %q", sanitize.Line(pos[1]))
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "the modes, allow-list and rules in effect, with where each comes from",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			f.command, a.sub = "policy", "list"
+			return nil
+		},
 	}
-	return a, fmt.Errorf("latch policy: %q is not a subcommand (check, list)", sanitize.Line(a.sub))
+	cmd.AddCommand(check, list)
+	return cmd
 }
 
 // runPolicy runs `latch policy check` or `latch policy list`. The gate

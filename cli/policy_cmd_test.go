@@ -157,11 +157,11 @@ func TestPolicyCheckEqualsLiveGate(t *testing.T) {
 // (json.Number), as the live gate now gets a client's or a model's call:
 // 2^53+1 is not 2^53 (it was, through float64).
 func TestPolicyCheckKeepsNumbersExact(t *testing.T) {
-	var f flags
-	a, err := parsePolicyArgs(&f, []string{"check", "fs__read_text_file", `{"n": 9007199254740993, "deep": [1.0]}`}, io.Discard)
+	f, err := parseFlags([]string{"policy", "check", "fs__read_text_file", `{"n": 9007199254740993, "deep": [1.0]}`}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := f.policy
 	c, err := policyCall(permissions.Policy{Servers: []string{"fs"}}, a.tool, a.args)
 	if err != nil {
 		t.Fatal(err)

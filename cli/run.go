@@ -45,7 +45,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 
 // run is main without the process: flags, config, wiring, the program.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	f, err := parseFlags(args, stderr)
+	f, err := parseCommandLine(args, stdout, getenv)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}

@@ -3,17 +3,17 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"latch/config"
 	"latch/gateway"
 	"latch/session"
-	"latch/ui/sanitize"
 )
 
 // serveArgs is what follows `latch serve`.
@@ -25,29 +25,33 @@ type serveArgs struct {
 	fresh  bool   // --fresh: a new session, not the parked calls of the last run
 }
 
-// parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet] [--json] [--fresh]`.
-func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
-	var a serveArgs
-	fs := flag.NewFlagSet("latch serve", flag.ContinueOnError)
-	fs.SetOutput(out)
+// newServeCmd is `latch serve --stdio | --listen ADDR [--quiet] [--json]
+// [--fresh]`.
+func newServeCmd(f *flags) *cobra.Command {
+	a := &f.serve
+	cmd := &cobra.Command{
+		Use:   "serve (--stdio | --listen ADDR)",
+		Short: "serve the servers' tools to other MCP clients, through the gate",
+		Long: "Serve the configured servers' tools to other MCP clients (a gateway), each call through the permission gate;\n" +
+			"a call that needs a person waits (parks) until latch approve or latch reject decides it.",
+		Example: `  latch serve --stdio --mode ask --config ~/.config/latch/config.json
+  LATCH_SERVE_TOKEN=… latch serve --listen 127.0.0.1:8765 --quiet`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.command = "serve"
+			if a.stdio == (a.listen != "") {
+				return errors.New("latch serve: give --stdio or --listen HOST:PORT (one of them)")
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
 	fs.BoolVar(&a.stdio, "stdio", false, "serve MCP on stdin and stdout (for a client that starts latch)")
 	fs.StringVar(&a.listen, "listen", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (e.g. 127.0.0.1:8765); needs a bearer token")
 	fs.BoolVar(&a.quiet, "quiet", false, "no line on stderr per call")
 	fs.BoolVar(&a.json, "json", false, "write each line on stderr as a JSON object (for machines)")
 	fs.BoolVar(&a.fresh, "fresh", false, "start a new session rather than take up the calls the last run on this config parked")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return a, errHelp
-		}
-		return a, err
-	}
-	switch {
-	case fs.NArg() > 0:
-		return a, fmt.Errorf("latch serve: unexpected argument %q", sanitize.Line(fs.Arg(0)))
-	case a.stdio == (a.listen != ""):
-		return a, errors.New("latch serve: give --stdio or --listen HOST:PORT (one of them)")
-	}
-	return a, nil
+	return cmd
 }
 
 // serveToken is the bearer token --listen requires: serve.token_env's

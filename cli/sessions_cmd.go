@@ -2,13 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"latch/session"
 	"latch/ui/sanitize"
@@ -23,48 +24,62 @@ type sessionsArgs struct {
 	dryRun   bool
 }
 
-// parseSessionsArgs reads `latch sessions [rm ID… | prune --older-than AGE
+// newSessionsCmd is `latch sessions [rm ID… | prune --older-than AGE
 // [--dry-run]]`.
-func parseSessionsArgs(args []string, out io.Writer) (sessionsArgs, error) {
-	var a sessionsArgs
-	if len(args) == 0 {
-		return a, nil
-	}
-	a.action, args = args[0], args[1:]
-	switch a.action {
-	case "rm":
-		if len(args) == 0 {
-			return a, errors.New("latch sessions rm: give the id of a session (latch sessions lists them)")
-		}
-		for _, id := range args {
-			if !session.ValidID(id) {
-				return a, fmt.Errorf("latch sessions rm %s: not a session id (letters, digits, - and _ only; latch sessions lists them)", sanitize.Line(id))
+func newSessionsCmd(f *flags) *cobra.Command {
+	a := &f.sessions
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "saved sessions: list them, delete some (rm), or those idle too long (prune)",
+		Example: `  latch sessions
+  latch sessions rm 20261101-100000-a1b2c3
+  latch sessions prune --older-than 30d --dry-run`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.command = "sessions"
+			if len(args) > 0 {
+				return fmt.Errorf("latch sessions %s: unknown; use latch sessions, latch sessions rm ID or latch sessions prune --older-than AGE", sanitize.Line(args[0]))
 			}
-		}
-		a.ids = args
-		return a, nil
-	case "prune":
-		fs := flag.NewFlagSet("latch sessions prune", flag.ContinueOnError)
-		fs.SetOutput(out)
-		fs.StringVar(&a.older, "older-than", "", "delete sessions whose last activity is older than this `age` (30d, 12h, 2w)")
-		fs.BoolVar(&a.dryRun, "dry-run", false, "say what would be deleted, delete nothing")
-		if err := fs.Parse(args); err != nil {
-			return a, err
-		}
-		if fs.NArg() > 0 {
-			return a, fmt.Errorf("latch sessions prune: unexpected argument %q", sanitize.Line(fs.Arg(0)))
-		}
-		if a.older == "" {
-			return a, errors.New("latch sessions prune: --older-than AGE is needed (e.g. --older-than 30d)")
-		}
-		d, err := parseAge(a.older)
-		if err != nil {
-			return a, fmt.Errorf("latch sessions prune --older-than: %v", err)
-		}
-		a.olderAge = d
-		return a, nil
+			return nil
+		},
 	}
-	return a, fmt.Errorf("latch sessions %s: unknown; use latch sessions, latch sessions rm ID or latch sessions prune --older-than AGE", sanitize.Line(a.action))
+	rm := &cobra.Command{
+		Use:   "rm ID…",
+		Short: "delete saved sessions",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.command, a.action = "sessions", "rm"
+			if len(args) == 0 {
+				return errors.New("latch sessions rm: give the id of a session (latch sessions lists them)")
+			}
+			for _, id := range args {
+				if !session.ValidID(id) {
+					return fmt.Errorf("latch sessions rm %s: not a session id (letters, digits, - and _ only; latch sessions lists them)", sanitize.Line(id))
+				}
+			}
+			a.ids = args
+			return nil
+		},
+	}
+	prune := &cobra.Command{
+		Use:   "prune --older-than AGE [--dry-run]",
+		Short: "delete the sessions idle longer than AGE",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.command, a.action = "sessions", "prune"
+			if a.older == "" {
+				return errors.New("latch sessions prune: --older-than AGE is needed (e.g. --older-than 30d)")
+			}
+			d, err := parseAge(a.older)
+			if err != nil {
+				return fmt.Errorf("latch sessions prune --older-than: %v", err)
+			}
+			a.olderAge = d
+			return nil
+		},
+	}
+	prune.Flags().StringVar(&a.older, "older-than", "", "delete sessions whose last activity is older than this `age` (30d, 12h, 2w)")
+	prune.Flags().BoolVar(&a.dryRun, "dry-run", false, "say what would be deleted, delete nothing")
+	cmd.AddCommand(rm, prune)
+	return cmd
 }
 
 // parseAge reads an age: a whole number of days (30d) or weeks (2w), or a

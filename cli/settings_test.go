@@ -73,7 +73,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"bad theme flag", []string{"--theme", "neon"}, "--theme: unknown theme"},
 		{"missing config", []string{"--config", filepath.Join(dir, "nope.json")}, "nope.json"},
 		{"stray argument", []string{"hello"}, "unexpected argument"},
-		{"unknown flag", []string{"--nope"}, "flag provided but not defined"},
+		{"unknown flag", []string{"--nope"}, "latch: unknown flag --nope (see latch --help)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
