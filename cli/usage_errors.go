@@ -33,14 +33,14 @@ func flagErrorWords(cmd *cobra.Command, err error, help string) error {
 	var notExist *pflag.NotExistError
 	var noValue *pflag.ValueRequiredError
 	switch {
-	case errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "":
-		return fmt.Errorf("unknown flag -%s %s", sanitize.Line(notExist.GetSpecifiedName()), help)
-	case errors.As(err, &notExist) && cmd.HasParent() && cmd.Root().LocalNonPersistentFlags().Lookup(notExist.GetSpecifiedName()) != nil:
-		name := notExist.GetSpecifiedName()
-		if name == "serve" {
+	case errors.As(err, &notExist) && chatOnly(cmd, notExist) != "":
+		name := chatOnly(cmd, notExist)
+		if name == "--serve" {
 			return errors.New("--serve ADDR goes with the chat; for a gateway alone: latch serve --listen ADDR")
 		}
-		return fmt.Errorf("--%s goes with the chat (latch without a command), not with %s", name, cmd.CommandPath())
+		return fmt.Errorf("%s goes with the chat (latch without a command)", name)
+	case errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "":
+		return fmt.Errorf("unknown flag -%s %s", sanitize.Line(notExist.GetSpecifiedName()), help)
 	case errors.As(err, &notExist):
 		name := notExist.GetSpecifiedName()
 		if near := nearestFlag(cmd, name); near != "" {
@@ -55,6 +55,23 @@ func flagErrorWords(cmd *cobra.Command, err error, help string) error {
 		return fmt.Errorf("%s needs a value %s", sanitize.Line(name), help)
 	}
 	return fmt.Errorf("%s %s", sanitize.Line(err.Error()), help)
+}
+
+// chatOnly is the flag as typed when a subcommand was given one of the
+// chat's own flags (-p, --continue, --serve …), or "".
+func chatOnly(cmd *cobra.Command, e *pflag.NotExistError) string {
+	if !cmd.HasParent() {
+		return ""
+	}
+	chat := cmd.Root().LocalNonPersistentFlags()
+	name := e.GetSpecifiedName()
+	switch {
+	case e.GetSpecifiedShortnames() != "" && chat.ShorthandLookup(name) != nil:
+		return "-" + name
+	case e.GetSpecifiedShortnames() == "" && chat.Lookup(name) != nil:
+		return "--" + name
+	}
+	return ""
 }
 
 // rootArgs refuses words after latch's flags that are not a command: a
