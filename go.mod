@@ -23,6 +23,7 @@ require (
 )
 
 require (
+	earlyinit v0.0.0
 	github.com/alecthomas/chroma/v2 v2.20.0 // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
@@ -62,3 +63,5 @@ require (
 	golang.org/x/crypto v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+replace earlyinit => ./earlyinit

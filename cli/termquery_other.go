@@ -13,3 +13,8 @@ const ttyName = "CONIN$"
 // querySync is not asked here: frames are drawn without synchronized
 // output.
 func querySync(_, _ *os.File, _ time.Duration) bool { return false }
+
+// queryBackground reads $COLORFGBG: the console is not asked.
+func queryBackground(_, _ *os.File, _ time.Duration, getenv func(string) string) bool {
+	return darkFGBG(getenv("COLORFGBG"))
+}

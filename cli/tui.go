@@ -79,11 +79,13 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 		return err
 	}
 	s.leftOut = s.cfg.FillInputs(values)
-	// Ask the terminal for its background before Bubble Tea owns stdin.
+	// Ask the terminal for its background before Bubble Tea owns stdin,
+	// only when the theme needs it (see termquery.go and earlyinit).
 	dark := true
 	if themes.NeedsBackground(s.theme) {
-		dark = lipgloss.HasDarkBackground()
+		dark = queryBackground(os.Stdin, os.Stdout, bgQueryTimeout, s.getenv)
 	}
+	lipgloss.SetHasDarkBackground(dark)
 	configHome := themes.ConfigHome(s.getenv)
 	pal, themeNotices, err := themes.FromEnv(s.theme, dark, s.getenv, configHome)
 	if err != nil {
