@@ -213,7 +213,9 @@ func decidable(dir, id string, now time.Time) (session.ParkedCall, error) {
 	case !p.Expires.After(now):
 		return p, errors.New("it expired at " + p.Expires.Local().Format(time.DateTime) + ", undecided")
 	case !session.Running(dir, p.Session):
-		return p, errors.New("the gateway that parked it (session " + p.Session + ") is not running, so it cannot be decided now")
+		return p, errors.New("the gateway that parked it (session " + p.Session + ") is not running, so it cannot be decided now. " +
+			"Its client starts it again (latch serve --stdio runs when the client does; or run latch serve on the same config, " +
+			"without --fresh): it takes up the calls left waiting, and then latch approve decides this one")
 	}
 	return p, nil
 }

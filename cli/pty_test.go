@@ -116,6 +116,9 @@ type ptyOptions struct {
 	// Typeahead is typed into the terminal before latch starts: keys a
 	// person (or a program) typed ahead of any question.
 	Typeahead string
+	// Silent is a terminal that answers no query (no colour, no cursor
+	// report, no DA1), as some terminals and multiplexers do.
+	Silent bool
 }
 
 // ptyTerm is latch running in a pseudo-terminal, with the screen it drew.
@@ -141,6 +144,7 @@ type ptyTerm struct {
 	waitErr  error
 
 	closeOnce sync.Once
+	silent    bool // answer no query (ptyOptions.Silent)
 }
 
 // cleanEnv is the whole environment of the child: nothing of the developer's
@@ -218,6 +222,7 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 	tm := &ptyTerm{
 		t: t, cmd: cmd, master: master, slave: slave, initial: initial,
 		emu:      newVTScreen(o.Rows, o.Cols),
+		silent:   o.Silent,
 		changed:  make(chan struct{}),
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -276,7 +281,7 @@ func (tm *ptyTerm) readLoop() {
 			close(tm.changed)
 			tm.changed = make(chan struct{})
 			tm.mu.Unlock()
-			if len(reply) > 0 {
+			if len(reply) > 0 && !tm.silent {
 				_, _ = tm.master.Write(reply)
 			}
 		}
