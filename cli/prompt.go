@@ -45,6 +45,10 @@ func runPrompt(ctx context.Context, s *settings, f flags, stdin io.Reader, stdou
 		fmt.Fprintln(stderr, "latch: -p needs a model: --model NAME, $LATCH_MODEL or \"model\" in the config")
 		return exitUsage
 	}
+	if err := ollamaFirst(ctx, s, f); err != nil { // prompt_ollama.go
+		say(stderr, err.Error())
+		return exitError
+	}
 	sess, _, err := openSession(s, f, true)
 	if errors.Is(err, session.ErrSessionBusy) {
 		say(stderr, err.Error())
