@@ -26,6 +26,8 @@ func TestCommandLineStatusAndFirstLine(t *testing.T) {
 		{[]string{"--mdoe", "ask"}, exitUsage, false, "latch: unknown flag --mdoe; did you mean --mode? (see latch --help)", nil},
 		{[]string{"--nope"}, exitUsage, false, "latch: unknown flag --nope (see latch --help)", nil},
 		{[]string{"-x"}, exitUsage, false, "latch: unknown flag -x (see latch --help)", nil},
+		{[]string{"serve", "-mdoe", "ask"}, exitUsage, false, "latch: latch serve: unknown flag -mdoe; did you mean --mode? (see latch serve --help)", nil},
+		{[]string{"-x\x1b[2J"}, exitUsage, false, "latch: unknown flag -x␛[2J (see latch --help)", nil},
 		{[]string{"serv"}, exitUsage, false, `latch: unknown command "serv"; did you mean latch serve? (see latch --help)`, nil},
 		{[]string{"hello"}, exitUsage, false, `latch: unexpected argument "hello": not a command (see latch --help; a prompt goes after -p)`, nil},
 		{[]string{"serve", "--stdo"}, exitUsage, false, "latch: latch serve: unknown flag --stdo; did you mean --stdio? (see latch serve --help)", nil},

@@ -39,6 +39,13 @@ func flagErrorWords(cmd *cobra.Command, err error, help string) error {
 			return errors.New("--serve ADDR goes with the chat; for a gateway alone: latch serve --listen ADDR")
 		}
 		return fmt.Errorf("%s goes with the chat (latch without a command)", name)
+	case errors.As(err, &notExist) && len(notExist.GetSpecifiedShortnames()) > 1:
+		// -mdoe: a long name with one dash (Go's flag package took them)
+		typed := notExist.GetSpecifiedShortnames()
+		if near := nearestFlag(cmd, typed); near != "" {
+			return fmt.Errorf("unknown flag -%s; did you mean --%s? %s", sanitize.Line(typed), near, help)
+		}
+		return fmt.Errorf("unknown flag -%s %s", sanitize.Line(typed), help)
 	case errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "":
 		return fmt.Errorf("unknown flag -%s %s", sanitize.Line(notExist.GetSpecifiedName()), help)
 	case errors.As(err, &notExist):
