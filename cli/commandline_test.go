@@ -121,3 +121,21 @@ func TestSingleDashLongFlags(t *testing.T) {
 		t.Errorf("a completion request rewritten: %q", got)
 	}
 }
+
+// TestPolicyCheckFlagsAnywhere: latch policy check reads latch's flags
+// where a person puts them: --allow and --config after the subcommand, or
+// before it, decide as the same call (before cobra, --allow after
+// `policy` was "flag provided but not defined").
+func TestPolicyCheckFlagsAnywhere(t *testing.T) {
+	path, dir := writeConfig(t, `{"mcpServers": {"fs": {"command": "x"}}}`)
+	for _, args := range [][]string{
+		{"policy", "check", "--allow", "fs__write_file", "fs__write_file", `{"path": "/tmp/x"}`, "--config", path},
+		{"--allow=fs__write_file", "--config", path, "policy", "check", "fs__write_file", `{"path": "/tmp/x"}`},
+		{"policy", "-allow", "fs__write_file", "check", "-config", path, "fs__write_file", `{"path": "/tmp/x"}`},
+	} {
+		out, errs, code := runLatch(t, dir, args...)
+		if code != exitOK || !strings.HasPrefix(out, "allow\n") {
+			t.Errorf("latch %q: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+}
