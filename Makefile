@@ -1,7 +1,7 @@
 # latch — make targets. `make test` is the one command that runs every test.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+LDFLAGS := -X latch/cli.version=$(VERSION)
 
 .PHONY: test test-fast test-e2e test-tiers build install run fmt lint vet bench npm clean conformance
 
@@ -65,7 +65,7 @@ conformance: npm
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-2026-07-28.yaml
 	$(CONFORMANCE_NEXT) --suite extensions \
 		--expected-failures $(CURDIR)/testdata/conformance/expected-failures-extensions.yaml
-	LATCH_CONFORMANCE=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run '^TestServeConformance$$' .
+	LATCH_CONFORMANCE=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run '^TestServeConformance$$' ./cli/
 
 vet:
 	$(GO) vet ./...
@@ -122,8 +122,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
 	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
 	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
-	LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v .
-	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v .
+	LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v ./cli/
+	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeFiftyClients|TestServeParkedAtScale' -v ./cli/
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:

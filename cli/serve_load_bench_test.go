@@ -1,0 +1,135 @@
+package cli
+
+// 50 clients at once, each making 200 allowed calls one after another
+// through latch serve --listen with its default limits: the calls that
+// failed (there must be none), the latency of a call (p50, p99) and the
+// gateway's peak RSS. A measurement; run it with:
+//
+//	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeFiftyClients -v .
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"latch/mcp/mcptestutil"
+)
+
+func TestServeFiftyClients(t *testing.T) {
+	if os.Getenv("LATCH_SERVE_BENCH") != "1" {
+		t.Skip("a measurement; set LATCH_SERVE_BENCH=1 to run it")
+	}
+	const clients, calls, token = 50, 200, "bench-token"
+	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"mem": map[string]any{"command": mem, "allow": []string{"read_graph"},
+			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}}}, false)
+	srv := startServeHTTP(t, r, token, "--quiet")
+
+	var mu sync.Mutex
+	var ms []float64
+	var failures []string
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			took, err := benchClient(srv.url, token, fmt.Sprintf("bench-%02d", i), calls)
+			mu.Lock()
+			defer mu.Unlock()
+			ms = append(ms, took...)
+			if err != nil {
+				failures = append(failures, err.Error())
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	hwm, cpu := vmHWM(srv.cmd.Process.Pid), cpuTime(srv.cmd.Process.Pid)
+	t.Logf("%d clients × %d calls of read_graph through latch serve --listen: %d done, %d failed in %v (%.0f calls/s); "+
+		"latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; latch serve's peak RSS (VmHWM) %s, its CPU time %v (%.3f ms a call)",
+		clients, calls, len(ms), clients*calls-len(ms), wall.Round(time.Millisecond), float64(len(ms))/wall.Seconds(),
+		percentile(ms, 50), percentile(ms, 99), percentile(ms, 100), hwm, cpu, float64(cpu.Microseconds())/1000/float64(max(len(ms), 1)))
+	if len(failures) > 0 || len(ms) != clients*calls {
+		t.Errorf("%d calls of %d done; failures: %s", len(ms), clients*calls, strings.Join(failures, "\n"))
+	}
+}
+
+// benchClient connects as name and makes n calls of mem__read_graph, one
+// after another; it returns each call's duration in ms, and the first
+// failure (it stops there).
+func benchClient(url, token, name string, n int) ([]float64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = c.Close() }()
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("%s: start: %w", name, err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return nil, fmt.Errorf("%s: initialize: %w", name, err)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = "mem__read_graph"
+	out := make([]float64, 0, n)
+	for i := range n {
+		t0 := time.Now()
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			return out, fmt.Errorf("%s: call %d: %w", name, i+1, err)
+		}
+		if res.IsError {
+			return out, fmt.Errorf("%s: call %d: error result %+v", name, i+1, res.Content)
+		}
+		out = append(out, float64(time.Since(t0).Microseconds())/1000)
+	}
+	return out, nil
+}
+
+// vmHWM is the process's peak resident set size, from /proc (Linux).
+func vmHWM(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return "unknown"
+}
+
+// cpuTime is the CPU time (user and system) the process used so far, from
+// /proc (Linux; 0 elsewhere), in clock ticks of 10 ms.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which ends at the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var user, sys int64
+	_, _ = fmt.Sscan(f[11], &user)
+	_, _ = fmt.Sscan(f[12], &sys)
+	return time.Duration(user+sys) * 10 * time.Millisecond
+}

@@ -1,0 +1,280 @@
+package cli
+
+// Many parked calls: latch serve --stdio in approve mode, in front of the
+// stdio fake, takes 10,000 calls that all park; then the gateway's memory
+// (VmRSS, and the peak VmHWM), its session log's size, the wall time of
+// latch approvals listing them (3 runs), and the time a restarted gateway
+// takes to take them up. A measurement, not a pass/fail threshold on time
+// (the memory bound of 100 MB is the issue's, and checked); run it with:
+//
+//	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeParkedAtScale -v .
+//
+// LATCH_PARK_N changes the number of calls.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"latch/mcp/mcptestutil"
+)
+
+func TestServeParkedAtScale(t *testing.T) {
+	if os.Getenv("LATCH_SERVE_BENCH") != "1" {
+		t.Skip("a measurement; set LATCH_SERVE_BENCH=1 to run it")
+	}
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("LATCH_PARK_N")); err == nil && v > 0 {
+		n = v
+	}
+	r := newPromptRig(t, map[string]any{
+		"permissions": map[string]any{"mode": "approve"},
+		"serve":       map[string]any{"await_poll": "100ms"},
+		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+	}, false)
+
+	gw := startServeStdio(t, r, "--quiet")
+	start := time.Now()
+	ids := gw.parkMany(t, n)
+	t.Logf("%d calls parked in %v (%.0f calls/s)", n, time.Since(start).Round(time.Millisecond),
+		float64(n)/time.Since(start).Seconds())
+	rss, hwm := procMemory(t, gw.cmd.Process.Pid)
+	t.Logf("gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB (bound: RSS ≤ 100 MB)", n, rss, hwm)
+	if rss > 100 {
+		t.Errorf("RSS %.1f MB with %d parked calls, over the 100 MB bound", rss, n)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.state, "*.jsonl"))
+	for _, l := range logs {
+		if fi, err := os.Stat(l); err == nil {
+			t.Logf("session log %s: %.1f MB (%d bytes per parked call)", filepath.Base(l),
+				float64(fi.Size())/(1<<20), fi.Size()/int64(n))
+		}
+	}
+	for i := range 3 {
+		cmd := exec.Command(r.bin, "--config", r.cfg, "approvals")
+		cmd.Env, cmd.Dir = r.env, r.cwd
+		start := time.Now()
+		out, err := cmd.Output()
+		took := time.Since(start)
+		if err != nil || !strings.Contains(string(out), ids[0]) || !strings.Contains(string(out), ids[n-1]) {
+			t.Fatalf("latch approvals does not list the parked calls: %v", err)
+		}
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		t.Logf("latch approvals with %d waiting calls, run %d: %v wall, %v CPU (%d lines)", n, i+1,
+			took.Round(time.Millisecond), cpu.Round(time.Millisecond), strings.Count(string(out), "\n"))
+	}
+	gw.stop(t)
+
+	start = time.Now()
+	gw = startServeStdio(t, r)
+	took := gw.waitLine(t, "parked calls taken up")
+	t.Logf("restart: %q %v after the start", took, time.Since(start).Round(time.Millisecond))
+	if !strings.Contains(took, fmt.Sprintf(" %d parked calls", n)) {
+		t.Errorf("the restarted gateway says %q, want %d calls taken up", took, n)
+	}
+	rss, hwm = procMemory(t, gw.cmd.Process.Pid)
+	t.Logf("restarted gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB", n, rss, hwm)
+	if got := gw.await(t, ids[n/2]); !strings.Contains(got, "awaiting_approval") {
+		t.Errorf("a call parked before the restart, polled after it: %s", got)
+	}
+	gw.stop(t)
+}
+
+// stdioGateway is latch serve --stdio with an mcp-go client on its pipes.
+type stdioGateway struct {
+	cmd    *exec.Cmd
+	client *client.Client
+	lines  chan string // its stderr, line by line
+	exited chan struct{}
+}
+
+// startServeStdio starts latch serve --stdio on the rig's config (extra
+// flags after serve) and initializes an MCP session with it.
+func startServeStdio(t *testing.T, r *promptRig, extra ...string) *stdioGateway {
+	t.Helper()
+	cmd := exec.Command(r.bin, append([]string{"--config", r.cfg, "serve", "--stdio"}, extra...)...)
+	cmd.Env, cmd.Dir = r.env, r.cwd
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	g := &stdioGateway{cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			select {
+			case g.lines <- sc.Text():
+			default: // nobody waits for it
+			}
+		}
+		_ = cmd.Wait()
+		close(g.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-g.exited
+	})
+	g.client = client.NewClient(transport.NewIO(stdout, stdin, io.NopCloser(strings.NewReader(""))))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := g.client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "park-bench", Version: "1"}
+	if _, err := g.client.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return g
+}
+
+// parkMany makes n calls of fake__echo, 8 at a time, each of which must
+// park, and returns their invocation ids in order.
+func (g *stdioGateway) parkMany(t *testing.T, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
+	next := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				req := mcpgo.CallToolRequest{}
+				req.Params.Name = "fake__echo"
+				req.Params.Arguments = map[string]any{"message": fmt.Sprintf("parked call %d", i)}
+				res, err := g.client.CallTool(context.Background(), req)
+				id := ""
+				if err == nil {
+					id = parkedID(res)
+				}
+				mu.Lock()
+				if id == "" && failed == nil {
+					failed = fmt.Errorf("call %d did not park: %v %+v", i, err, res)
+				}
+				ids[i] = id
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	return ids
+}
+
+// parkedID is the invocation id of an awaiting result, or "".
+func parkedID(res *mcpgo.CallToolResult) string {
+	m, ok := res.StructuredContent.(map[string]any)
+	if !ok || res.IsError || m["status"] != "awaiting_approval" {
+		return ""
+	}
+	id, _ := m["invocation_id"].(string)
+	return id
+}
+
+// await polls a parked call once and returns the result's text.
+func (g *stdioGateway) await(t *testing.T, id string) string {
+	t.Helper()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "latch_await_decision"
+	req.Params.Arguments = map[string]any{"invocation_id": id}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := g.client.CallTool(ctx, req)
+	if err != nil || len(res.Content) == 0 {
+		t.Fatalf("latch_await_decision %s: %v %+v", id, err, res)
+	}
+	text, _ := mcpgo.AsTextContent(res.Content[0])
+	if text == nil {
+		return ""
+	}
+	return text.Text
+}
+
+// waitLine waits (bounded) for a line on the gateway's stderr holding
+// want, and returns it.
+func (g *stdioGateway) waitLine(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.After(5 * time.Minute)
+	for {
+		select {
+		case l := <-g.lines:
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-g.exited:
+			t.Fatalf("latch serve exited before saying %q", want)
+		case <-deadline:
+			t.Fatalf("latch serve did not say %q within 5 minutes", want)
+		}
+	}
+}
+
+// stop ends the gateway as a client does, by closing its stdin, and waits
+// for it to exit.
+func (g *stdioGateway) stop(t *testing.T) {
+	t.Helper()
+	_ = g.client.Close()
+	select {
+	case <-g.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("latch serve did not exit within a minute of its stdin closing")
+	}
+}
+
+// procMemory is a process's VmRSS and VmHWM, in MB.
+func procMemory(t *testing.T, pid int) (rss, hwm float64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc status to read memory from: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		switch {
+		case err != nil:
+		case k == "VmRSS":
+			rss = kb / 1024
+		case k == "VmHWM":
+			hwm = kb / 1024
+		}
+	}
+	return rss, hwm
+}

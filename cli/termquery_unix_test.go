@@ -1,0 +1,125 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// TestQuerySync asks a terminal (the far end of a real pty, answering as
+// each kind of terminal does) whether it knows synchronized output: only
+// a DECRPM saying the mode is known (1 or 2) counts; DA1 ends the wait at
+// once on a terminal that ignores DECRQM; one that answers nothing is
+// given up on at the timeout.
+func TestQuerySync(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply string
+		want        bool
+		quick       bool
+	}{
+		{"knows it (reset)", "\x1b[?2026;2$y\x1b[?62;22c", true, true},
+		{"knows it (set)", "\x1b[?2026;1$y\x1b[?62c", true, true},
+		{"not recognised", "\x1b[?2026;0$y\x1b[?62;22c", false, true},
+		{"permanently reset", "\x1b[?2026;4$y\x1b[?1;2c", false, true},
+		{"ignores DECRQM", "\x1b[?62;22c", false, true},
+		{"answers nothing", "", false, false},
+		{"answer in pieces", "\x1b[?20", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skip("no pty here:", err)
+			}
+			defer ptmx.Close()
+			defer tty.Close()
+			go func() {
+				buf := make([]byte, 64)
+				var got []byte
+				for !bytes.Contains(got, []byte("\x1b[c")) {
+					n, err := ptmx.Read(buf)
+					if err != nil {
+						return
+					}
+					got = append(got, buf[:n]...)
+				}
+				if !bytes.Contains(got, []byte("\x1b[?2026$p")) {
+					return
+				}
+				_, _ = io.WriteString(ptmx, tc.reply)
+				if tc.name == "answer in pieces" {
+					time.Sleep(30 * time.Millisecond)
+					_, _ = io.WriteString(ptmx, "26;2$y")
+					time.Sleep(30 * time.Millisecond)
+					_, _ = io.WriteString(ptmx, "\x1b[?62;22c")
+				}
+			}()
+			start := time.Now()
+			got := querySync(tty, tty, 400*time.Millisecond)
+			took := time.Since(start)
+			if got != tc.want {
+				t.Errorf("querySync = %v, want %v", got, tc.want)
+			}
+			if tc.quick && took > 300*time.Millisecond {
+				t.Errorf("took %s: the answer should end the wait", took)
+			}
+			if !tc.quick && took < 400*time.Millisecond {
+				t.Errorf("gave up after %s, before the timeout", took)
+			}
+		})
+	}
+}
+
+// TestQueryBackground asks a terminal (the far end of a real pty) for its
+// background: a light one's OSC 11 answer says light, a dark one's dark
+// (2- and 4-digit components); one that knows only DA1, or answers
+// nothing, leaves it to $COLORFGBG, and to dark without it.
+func TestQueryBackground(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply, fgbg string
+		want              bool // dark
+	}{
+		{"light", "\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c", "", false},
+		{"light, BEL, 2 digits", "\x1b]11;rgb:f0/f0/e8\a\x1b[?62c", "", false},
+		{"dark", "\x1b]11;rgb:1e1e/1e1e/2e2e\x1b\\\x1b[?62;22c", "15;7", true},
+		{"only DA1, COLORFGBG light", "\x1b[?62;22c", "0;15", false},
+		{"only DA1", "\x1b[?62;22c", "", true},
+		{"nothing, COLORFGBG light", "", "0;default;7", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skip("no pty here:", err)
+			}
+			defer ptmx.Close()
+			defer tty.Close()
+			go func() {
+				buf := make([]byte, 64)
+				var got []byte
+				for !bytes.Contains(got, []byte("\x1b[c")) {
+					n, err := ptmx.Read(buf)
+					if err != nil {
+						return
+					}
+					got = append(got, buf[:n]...)
+				}
+				if bytes.Contains(got, []byte("\x1b]11;?")) {
+					_, _ = io.WriteString(ptmx, tc.reply)
+				}
+			}()
+			env := func(k string) string {
+				if k == "COLORFGBG" {
+					return tc.fgbg
+				}
+				return ""
+			}
+			if got := queryBackground(tty, tty, bgQueryTimeout, env); got != tc.want {
+				t.Errorf("queryBackground = dark %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
