@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,23 +18,30 @@ var importRules = []struct {
 	dir       string
 	ours      []string // latch/... packages it may import
 	forbidden []string // import path prefixes it must not use
+	// deps are import path prefixes that nothing the package pulls in,
+	// however indirectly, may have (go list -deps).
+	deps []string
 }{
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
-		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
+		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}, nil},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize"},
-		[]string{"github.com/charmbracelet"}},
+		[]string{"github.com/charmbracelet"}, nil},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
-		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
-	{"config", []string{"latch/mcp", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
-		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
-	{"mcp", []string{"latch/mcp/oauth", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
+		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}, nil},
+	// config reads files: no terminal styling comes with it, not even
+	// through a package of ours (words, not themes, holds its helpers).
+	{"config", []string{"latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},
+		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"},
+		[]string{"github.com/charmbracelet", "github.com/ollama/ollama"}},
+	{"mcp", []string{"latch/mcp/oauth", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}, nil},
 	// mcp/oauth: the standard library and mcp-go's OAuth helpers
 	// (client/transport); never mcp, which imports it.
 	{"mcp/oauth", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet",
-		"github.com/mark3labs/mcp-go/mcp", "github.com/mark3labs/mcp-go/server"}},
-	{"permissions", nil, []string{"github.com/"}},
-	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},
-	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
+		"github.com/mark3labs/mcp-go/mcp", "github.com/mark3labs/mcp-go/server"}, nil},
+	{"permissions", nil, []string{"github.com/"}, nil},
+	{"themes", []string{"latch/words"}, []string{"github.com/mark3labs", "github.com/ollama"}, nil},
+	{"words", nil, []string{"github.com/", "golang.org/"}, []string{"github.com/", "golang.org/"}},
+	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}, []string{"github.com/", "golang.org/"}},
 }
 
 // TestImportRules fails when a package imports what the architecture
@@ -51,7 +59,28 @@ func TestImportRules(t *testing.T) {
 				}
 			}
 		}
+		if len(r.deps) == 0 {
+			continue
+		}
+		for _, dep := range deps(t, r.dir) {
+			for _, f := range r.deps {
+				if strings.HasPrefix(dep, f) {
+					t.Errorf("%s pulls in %s (go list -deps ./%s), which docs/ARCHITECTURE.md forbids it", r.dir, dep, r.dir)
+				}
+			}
+		}
 	}
+}
+
+// deps lists every package the non-test files of dir pull in, however
+// indirectly, as the go command resolves them for this platform.
+func deps(t *testing.T, dir string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "./"+dir).Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./%s: %v", dir, err)
+	}
+	return strings.Fields(string(out))
 }
 
 // imports lists the imports of the non-test Go files in dir.
