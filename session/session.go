@@ -19,6 +19,7 @@ import (
 	"latch/mcp"
 	"latch/permissions"
 	"latch/session/eventlog"
+	"latch/session/history"
 )
 
 // Options configure a Session.
@@ -227,8 +228,8 @@ type Session struct {
 	// sampling: the servers' open sampling requests (sampling.go).
 	sampling sampler
 
-	// hist is the input history (history.go).
-	hist *inputHistory
+	// hist is the input history (package history).
+	hist *history.Input
 
 	// instructions open every request as system messages (instructions.go).
 	instructions []Instruction
@@ -289,7 +290,7 @@ func New(o Options) *Session {
 	s.gate.SetInteractive(!o.NonInteractive)
 	s.noOne = o.NonInteractive
 	s.saved = openGrantStore(o.GrantsFile)
-	s.hist = openHistory(o.HistoryFile)
+	s.hist = history.Open(o.HistoryFile)
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
