@@ -25,13 +25,17 @@ var importRules = []struct {
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}, nil},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
-		"latch/session/history"}, []string{"github.com/charmbracelet"}, nil},
+		"latch/session/history", "latch/session/compaction"}, []string{"github.com/charmbracelet"}, nil},
 	// session/eventlog: the log's format and files, below the session;
 	// the standard library and the platform's locks only.
 	{"session/eventlog", nil, []string{"github.com/"}, []string{"github.com/"}},
 	// session/history: the input history's file, on the event log's file
 	// helpers.
 	{"session/history", []string{"latch/session/eventlog"}, []string{"github.com/"}, []string{"github.com/"}},
+	// session/compaction: compaction's parts that need no session, on the
+	// Ollama API's message type.
+	{"session/compaction", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"},
+		[]string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}, nil},
 	// config reads files: no terminal styling comes with it, not even
