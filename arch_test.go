@@ -25,7 +25,7 @@ var importRules = []struct {
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}, nil},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
-		"latch/session/history", "latch/session/compaction"}, []string{"github.com/charmbracelet"}, nil},
+		"latch/session/history", "latch/session/compaction", "latch/session/exactjson"}, []string{"github.com/charmbracelet"}, nil},
 	// session/eventlog: the log's format and files, below the session;
 	// the standard library and the platform's locks only.
 	{"session/eventlog", nil, []string{"github.com/"}, []string{"github.com/"}},
@@ -34,6 +34,10 @@ var importRules = []struct {
 	{"session/history", []string{"latch/session/eventlog"}, []string{"github.com/"}, []string{"github.com/"}},
 	// session/compaction: compaction's parts that need no session, on the
 	// Ollama API's message type.
+	// session/exactjson: a tool call's numbers kept as written, on the
+	// Ollama API's types.
+	{"session/exactjson", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"},
+		[]string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"session/compaction", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"},
 		[]string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
