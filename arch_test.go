@@ -12,16 +12,19 @@ import (
 	"testing"
 )
 
-// importRules is docs/ARCHITECTURE.md's table of arrows: for each package,
-// the packages of ours it may import, and imports it must not have at all.
-var importRules = []struct {
+// importRule is one row of the table: a package and its arrows.
+type importRule struct {
 	dir       string
 	ours      []string // latch/... packages it may import
 	forbidden []string // import path prefixes it must not use
 	// deps are import path prefixes that nothing the package pulls in,
 	// however indirectly, may have (go list -deps).
 	deps []string
-}{
+}
+
+// importRules is docs/ARCHITECTURE.md's table of arrows: for each package,
+// the packages of ours it may import, and imports it must not have at all.
+var importRules = []importRule{
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}, nil},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
@@ -95,6 +98,30 @@ func deps(t *testing.T, dir string) []string {
 		t.Fatalf("go list -deps ./%s: %v", dir, err)
 	}
 	return strings.Fields(string(out))
+}
+
+// helperPackages are the packages for tests only (fakes, test servers,
+// helpers): they are in no row of the table, and main may import them
+// only from its tests.
+var helperPackages = []string{"mcp/mcptestutil", "mcp/oauthtest", "session/eventtest", "session/ollamatest"}
+
+// TestImportTableCoversEveryPackage fails when a package of latch has no
+// row in importRules (and is neither main nor a test helper): a new
+// package says what it may import before it imports anything.
+func TestImportTableCoversEveryPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		dir, ok := strings.CutPrefix(pkg, "latch/")
+		if !ok || slices.Contains(helperPackages, dir) {
+			continue // main, or a test helper
+		}
+		if !slices.ContainsFunc(importRules, func(r importRule) bool { return r.dir == dir }) {
+			t.Errorf("package %s has no row in importRules (arch_test.go) nor in docs/ARCHITECTURE.md's table", pkg)
+		}
+	}
 }
 
 // imports lists the imports of the non-test Go files in dir.
