@@ -6,8 +6,8 @@
 // process a session's only writer, file locks, and atomic replacement of
 // a file. It knows no event type but the Header: the session (package
 // session) names its events and says which are written and synced. It
-// imports only the standard library and latch's platform packages; never
-// latch/session, which imports it.
+// imports only the standard library and golang.org/x/sys (the locks);
+// never latch/session, which imports it.
 package eventlog
 
 import "time"
