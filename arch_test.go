@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,25 +12,35 @@ import (
 	"testing"
 )
 
-// importRules is docs/ARCHITECTURE.md's table of arrows: for each package,
-// the packages of ours it may import, and imports it must not have at all.
-var importRules = []struct {
+// importRule is one row of the table: a package and its arrows.
+type importRule struct {
 	dir       string
 	ours      []string // latch/... packages it may import
 	forbidden []string // import path prefixes it must not use
-}{
+}
+
+// importRules is docs/ARCHITECTURE.md's table of arrows: for each package,
+// the packages of ours it may import, and imports it must not have at all.
+var importRules = []importRule{
 	// cli: the commands, the top of the tree; it may import every package
 	// of ours (mcp/oauth through mcp); no other list names it, so none
 	// imports it.
 	{"cli", []string{"latch/config", "latch/gateway", "latch/mcp", "latch/permissions", "latch/session",
-		"latch/themes", "latch/ui", "latch/ui/sanitize"}, nil},
+		"latch/themes", "latch/ui", "latch/ui/sanitize", "latch/words"}, nil},
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
-	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize"},
+	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
+		"latch/session/history", "latch/session/compaction", "latch/session/exactjson"},
 		[]string{"github.com/charmbracelet"}},
+	// The session's subpackages never import latch/session (it imports
+	// them) nor anything above it.
+	{"session/eventlog", nil, []string{"github.com/"}},
+	{"session/history", []string{"latch/session/eventlog"}, []string{"github.com/"}},
+	{"session/compaction", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
+	{"session/exactjson", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
-	{"config", []string{"latch/mcp", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
+	{"config", []string{"latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
 	{"mcp", []string{"latch/mcp/oauth", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	// mcp/oauth: the standard library and mcp-go's OAuth helpers
@@ -37,8 +48,23 @@ var importRules = []struct {
 	{"mcp/oauth", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet",
 		"github.com/mark3labs/mcp-go/mcp", "github.com/mark3labs/mcp-go/server"}},
 	{"permissions", nil, []string{"github.com/"}},
-	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},
+	{"themes", []string{"latch/words"}, []string{"github.com/mark3labs", "github.com/ollama"}},
+	{"words", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
+}
+
+// neverPulledIn are, for some packages, import path prefixes that nothing
+// they pull in may have, however indirectly (go list -deps): config reads
+// files, and no terminal styling comes with it, not even through a
+// package of ours (words, not themes, holds the helpers it shares).
+var neverPulledIn = map[string][]string{
+	"config":             {"github.com/charmbracelet", "github.com/ollama/ollama"},
+	"session/eventlog":   {"github.com/"},
+	"session/history":    {"github.com/"},
+	"session/compaction": {"github.com/charmbracelet", "github.com/mark3labs"},
+	"session/exactjson":  {"github.com/charmbracelet", "github.com/mark3labs"},
+	"words":              {"github.com/", "golang.org/"},
+	"ui/sanitize":        {"github.com/", "golang.org/"},
 }
 
 // TestImportRules fails when a package imports what the architecture
@@ -55,6 +81,52 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("%s imports %s, which docs/ARCHITECTURE.md forbids it", r.dir, imp)
 				}
 			}
+		}
+		never := neverPulledIn[r.dir]
+		if len(never) == 0 {
+			continue
+		}
+		for _, dep := range deps(t, r.dir) {
+			for _, f := range never {
+				if strings.HasPrefix(dep, f) {
+					t.Errorf("%s pulls in %s (go list -deps ./%s), which docs/ARCHITECTURE.md forbids it", r.dir, dep, r.dir)
+				}
+			}
+		}
+	}
+}
+
+// deps lists every package the non-test files of dir pull in, however
+// indirectly, as the go command resolves them for this platform.
+func deps(t *testing.T, dir string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "./"+dir).Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./%s: %v", dir, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// helperPackages are the packages for tests only (fakes, test servers,
+// helpers): they are in no row of the table, and main may import them
+// only from its tests.
+var helperPackages = []string{"mcp/mcptestutil", "mcp/oauthtest", "session/eventtest", "session/ollamatest"}
+
+// TestImportTableCoversEveryPackage fails when a package of latch has no
+// row in importRules (and is neither main nor a test helper): a new
+// package says what it may import before it imports anything.
+func TestImportTableCoversEveryPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		dir, ok := strings.CutPrefix(pkg, "latch/")
+		if !ok || slices.Contains(helperPackages, dir) {
+			continue // main, or a test helper
+		}
+		if !slices.ContainsFunc(importRules, func(r importRule) bool { return r.dir == dir }) {
+			t.Errorf("package %s has no row in importRules (arch_test.go) nor in docs/ARCHITECTURE.md's table", pkg)
 		}
 	}
 }

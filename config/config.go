@@ -2,7 +2,7 @@ package config
 
 import (
 	"latch/permissions"
-	"latch/themes"
+	"latch/words"
 
 	"bytes"
 	"encoding/json"
@@ -383,7 +383,7 @@ func (l *loader) keepAlive(field string, raw json.RawMessage) string {
 	if raw == nil {
 		return ""
 	}
-	switch k := themes.JSONKind(raw); k {
+	switch k := words.JSONKind(raw); k {
 	case "string":
 		s, _ := l.str("", field, raw)
 		if _, err := time.ParseDuration(s); err != nil {

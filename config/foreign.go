@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"latch/themes"
+	"latch/words"
 )
 
 // A file of another app's shape is one with none of latch's own top-level
@@ -119,7 +119,7 @@ func (l *loader) foreignServer(name, srv string, obj map[string]json.RawMessage)
 			obj["transport"] = raw
 		}
 	}
-	if raw := obj["timeout"]; themes.JSONKind(raw) == "number" {
+	if raw := obj["timeout"]; words.JSONKind(raw) == "number" {
 		s := strings.TrimSpace(string(raw))
 		n, err := strconv.ParseFloat(s, 64)
 		if err != nil || n <= 0 {
@@ -147,8 +147,8 @@ func (l *loader) foreignAllow(srv, key string, raw json.RawMessage) []string {
 		field := fmt.Sprintf("%s[%d]", key, i)
 		var s string
 		switch {
-		case themes.JSONKind(it) != "string":
-			l.warnf(srv, field, "not a tool name (%s); it allows nothing", themes.JSONKind(it))
+		case words.JSONKind(it) != "string":
+			l.warnf(srv, field, "not a tool name (%s); it allows nothing", words.JSONKind(it))
 			continue
 		case json.Unmarshal(it, &s) != nil || strings.TrimSpace(s) == "":
 			l.warnf(srv, field, "empty; it allows nothing")

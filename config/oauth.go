@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"latch/mcp"
-	"latch/themes"
+	"latch/words"
 )
 
 // oauthKeys are the OAuth fields of a server.
@@ -121,7 +121,7 @@ func (l *loader) scopes(srv string, raw json.RawMessage) []string {
 	if raw == nil {
 		return nil
 	}
-	if themes.JSONKind(raw) == "string" {
+	if words.JSONKind(raw) == "string" {
 		v, _ := l.str(srv, "scopes", raw)
 		return strings.Fields(v)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"latch/permissions"
-	"latch/themes"
+	"latch/words"
 )
 
 // ruleKeys are the keys of one argument rule.
@@ -71,7 +71,7 @@ func (l *loader) ruleSpec(scope, at string, obj map[string]json.RawMessage) (per
 	}
 	spec.Args = make(map[string]any, len(args))
 	for name, v := range args {
-		if k := themes.JSONKind(v); k == "object" || k == "array" || k == "null" {
+		if k := words.JSONKind(v); k == "object" || k == "array" || k == "null" {
 			l.errorf(scope, at+".args."+name, "expected a string (a glob, or re: and a regular expression), a number or a boolean, got %s", k)
 			ok = false
 			continue

@@ -17,7 +17,7 @@ import (
 
 	"latch/mcp"
 	"latch/permissions"
-	"latch/themes"
+	"latch/words"
 )
 
 var serverKeys = []string{
@@ -268,7 +268,7 @@ func (l *loader) tokenCommand(srv string, argv []string, live bool) {
 // (the default few), or an array of variable names inherited as well.
 // Names are not quoted in errors: a misplaced secret must not be echoed.
 func (l *loader) envInherit(scope, field string, raw json.RawMessage) (all bool, names []string) {
-	switch k := themes.JSONKind(raw); {
+	switch k := words.JSONKind(raw); {
 	case raw == nil:
 		return false, nil
 	case k == "boolean":
@@ -458,7 +458,7 @@ func (l *loader) duration(scope, field string, raw json.RawMessage, def time.Dur
 	if raw == nil {
 		return def
 	}
-	if k := themes.JSONKind(raw); k != "string" {
+	if k := words.JSONKind(raw); k != "string" {
 		l.errorf(scope, field, "expected a duration string like \"60s\", got %s", k)
 		return def
 	}
@@ -482,7 +482,7 @@ func (l *loader) unknownKeys(scope, field string, obj map[string]json.RawMessage
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
-		if s := cmp.Or(themes.Suggest(k, valid), foreignHint(k, valid)); s != "" {
+		if s := cmp.Or(words.Suggest(k, valid), foreignHint(k, valid)); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		l.errorf(scope, field, "%s", msg)
@@ -495,7 +495,7 @@ func (l *loader) want(scope, field string, raw json.RawMessage, kind, expected s
 	if raw == nil {
 		return false
 	}
-	if k := themes.JSONKind(raw); k != kind {
+	if k := words.JSONKind(raw); k != kind {
 		l.errorf(scope, field, "expected %s, got %s", expected, k)
 		return false
 	}
@@ -534,11 +534,11 @@ func (l *loader) think(raw json.RawMessage) (*bool, string) {
 	if raw == nil {
 		return nil, ""
 	}
-	if themes.JSONKind(raw) == "boolean" {
+	if words.JSONKind(raw) == "boolean" {
 		return l.boolean("", "ollama.think", raw), ""
 	}
 	levels := strings.Join(ThinkLevels, ", ")
-	if k := themes.JSONKind(raw); k != "string" {
+	if k := words.JSONKind(raw); k != "string" {
 		l.errorf("", "ollama.think", "expected true, false or a level (%s), got %s", levels, k)
 		return nil, ""
 	}
@@ -634,7 +634,7 @@ func (l *loader) compactAt(raw json.RawMessage) (at float64, off bool) {
 	if raw == nil {
 		return 0, false
 	}
-	switch themes.JSONKind(raw) {
+	switch words.JSONKind(raw) {
 	case "boolean":
 		var b bool
 		_ = json.Unmarshal(raw, &b)
@@ -651,6 +651,6 @@ func (l *loader) compactAt(raw json.RawMessage) (at float64, off bool) {
 		}
 		return at, false
 	}
-	l.errorf("", field, "expected a share of the context between 0 and 1 (e.g. 0.8), or false; got %s", themes.JSONKind(raw))
+	l.errorf("", field, "expected a share of the context between 0 and 1 (e.g. 0.8), or false; got %s", words.JSONKind(raw))
 	return 0, false
 }

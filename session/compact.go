@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"latch/session/compaction"
 )
 
 // Compaction (docs/SESSIONS.md, "Compaction"): the older part of the
@@ -27,14 +29,11 @@ const DefaultCompactAt = 0.8
 
 // CompactKeepTurns is how many of the last turns a compaction keeps
 // verbatim.
-const CompactKeepTurns = 2
+const CompactKeepTurns = compaction.KeepTurns
 
-// summaryIntro opens the message that stands for the compacted messages.
-// It is a user message, not a system one: the summary holds what tools
-// and servers said, and must not speak with the authority of the system
-// prompt.
-const summaryIntro = "[Summary of the earlier conversation, compacted by latch and written by you, the model; " +
-	"the messages after this one are verbatim]\n\n"
+// summaryIntro opens the message that stands for the compacted messages
+// (compaction.SummaryIntro).
+const summaryIntro = compaction.SummaryIntro
 
 // compactState is the session's compaction: the model's view of the
 // history and the one running, if any. Under Session.mu.
@@ -89,71 +88,6 @@ func (s *Session) rawConversationLocked() []api.Message {
 	return s.withUnsentLocked(s.history)
 }
 
-// compactCut is where a compaction of ms cuts: ms[:cut] are summarized.
-// It is the start of the CompactKeepTurns-th last turn, moved back before
-// any turn holding a call still waiting (for an answer, a decision, or to
-// run: waiting); 0 when there is nothing to summarize. A call without an
-// answer that waits for nothing (its answer was lost in a crash before a
-// resume took it up) does not hold the cut back.
-func compactCut(ms []api.Message, waiting map[string]bool) int {
-	var users []int
-	for i, m := range ms {
-		if m.Role == "user" {
-			users = append(users, i)
-		}
-	}
-	if len(users) <= CompactKeepTurns {
-		return 0
-	}
-	cut := users[len(users)-CompactKeepTurns]
-	answered := map[string]bool{}
-	for _, m := range ms {
-		if m.Role == "tool" && m.ToolCallID != "" {
-			answered[m.ToolCallID] = true
-		}
-	}
-	for i := 0; i < cut; i++ {
-		for _, tc := range ms[i].ToolCalls {
-			if !waiting[tc.ID] || answered[tc.ID] {
-				continue
-			}
-			// An unresolved call: its turn (and all after) stays verbatim.
-			start := 0
-			for _, u := range users {
-				if u <= i {
-					start = u
-				}
-			}
-			cut = min(cut, start)
-		}
-	}
-	return cut
-}
-
-// turnsOf are the turns of the messages [from, to) of the history, as the
-// log numbers them: counted by the user messages since the last /clear,
-// offset by the session's turn count.
-func turnsOf(ms []api.Message, from, to, lastTurn int) (first, last int) {
-	users := 0
-	for _, m := range ms {
-		if m.Role == "user" {
-			users++
-		}
-	}
-	before, in := 0, 0
-	for i, m := range ms[:to] {
-		if m.Role == "user" {
-			if i < from {
-				before++
-			} else {
-				in++
-			}
-		}
-	}
-	base := lastTurn - users
-	return base + before + 1, base + before + in
-}
-
 // ErrNothingToCompact means the conversation is too short to compact:
 // the last turns are kept whole.
 var ErrNothingToCompact = errors.New("nothing to compact")
@@ -172,7 +106,7 @@ func (s *Session) Compact(focus string) error {
 	case s.model == "":
 		s.mu.Unlock()
 		return ErrNoModel
-	case compactCut(s.rawConversationLocked(), s.waitingLocked()) <= s.cp.view.upTo:
+	case compaction.Cut(s.rawConversationLocked(), s.waitingLocked()) <= s.cp.view.upTo:
 		s.mu.Unlock()
 		return &UserError{Msg: fmt.Sprintf("/compact: nothing to compact yet: the last %d turns are always kept whole", CompactKeepTurns),
 			Err: ErrNothingToCompact}
@@ -226,7 +160,7 @@ func (s *Session) releaseLocked(run compactRun) {
 func (s *Session) compact(ctx context.Context, run compactRun) bool {
 	s.mu.Lock()
 	full := s.rawConversationLocked()
-	cut := compactCut(full, s.waitingLocked())
+	cut := compaction.Cut(full, s.waitingLocked())
 	prior := s.cp.view
 	if cut <= prior.upTo {
 		s.releaseLocked(run)
@@ -234,10 +168,10 @@ func (s *Session) compact(ctx context.Context, run compactRun) bool {
 		return false
 	}
 	part := slices.Clone(s.history[prior.upTo:cut])
-	first, last := turnsOf(full, 0, cut, s.turn)
-	prompts := userCount(full[:cut])
+	first, last := compaction.TurnsOf(full, 0, cut, s.turn)
+	prompts := compaction.UserCount(full[:cut])
 	model := s.model
-	req := &api.ChatRequest{Model: model, Messages: summaryPrompt(prior.summary, part, run.focus),
+	req := &api.ChatRequest{Model: model, Messages: compaction.SummaryPrompt(prior.summary, part, run.focus),
 		Options: s.requestOptionsLocked()}
 	if s.keepAlive != nil {
 		req.KeepAlive = &api.Duration{Duration: *s.keepAlive}
@@ -299,27 +233,6 @@ func (s *Session) promptSizeLocked() int {
 	return estimateParts(sent, s.cx.last.tools).Total()
 }
 
-// summaryPrompt is the request for a summary of part: the summary of
-// what came before it (if any), part itself, and the instruction.
-func summaryPrompt(prior string, part []api.Message, focus string) []api.Message {
-	out := []api.Message{{Role: "system", Content: "You compact a conversation between a person and an assistant " +
-		"so that it fits the assistant's context. Summarize it: what the person wants, the facts and decisions " +
-		"established, the results of tool calls that still matter, and what is still open. Be concise and " +
-		"specific (names, numbers, paths). Write in the conversation's language. Reply with the summary only."}}
-	if prior != "" {
-		out = append(out, api.Message{Role: "user", Content: summaryIntro + prior})
-	}
-	for _, m := range part {
-		m.Images, m.Thinking = nil, ""
-		out = append(out, m)
-	}
-	ask := "Summarize the conversation above for your own later use, in place of it."
-	if focus != "" {
-		ask += " Keep above all what concerns: " + focus
-	}
-	return append(out, api.Message{Role: "user", Content: ask})
-}
-
 // summarize streams the summary; step is CompactDone with the summary,
 // or CompactFailed or CompactCancelled with why.
 func (s *Session) summarize(ctx context.Context, req *api.ChatRequest) (summary, step, why string) {
@@ -376,7 +289,7 @@ func (s *Session) autoCompactDue() (bool, int) {
 	default:
 		return false, 0
 	}
-	if compactCut(s.rawConversationLocked(), s.waitingLocked()) <= s.cp.view.upTo {
+	if compaction.Cut(s.rawConversationLocked(), s.waitingLocked()) <= s.cp.view.upTo {
 		return false, 0
 	}
 	return true, used * 100 / numCtx
@@ -465,17 +378,6 @@ func (v *compactView) replay(e *CompactionEvent, history []api.Message) {
 	case CompactUndone:
 		*v = compactView{}
 	}
-}
-
-// userCount is how many of ms are the person's.
-func userCount(ms []api.Message) int {
-	n := 0
-	for _, m := range ms {
-		if m.Role == "user" {
-			n++
-		}
-	}
-	return n
 }
 
 // waitingLocked are the ids of the calls still waiting: owed by a resumed

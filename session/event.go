@@ -21,22 +21,6 @@ const (
 	TypeCompactionDelta  = "compaction_delta"
 )
 
-// Event is one thing that happened in a session. The concrete types below
-// are the only implementations; switch on them.
-type Event interface {
-	Head() *Header
-}
-
-// Header is the part every event shares.
-type Header struct {
-	Type      string    `json:"type"`
-	Time      time.Time `json:"time"`
-	SessionID string    `json:"session_id"`
-}
-
-// Head returns the header, so that every event type satisfies Event.
-func (h *Header) Head() *Header { return h }
-
 // SessionStarted opens a session.
 type SessionStarted struct {
 	Header

@@ -5,7 +5,7 @@ package session
 func (s *Session) PublishForTest(e Event) { s.publish(e) }
 
 // LogPathForTest is where the session writes its log.
-func (s *Session) LogPathForTest() string { return s.log.path }
+func (s *Session) LogPathForTest() string { return s.log.Path() }
 
 // ResourceUpdateIntervalForTest is the least time between two
 // resource_updated events of one server.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"latch/session/eventlog"
 )
 
 // A gateway's parked calls are decided from any terminal (latch approve,
@@ -138,15 +140,4 @@ func (s *Session) takeDecisions(dir string, report func(Decision, error)) {
 
 // Running says whether a latch process holds the session now (its
 // gateway runs, and takes the decisions sent to it).
-func Running(logDir, sessionID string) bool {
-	f, err := os.OpenFile(filepath.Join(logDir, sessionID+".lock"), os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = f.Close() }() // only tried
-	if tryLock(f) != nil {
-		return true
-	}
-	unlock(f)
-	return false
-}
+func Running(logDir, sessionID string) bool { return eventlog.Running(logDir, sessionID) }

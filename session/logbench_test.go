@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"latch/session/eventlog"
 )
 
 // BenchmarkLogAppend measures appending events to a session log: the
@@ -43,14 +45,14 @@ func BenchmarkLogAppend(b *testing.B) {
 					b.Fatalf("%T: logged() = write %v, sync %v; this sub-benchmark needs write true, sync %v", e, write, sync, bc.synced)
 				}
 			}
-			l, err := openLog(b.TempDir(), "bench")
+			l, err := eventlog.OpenLog(b.TempDir(), "bench")
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Cleanup(func() { _ = l.close() })
+			b.Cleanup(func() { _ = l.Close() })
 			i := 0
 			for b.Loop() {
-				if _, err := l.write(bc.events[i%len(bc.events)], bc.synced); err != nil {
+				if _, err := l.Write(bc.events[i%len(bc.events)], bc.synced); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"latch/session/exactjson"
 )
 
 // ParkedCall is a call parked in a session's log, and what became of it,
@@ -113,7 +115,7 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
 			(results && bytes.Contains(line, []byte(`"permission"`)) && bytes.Contains(line, []byte(`"allowed"`))) {
 			var e parkedLine
-			if unmarshalExact(line, &e) == nil {
+			if exactjson.UnmarshalExact(line, &e) == nil {
 				switch e.Type {
 				case TypeApprovalParked:
 					exp, _ := time.Parse(time.RFC3339Nano, e.Expires)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"latch/session/eventlog"
 )
 
 // Remove deletes a saved session: its log, its lock file and the
@@ -21,11 +23,11 @@ func Remove(dir, id string) error {
 	if _, err := os.Stat(logPath); errors.Is(err, fs.ErrNotExist) {
 		return noSessionError{id}
 	}
-	lock, err := lockSession(dir, id)
+	lock, err := eventlog.LockSession(dir, id)
 	if err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	if err := os.Remove(logPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("session %s: %w", id, err)
 	}
@@ -81,10 +83,10 @@ func Prune(dir string, cutoff time.Time, dryRun bool) (PruneResult, error) {
 // canRemove is Remove without deleting: it says whether the session could
 // be deleted now.
 func canRemove(dir, id string) error {
-	lock, err := lockSession(dir, id)
+	lock, err := eventlog.LockSession(dir, id)
 	if err != nil {
 		return err
 	}
-	lock.release()
+	lock.Release()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"latch/permissions"
+	"latch/session/eventlog"
 )
 
 // InDoubt is a tool call that had started when latch stopped, with no
@@ -53,18 +54,18 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	// The lock comes first: what is read must be what this process alone
 	// writes to from now on. (Exists, before it, only looks: a session
 	// that is not there leaves no lock file behind.)
-	lock, err := lockSession(dir, id)
+	lock, err := eventlog.LockSession(dir, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	events, warns, err := LoadLog(filepath.Join(dir, id+".jsonl"))
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, nil, fmt.Errorf("resume %s: %w", id, err)
 	}
 	st := replay(events)
 	if st.gateway {
-		lock.release()
+		lock.Release()
 		return nil, nil, gatewayRunError{id}
 	}
 	if o.Model == "" {

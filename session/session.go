@@ -18,6 +18,8 @@ import (
 
 	"latch/mcp"
 	"latch/permissions"
+	"latch/session/eventlog"
+	"latch/session/history"
 )
 
 // Options configure a Session.
@@ -115,7 +117,7 @@ type Options struct {
 	// checked against them as the approval is acted on (recheck.go).
 	RulesNow func() ([]permissions.Rule, error)
 
-	lock *sessionLock // taken by Resume before it read the log
+	lock *eventlog.SessionLock // taken by Resume before it read the log
 }
 
 // Session is one conversation. Its methods are safe for concurrent use.
@@ -130,10 +132,10 @@ type Session struct {
 	keepAlive *time.Duration
 	options   map[string]any
 	events    Broker
-	servers   *mcp.Manager // nil without servers
-	log       *sessionLog  // nil when not logging
-	logDir    string       // where the log should be ("" when not logging)
-	lock      *sessionLock // this process's claim on the session (with a log)
+	servers   *mcp.Manager          // nil without servers
+	log       *eventlog.SessionLog  // nil when not logging
+	logDir    string                // where the log should be ("" when not logging)
+	lock      *eventlog.SessionLock // this process's claim on the session (with a log)
 	gate      *permissions.Gate
 	approvals *permissions.Approvals
 	saved     *grantStore // saved grants; nil when off
@@ -226,8 +228,8 @@ type Session struct {
 	// sampling: the servers' open sampling requests (sampling.go).
 	sampling sampler
 
-	// hist is the input history (history.go).
-	hist *inputHistory
+	// hist is the input history (package history).
+	hist *history.Input
 
 	// instructions open every request as system messages (instructions.go).
 	instructions []Instruction
@@ -276,10 +278,10 @@ func New(o Options) *Session {
 	if o.LogDir != "" {
 		s.logDir, s.lock = o.LogDir, o.lock
 		if s.lock == nil {
-			s.lock, s.logErr = lockSession(o.LogDir, id)
+			s.lock, s.logErr = eventlog.LockSession(o.LogDir, id)
 		}
 		if s.logErr == nil {
-			s.log, s.logErr = openLog(o.LogDir, id)
+			s.log, s.logErr = eventlog.OpenLog(o.LogDir, id)
 		}
 	}
 	if s.maxRounds <= 0 {
@@ -288,7 +290,7 @@ func New(o Options) *Session {
 	s.gate.SetInteractive(!o.NonInteractive)
 	s.noOne = o.NonInteractive
 	s.saved = openGrantStore(o.GrantsFile)
-	s.hist = openHistory(o.HistoryFile)
+	s.hist = history.Open(o.HistoryFile)
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
@@ -332,7 +334,7 @@ func (s *Session) LogProblem() string {
 	case s.log == nil:
 		return s.logErr.Error()
 	}
-	if err := s.log.broken(); err != nil {
+	if err := s.log.Broken(); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -483,9 +485,9 @@ func (s *Session) Close() {
 		s.servers.CloseAll()
 	}
 	if s.log != nil {
-		_ = s.log.close()
+		_ = s.log.Close()
 	}
-	s.lock.release()
+	s.lock.Release()
 	s.events.Close()
 }
 
@@ -563,12 +565,12 @@ func (s *Session) publish(e Event) {
 	e = mcp.RedactAll(s.servers, e)
 	if s.log != nil {
 		if write, sync := logged(e); write {
-			switch change, err := s.log.write(e, sync); change {
-			case logBroke:
+			switch change, err := s.log.Write(e, sync); change {
+			case eventlog.LogBroke:
 				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
 					"cannot write the session log %s: %v (the chat goes on, unsaved; no tool call runs until the log can be written)",
-					s.log.path, err)})
-			case logRecovered:
+					s.log.Path(), err)})
+			case eventlog.LogRecovered:
 				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: "the session log is written again " +
 					"(what happened while it could not be is not in it)"})
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"latch/session/exactjson"
 )
 
 // Tool calls written as text.
@@ -181,7 +183,7 @@ func parseCallObject(raw json.RawMessage, offered func(string) bool) (api.ToolCa
 	if !bytes.HasPrefix(argsRaw, []byte("{")) || !json.Valid(argsRaw) {
 		return api.ToolCall{}, false
 	}
-	args, err := exactToolArguments(argsRaw)
+	args, err := exactjson.ExactToolArguments(argsRaw)
 	if err != nil {
 		return api.ToolCall{}, false
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"latch/session/exactjson"
 )
 
 // DefaultMaxToolRounds is how many rounds of tool calls one turn may take.
@@ -203,7 +205,7 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 	var content, thinking strings.Builder
 	var r round
 	took := false
-	ctx, exact := withExactCalls(ctx)
+	ctx, exact := exactjson.WithExactCalls(ctx)
 	err := s.client.Chat(ctx, req, func(resp api.ChatResponse) error {
 		if !took {
 			took = true
@@ -218,7 +220,7 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 			content.WriteString(c)
 			s.publish(&AssistantDelta{Header: s.header(TypeAssistantDelta), Turn: turn, Round: n, Text: c})
 		}
-		exact.fix(resp.Message.ToolCalls) // the numbers as the model wrote them
+		exact.Fix(resp.Message.ToolCalls) // the numbers as the model wrote them
 		r.calls = append(r.calls, resp.Message.ToolCalls...)
 		return nil
 	})

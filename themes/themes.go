@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"latch/words"
 )
 
 // Palette is a theme's semantic colours. Each colour value is anything
@@ -114,7 +116,7 @@ func Default() Styles { return Build(builtin["dark"]) }
 // unknownTheme is the error for a name that matches nothing in names.
 func unknownTheme(name string, names []string) error {
 	msg := fmt.Sprintf("%q", name)
-	if s := Suggest(name, names); s != "" {
+	if s := words.Suggest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return fmt.Errorf("%w %s (themes: %s)", ErrUnknownTheme, msg, strings.Join(names, ", "))

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"latch/words"
 )
 
 // maxThemeFile bounds a user theme file; a palette is a few hundred bytes.
@@ -328,7 +330,7 @@ func (tp *themeParser) baseName(e entry, darkBackground bool) (string, bool) {
 	}
 	bases := Names()
 	if _, err := Lookup(s, darkBackground); err != nil || strings.TrimSpace(s) == "" {
-		if sg := Suggest(s, bases); sg != "" {
+		if sg := words.Suggest(s, bases); sg != "" {
 			tp.bad(e, "%q is not a built-in theme; did you mean %q?", s, sg)
 		} else {
 			tp.bad(e, "%q is not a built-in theme (base is one of %s)", s, strings.Join(bases, ", "))
@@ -343,7 +345,7 @@ func (tp *themeParser) baseName(e entry, darkBackground bool) (string, bool) {
 func (tp *themeParser) token(e entry, v reflect.Value, mono bool) (glamourSet bool) {
 	fi := slices.IndexFunc(fields, func(f field) bool { return f.token == e.key })
 	if fi < 0 {
-		if sg := Suggest(e.key, tokenNames); sg != "" {
+		if sg := words.Suggest(e.key, tokenNames); sg != "" {
 			tp.badKey(e, "unknown token; did you mean %q?", sg)
 		} else {
 			tp.badKey(e, "unknown token (tokens: %s)", strings.Join(tokenNames, ", "))
@@ -383,7 +385,7 @@ func (tp *themeParser) glamour(e entry) (string, bool) {
 		return "", false
 	}
 	if !slices.Contains(glamourStyles, s) {
-		if sg := Suggest(s, glamourStyles); sg != "" {
+		if sg := words.Suggest(s, glamourStyles); sg != "" {
 			tp.bad(e, "%q is not a glamour style; did you mean %q?", s, sg)
 		} else {
 			tp.bad(e, "%q is not a glamour style (styles: %s)", s, strings.Join(glamourStyles, ", "))
@@ -398,7 +400,7 @@ func (tp *themeParser) colour(e entry) (string, bool) {
 	s, ok := asString(e.raw)
 	if !ok {
 		hint := ""
-		if JSONKind(e.raw) == "number" {
+		if words.JSONKind(e.raw) == "number" {
 			hint = fmt.Sprintf(` (write an ANSI index as a string: "%s")`, bytes.TrimSpace(e.raw))
 		}
 		tp.bad(e, "want a colour string, got %s%s", kindWithArticle(e.raw), hint)
@@ -470,7 +472,7 @@ func lineCol(data []byte, offset int64) (line, col int) {
 // asString decodes raw if it is a JSON string.
 func asString(raw json.RawMessage) (string, bool) {
 	var s string
-	if JSONKind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
+	if words.JSONKind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
@@ -479,7 +481,7 @@ func asString(raw json.RawMessage) (string, bool) {
 // asBool decodes raw if it is a JSON boolean.
 func asBool(raw json.RawMessage) (bool, bool) {
 	var b bool
-	if JSONKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
+	if words.JSONKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
 		return false, false
 	}
 	return b, true
@@ -523,4 +525,17 @@ func findUser(name, configHome string) string {
 		return path // there but unreadable: LoadFile reports why
 	}
 	return ""
+}
+
+// kindWithArticle is JSONKind for a message: "a string", "an object",
+// "null".
+func kindWithArticle(raw []byte) string {
+	switch k := words.JSONKind(raw); k {
+	case "null", "nothing":
+		return k
+	case "object", "array":
+		return "an " + k
+	default:
+		return "a " + k
+	}
 }

@@ -1,4 +1,4 @@
-package session
+package eventlog
 
 import (
 	"bytes"
@@ -8,47 +8,14 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-
-	"github.com/ollama/ollama/api"
 )
 
-// TypeMessage is a conversation entry as sent to the model, logged so that
-// a resumed session rebuilds exactly what the model saw.
-const TypeMessage = "message"
-
-// MessageEvent is one entry of the conversation history.
-type MessageEvent struct {
-	Header
-	Turn       int              `json:"turn"`
-	Role       string           `json:"role"`
-	Content    string           `json:"content"`
-	Thinking   string           `json:"thinking,omitempty"`
-	ToolCalls  []ToolCallRecord `json:"tool_calls,omitempty"`
-	ToolName   string           `json:"tool_name,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	// Images are a message's attached images (attach.go), as sent.
-	Images []api.ImageData `json:"images,omitempty"`
-}
-
-func (e *MessageEvent) message() api.Message {
-	return api.Message{Role: e.Role, Content: e.Content, Thinking: e.Thinking, ToolCalls: apiCalls(e.ToolCalls),
-		ToolName: e.ToolName, ToolCallID: e.ToolCallID, Images: e.Images}
-}
-
-// StateDir is where session logs live: $XDG_STATE_HOME/latch/sessions, or
-// ~/.local/state/latch/sessions.
-func StateDir(getenv func(string) string) string {
-	base := getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) {
-		base = filepath.Join(getenv("HOME"), ".local", "state")
-	}
-	return filepath.Join(base, "latch", "sessions")
-}
-
-// sessionLog is a session's append-only JSONL file. Deltas are not
-// written; finished messages are. Decisions, parked approvals and the
-// start and end of tool calls are synced before the session goes on.
-type sessionLog struct {
+// SessionLog is a session's append-only JSONL file. The session says
+// which events are written and which are synced before it goes on
+// (session.logged): deltas are not written; finished messages are;
+// decisions, parked approvals and the start and end of tool calls are
+// synced.
+type SessionLog struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
@@ -58,7 +25,9 @@ type sessionLog struct {
 	err atomic.Pointer[error]
 }
 
-func openLog(dir, id string) (*sessionLog, error) {
+// OpenLog opens (or creates, 0600 in a 0700 folder) the log of session id
+// in dir, its torn last line repaired first (endTornLine).
+func OpenLog(dir, id string) (*SessionLog, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session log folder %s: %w", dir, err)
 	}
@@ -78,7 +47,7 @@ func openLog(dir, id string) (*sessionLog, error) {
 		_ = f.Close() // nothing was written through it yet
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
-	return &sessionLog{f: f, path: path, size: fi.Size()}, nil
+	return &SessionLog{f: f, path: path, size: fi.Size()}, nil
 }
 
 // endTornLine makes a resumed log end with a whole line before anything is
@@ -144,41 +113,24 @@ func endTornLine(f *os.File, path string) error {
 	return f.Truncate(start)
 }
 
-// logged says whether an event goes to the log, and whether it is synced.
-func logged(e Event) (write, sync bool) {
-	if t, ok := e.(*ToolTaskEvent); ok {
-		return !t.polled, t.durable() // a task's start and end, synced (calltask.go)
-	}
-	switch e.(type) {
-	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta, *CompactionDelta:
-		return false, false
-	case *ToolCallEvent:
-		// Always followed by a synced event (permission, or the result of
-		// a call that never ran) before anything runs: that sync covers it.
-		return true, false
-	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent, *SamplingEvent:
-		return true, true
-	}
-	return true, false
-}
+// LogChange is what a write did to the log's health.
+type LogChange int
 
-// logChange is what a write did to the log's health.
-type logChange int
-
+// What a write did to the log's health.
 const (
-	logSame      logChange = iota
-	logBroke               // this write failed, the last one had not
-	logRecovered           // this write worked, the last one had not
+	LogSame      LogChange = iota
+	LogBroke               // this write failed, the last one had not
+	LogRecovered           // this write worked, the last one had not
 )
 
-// write appends one event as a line (and syncs it when asked). A write
+// Write appends one event as a line (and syncs it when asked). A write
 // that fails is cut back, so the log never holds half a line that a later
 // one would be glued to; the event is lost, and the log is broken until a
 // write works again. It reports how the log's health changed.
-func (l *sessionLog) write(e Event, sync bool) (logChange, error) {
+func (l *SessionLog) Write(e Event, sync bool) (LogChange, error) {
 	b, err := Marshal(e)
 	if err != nil {
-		return logSame, err
+		return LogSame, err
 	}
 	b = append(b, '\n')
 	l.mu.Lock()
@@ -194,27 +146,42 @@ func (l *sessionLog) write(e Event, sync bool) (logChange, error) {
 			_ = os.Truncate(l.path, l.size) // no half line stays behind
 		}
 		if l.err.Swap(&err) == nil {
-			return logBroke, err
+			return LogBroke, err
 		}
-		return logSame, err
+		return LogSame, err
 	}
 	l.size += int64(n)
 	if l.err.Swap(nil) != nil {
-		return logRecovered, nil
+		return LogRecovered, nil
 	}
-	return logSame, nil
+	return LogSame, nil
 }
 
-// broken returns why the last write failed, or nil. It never waits.
-func (l *sessionLog) broken() error {
+// Broken returns why the last write failed, or nil. It never waits.
+func (l *SessionLog) Broken() error {
 	if p := l.err.Load(); p != nil {
 		return *p
 	}
 	return nil
 }
 
-func (l *sessionLog) close() error {
+// Close closes the log file.
+func (l *SessionLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.f.Close()
+}
+
+// Path is the log file's path.
+func (l *SessionLog) Path() string { return l.path }
+
+// SwapFile puts f in the place of the file the log writes to and returns
+// the one it replaced. The session's tests use it to put a log on a full
+// disk (/dev/full) and back; nothing else should.
+func (l *SessionLog) SwapFile(f *os.File) *os.File {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.f
+	l.f = f
+	return old
 }

@@ -1,4 +1,4 @@
-package session
+package exactjson
 
 import (
 	"bytes"
@@ -37,14 +37,14 @@ func TestExactCallsAcrossReads(t *testing.T) {
 		`{"message":{"role":"assistant","tool_calls":[{"function":{"name":"s__a","arguments":{"z":9007199254740993,"a":[1.50,{"k":-0}]}}},{"function":{"name":"s__b","arguments":{}}}]}}`,
 		`{"message":{"role":"assistant","tool_calls":[{"function":{"name":"s__c","arguments":{"n":1234567890123456789}}}]},"done":true}`,
 	}
-	x := &exactCalls{}
+	x := &ExactCalls{}
 	body := &exactBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(strings.Join(lines, "\n")))), x: x}
 	if _, err := io.ReadAll(body); err != nil {
 		t.Fatal(err)
 	}
 	first, second := clientCalls(t, lines[1]), clientCalls(t, lines[2])
-	x.fix(first)
-	x.fix(second)
+	x.Fix(first)
+	x.Fix(second)
 	want := []string{`{"z":9007199254740993,"a":[1.50,{"k":-0}]}`, `{}`, `{"n":1234567890123456789}`}
 	got := []string{argsJSON(first[0]), argsJSON(first[1]), argsJSON(second[0])}
 	for i := range want {
@@ -58,37 +58,37 @@ func TestExactCallsAcrossReads(t *testing.T) {
 // name, other keys, a line too long to hold, no record at all.
 func TestExactCallsLeaveWhatDoesNotMatch(t *testing.T) {
 	line := `{"message":{"tool_calls":[{"function":{"name":"s__a","arguments":{"n":9007199254740993}}}]}}`
-	x := &exactCalls{}
+	x := &ExactCalls{}
 	x.line([]byte(line))
 	calls := clientCalls(t, strings.Replace(line, "s__a", "s__other", 1))
-	x.fix(calls)
+	x.Fix(calls)
 	if got := argsJSON(calls[0]); got != `{"n":9007199254740992}` {
 		t.Errorf("another tool's call got %s, want the client's reading", got)
 	}
 
-	x = &exactCalls{}
+	x = &ExactCalls{}
 	x.line([]byte(line))
 	calls = clientCalls(t, strings.Replace(line, `"n"`, `"m"`, 1))
-	x.fix(calls)
+	x.Fix(calls)
 	if got := argsJSON(calls[0]); got != `{"m":9007199254740992}` {
 		t.Errorf("a call with other keys got %s, want the client's reading", got)
 	}
 
-	x = &exactCalls{}
+	x = &ExactCalls{}
 	long := `{"message":{"content":"` + strings.Repeat("x", maxExactLine) + `"}}` + "\n" + line
 	body := &exactBody{ReadCloser: io.NopCloser(bytes.NewReader([]byte(long))), x: x}
 	if _, err := io.ReadAll(body); err != nil {
 		t.Fatal(err)
 	}
 	calls = clientCalls(t, line)
-	x.fix(calls)
+	x.Fix(calls)
 	if got := argsJSON(calls[0]); got != `{"n":9007199254740992}` || cap(body.pending) > 2*maxExactLine {
 		t.Errorf("after a line too long to hold: %s (held %d bytes)", got, cap(body.pending))
 	}
 
-	var none *exactCalls
+	var none *ExactCalls
 	calls = clientCalls(t, line)
-	none.fix(calls) // no transport recorded anything
+	none.Fix(calls) // no transport recorded anything
 	if got := argsJSON(calls[0]); got != `{"n":9007199254740992}` {
 		t.Errorf("with nothing recorded: %s", got)
 	}

@@ -1,4 +1,4 @@
-package session
+package exactjson
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // float64s, rounding an integer past 2^53 that the model wrote (and
 // Ollama sent) exactly. ExactToolCalls reads the same stream as it passes
 // to the client and keeps each call's arguments as written; the session
-// puts them back into the calls the client decoded (exactCalls.fix).
+// puts them back into the calls the client decoded (ExactCalls.Fix).
 
 // maxExactLine bounds the line ExactToolCalls holds while it reads it (the
 // API client's own limit is smaller); past it, calls keep the client's
@@ -34,16 +34,16 @@ func ExactToolCalls(rt http.RoundTripper) http.RoundTripper {
 }
 
 // exactTransport is ExactToolCalls' transport: a chat request made with
-// an exactCalls in its context has its response read for them.
+// an ExactCalls in its context has its response read for them.
 type exactTransport struct{ next http.RoundTripper }
 
-// exactKey is the context key of a chat's exactCalls.
+// exactKey is the context key of a chat's ExactCalls.
 type exactKey struct{}
 
 // RoundTrip passes req on, and a chat's response body through exactBody.
 func (t exactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := t.next.RoundTrip(req)
-	x, _ := req.Context().Value(exactKey{}).(*exactCalls)
+	x, _ := req.Context().Value(exactKey{}).(*ExactCalls)
 	if err != nil || x == nil || !strings.HasSuffix(req.URL.Path, "/api/chat") {
 		return res, err
 	}
@@ -51,12 +51,12 @@ func (t exactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// exactCalls are the tool calls of one chat request, with their
+// ExactCalls are the tool calls of one chat request, with their
 // arguments decoded exactly, in the order the stream sent them.
-type exactCalls struct {
+type ExactCalls struct {
 	mu     sync.Mutex
 	calls  []exactCall
-	broken bool // a line was too long or unreadable: fix does nothing
+	broken bool // a line was too long or unreadable: Fix does nothing
 }
 
 // exactCall is one tool call as the stream sent it; ok is false when
@@ -67,15 +67,15 @@ type exactCall struct {
 	ok   bool
 }
 
-// withExactCalls is ctx carrying a new exactCalls for ExactToolCalls to
+// WithExactCalls is ctx carrying a new ExactCalls for ExactToolCalls to
 // fill.
-func withExactCalls(ctx context.Context) (context.Context, *exactCalls) {
-	x := &exactCalls{}
+func WithExactCalls(ctx context.Context) (context.Context, *ExactCalls) {
+	x := &ExactCalls{}
 	return context.WithValue(ctx, exactKey{}, x), x
 }
 
 // line records the tool calls of one line of the stream.
-func (x *exactCalls) line(b []byte) {
+func (x *ExactCalls) line(b []byte) {
 	var l struct {
 		Message struct {
 			ToolCalls []struct {
@@ -96,15 +96,15 @@ func (x *exactCalls) line(b []byte) {
 		return
 	}
 	for _, c := range l.Message.ToolCalls {
-		args, err := exactToolArguments(c.Function.Arguments)
+		args, err := ExactToolArguments(c.Function.Arguments)
 		x.calls = append(x.calls, exactCall{name: c.Function.Name, args: args, ok: err == nil})
 	}
 }
 
-// fix gives the calls of one reply (as the client decoded them, in
+// Fix gives the calls of one reply (as the client decoded them, in
 // order) the arguments recorded for them: the next ones in the stream.
 // A call whose recorded name or keys differ keeps the client's.
-func (x *exactCalls) fix(calls []api.ToolCall) {
+func (x *ExactCalls) Fix(calls []api.ToolCall) {
 	if x == nil || len(calls) == 0 {
 		return
 	}
@@ -146,7 +146,7 @@ func sameKeys(a, b api.ToolCallFunctionArguments) bool {
 // of each whole line as it goes by.
 type exactBody struct {
 	io.ReadCloser
-	x       *exactCalls
+	x       *ExactCalls
 	pending []byte
 	skip    bool // the line under way is too long: dropped
 }

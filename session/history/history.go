@@ -1,4 +1,11 @@
-package session
+// Package history is the input history: the messages and slash commands
+// a person typed, of this session and of earlier ones, in a file of one
+// JSON object a line that every latch appends to under a lock and that is
+// rewritten whole past Max entries. A /token line is never kept. The
+// session (package session) hands it what was sent, credentials already
+// redacted; this package imports nothing of latch but the event log's
+// file helpers (latch/session/eventlog), never latch/session.
+package history
 
 import (
 	"bytes"
@@ -7,36 +14,32 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"latch/session/eventlog"
 )
 
-// HistoryMax is the most entries the input history file keeps; the
-// oldest go first.
-const HistoryMax = 1000
+// Max is the most entries the input history file keeps; the oldest go
+// first.
+const Max = 1000
 
-// historySlack is how many entries past HistoryMax the file may hold
-// before it is rewritten: not at every entry (only the newest HistoryMax
+// historySlack is how many entries past Max the file may hold
+// before it is rewritten: not at every entry (only the newest Max
 // are read).
-const historySlack = HistoryMax / 4
+const historySlack = Max / 4
 
 // historyEntryMax is the longest entry written to the file (a long paste
 // is recalled in the session that sent it, but not kept).
 const historyEntryMax = 64 << 10
 
-// HistoryFile is the input history's file: $XDG_STATE_HOME/latch/history
-// (next to the sessions folder), or ~/.local/state/latch/history.
-func HistoryFile(getenv func(string) string) string {
-	return filepath.Join(filepath.Dir(StateDir(getenv)), "history")
-}
-
-// inputHistory is the input history: the messages and slash commands typed,
+// Input is the input history: the messages and slash commands typed,
 // of this session and of earlier ones. The file (0600, in a 0700 folder)
 // holds one JSON object a line and is only appended to, under a lock
 // (<file>.lock) that every latch takes for each write, so two latch
-// processes at once lose none of each other's entries; past HistoryMax
+// processes at once lose none of each other's entries; past Max
 // entries it is rewritten whole (a temporary file renamed over it) with
 // the newest. A line that does not parse (cut short by a crash) is
 // skipped.
-type inputHistory struct {
+type Input struct {
 	path string // "" keeps the history in memory only
 
 	mu      sync.Mutex
@@ -48,13 +51,13 @@ type historyLine struct {
 	Text string `json:"text"`
 }
 
-// openHistory reads the history file at path (none yet: empty).
-func openHistory(path string) *inputHistory {
-	h := &inputHistory{path: path}
+// Open reads the history file at path (none yet: empty).
+func Open(path string) *Input {
+	h := &Input{path: path}
 	if path != "" {
 		data, _ := os.ReadFile(path)
 		h.entries = parseHistory(data)
-		h.entries = h.entries[max(len(h.entries)-HistoryMax, 0):]
+		h.entries = h.entries[max(len(h.entries)-Max, 0):]
 	}
 	return h
 }
@@ -84,16 +87,16 @@ func neverKept(text string) bool {
 		strings.HasPrefix(t, "/token\n")
 }
 
-// all returns a copy of the entries, oldest first.
-func (h *inputHistory) all() []string {
+// All returns a copy of the entries, oldest first.
+func (h *Input) All() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.entries...)
 }
 
-// add keeps text as the newest entry, unless it is the newest already;
+// Add keeps text as the newest entry, unless it is the newest already;
 // it reports why the file could not be written, if it could not.
-func (h *inputHistory) add(text string) error {
+func (h *Input) Add(text string) error {
 	if strings.TrimSpace(text) == "" || neverKept(text) {
 		return nil
 	}
@@ -110,7 +113,7 @@ func (h *inputHistory) add(text string) error {
 
 // appendHistory adds text to the file at path, under its lock: after
 // the entries other latch processes wrote since, unless it is the newest
-// there already; past HistoryMax entries the file is rewritten with the
+// there already; past Max entries the file is rewritten with the
 // newest.
 func appendHistory(path, text string) error {
 	dir := filepath.Dir(path)
@@ -118,7 +121,7 @@ func appendHistory(path, text string) error {
 		return err
 	}
 	_ = os.Chmod(dir, 0o700)
-	release, err := LockPath(path + ".lock")
+	release, err := eventlog.LockPath(path + ".lock")
 	if err != nil {
 		return err
 	}
@@ -135,9 +138,9 @@ func appendHistory(path, text string) error {
 		return err
 	}
 	line = append(line, '\n')
-	if bytes.Count(data, []byte("\n"))+1 > HistoryMax+historySlack {
+	if bytes.Count(data, []byte("\n"))+1 > Max+historySlack {
 		on := parseHistory(data)
-		return rewriteHistory(path, append(on[max(len(on)+1-HistoryMax, 0):], text))
+		return rewriteHistory(path, append(on[max(len(on)+1-Max, 0):], text))
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -179,22 +182,5 @@ func rewriteHistory(path string, entries []string) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return WriteFileAtomic(path, b.Bytes(), 0o600)
-}
-
-// InputHistory is the input history, oldest first: the messages and
-// slash commands typed, of this session and of earlier ones (see
-// Options.HistoryFile).
-func (s *Session) InputHistory() []string { return s.hist.all() }
-
-// Remember adds a message or slash command the person sent to the input
-// history, with every credential the servers' manager knows redacted, as
-// the session log has it; a /token line is never kept. It reports why
-// the history file could not be written, if it could not (the entry is
-// still recalled in this session).
-func (s *Session) Remember(text string) error {
-	if s.servers != nil {
-		text = s.servers.Redact(text)
-	}
-	return s.hist.add(text)
+	return eventlog.WriteFileAtomic(path, b.Bytes(), 0o600)
 }

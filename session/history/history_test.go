@@ -1,4 +1,4 @@
-package session_test
+package history_test
 
 import (
 	"fmt"
@@ -8,21 +8,13 @@ import (
 	"sync"
 	"testing"
 
-	"latch/mcp"
-	"latch/mcp/mcptestutil"
-	"latch/permissions"
-	"latch/session"
-	"latch/session/ollamatest"
+	"latch/session/history"
 )
 
-// historySession is a session keeping its input history in file.
-func historySession(t *testing.T, file string) *session.Session {
+// historySession is an input history kept in file, as a session opens it.
+func historySession(t *testing.T, file string) *history.Input {
 	t.Helper()
-	ol := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
-	t.Cleanup(ol.Close)
-	s := session.New(session.Options{Client: ol.Client(), Model: "qwen3:8b", HistoryFile: file})
-	t.Cleanup(s.Close)
-	return s
+	return history.Open(file)
 }
 
 // TestHistoryFile: what one session remembers, the next one recalls,
@@ -33,12 +25,12 @@ func TestHistoryFile(t *testing.T) {
 	file := filepath.Join(dir, "history")
 	s := historySession(t, file)
 	for _, e := range []string{"first", "second\nwith a second line", "second\nwith a second line", "/token srv abc", "/token", "third"} {
-		if err := s.Remember(e); err != nil {
+		if err := s.Add(e); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want := []string{"first", "second\nwith a second line", "third"}
-	if got := historySession(t, file).InputHistory(); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := historySession(t, file).All(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("recalled %q, want %q", got, want)
 	}
 	for path, mode := range map[string]os.FileMode{file: 0o600, dir: 0o700 | os.ModeDir} {
@@ -51,23 +43,23 @@ func TestHistoryFile(t *testing.T) {
 	}
 }
 
-// TestHistoryCap: the file keeps the newest HistoryMax entries, the
+// TestHistoryCap: the file keeps the newest Max entries, the
 // oldest dropped.
 func TestHistoryCap(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "history")
 	s := historySession(t, file)
-	n := session.HistoryMax + session.HistoryMax/2
+	n := history.Max + history.Max/2
 	for i := range n {
-		if err := s.Remember(fmt.Sprintf("entry %d", i)); err != nil {
+		if err := s.Add(fmt.Sprintf("entry %d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := historySession(t, file).InputHistory()
-	if len(got) != session.HistoryMax || got[0] != fmt.Sprintf("entry %d", n-session.HistoryMax) || got[len(got)-1] != fmt.Sprintf("entry %d", n-1) {
+	got := historySession(t, file).All()
+	if len(got) != history.Max || got[0] != fmt.Sprintf("entry %d", n-history.Max) || got[len(got)-1] != fmt.Sprintf("entry %d", n-1) {
 		t.Fatalf("%d entries, from %q to %q", len(got), got[0], got[len(got)-1])
 	}
 	data, _ := os.ReadFile(file)
-	if lines := strings.Count(string(data), "\n"); lines > session.HistoryMax+session.HistoryMax/4 {
+	if lines := strings.Count(string(data), "\n"); lines > history.Max+history.Max/4 {
 		t.Fatalf("the file holds %d lines", lines)
 	}
 }
@@ -78,14 +70,14 @@ func TestHistoryCap(t *testing.T) {
 func TestHistoryTwoWriters(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "history")
 	a, b := historySession(t, file), historySession(t, file)
-	const each = 700 // two of them: past HistoryMax + a quarter, so the file is rewritten meanwhile
+	const each = 700 // two of them: past Max + a quarter, so the file is rewritten meanwhile
 	var wg sync.WaitGroup
-	for name, s := range map[string]*session.Session{"a": a, "b": b} {
+	for name, s := range map[string]*history.Input{"a": a, "b": b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				if err := s.Remember(fmt.Sprintf("%s %d", name, i)); err != nil {
+				if err := s.Add(fmt.Sprintf("%s %d", name, i)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -93,8 +85,8 @@ func TestHistoryTwoWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	got := historySession(t, file).InputHistory()
-	if len(got) < session.HistoryMax-1 {
+	got := historySession(t, file).All()
+	if len(got) < history.Max-1 {
 		t.Fatalf("%d entries after two writers", len(got))
 	}
 	seen := map[string]bool{}
@@ -124,45 +116,13 @@ func TestHistoryCorruptLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := historySession(t, file)
-	if got := s.InputHistory(); fmt.Sprint(got) != fmt.Sprint([]string{"before"}) {
+	if got := s.All(); fmt.Sprint(got) != fmt.Sprint([]string{"before"}) {
 		t.Fatalf("recalled %q", got)
 	}
-	if err := s.Remember("after"); err != nil {
+	if err := s.Add("after"); err != nil {
 		t.Fatal(err)
 	}
-	if got := historySession(t, file).InputHistory(); fmt.Sprint(got) != fmt.Sprint([]string{"before", "after"}) {
+	if got := historySession(t, file).All(); fmt.Sprint(got) != fmt.Sprint([]string{"before", "after"}) {
 		t.Fatalf("recalled %q after a cut line", got)
-	}
-}
-
-// TestHistoryRedactsCredentials: a message holding a password the person
-// typed into a server's form is written to the history with it hidden,
-// as the session log has it.
-func TestHistoryRedactsCredentials(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "history")
-	ol := newServer(t, toolsModel)
-	cfg := deskServer("", "https://example.com")
-	s := newSession(t, ol, session.Options{Model: toolsModel.Name, LogDir: t.TempDir(), HistoryFile: file,
-		Servers: []session.ServerConfig{cfg}, Policy: permissions.Policy{Mode: permissions.Auto}})
-	h := &elicitHarness{t: t, s: s, ol: ol, r: newReader(t, s)}
-	s.StartServers()
-	s.WaitServers(bounded(t))
-	mcptestutil.WaitFor(t, timeout, "desk connected", func() bool {
-		st := s.Servers()
-		return len(st) == 1 && st[0].State == session.StateConnected
-	})
-	ev := h.request(h.call("desk__fill_form"))
-	content := mcp.FormDefaults(ev.Fields)
-	content["name"], content["email"], content["pin"] = "Ada", "ada@example.com", "s3cr3t-pin-4711"
-	if err := s.AnswerElicitation(ev.ID, session.ElicitAccept, content); err != nil {
-		t.Fatal(err)
-	}
-	h.result()
-	if err := s.Remember("my pin is s3cr3t-pin-4711, remember it"); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(file)
-	if strings.Contains(string(data), "s3cr3t-pin-4711") || !strings.Contains(string(data), "my pin is") {
-		t.Fatalf("the history file:\n%s", data)
 	}
 }

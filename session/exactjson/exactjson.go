@@ -1,4 +1,10 @@
-package session
+// Package exactjson keeps the numbers of a tool call's arguments exactly
+// as they were written: decoded here a number is a json.Number, never a
+// float64, whether the call comes from the model's stream (ExactToolCalls,
+// which the session wraps around the Ollama client's transport), a call
+// written as text, or a line of the session log. It imports only the
+// Ollama API's types; never latch/session.
+package exactjson
 
 import (
 	"bytes"
@@ -18,24 +24,15 @@ import (
 // errTrailing: more than one JSON value where one was expected.
 var errTrailing = errors.New("invalid JSON: data after the top-level value")
 
-// unmarshalExact is json.Unmarshal with every number that lands in an
+// UnmarshalExact is json.Unmarshal with every number that lands in an
 // interface value (an argument's) kept as a json.Number.
-func unmarshalExact(data []byte, v any) error {
+func UnmarshalExact(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	if err := d.Decode(v); err != nil {
 		return err
 	}
 	return endOf(d, data)
-}
-
-// decodeEvent decodes one logged event: a call's arguments with their
-// numbers exact (a line without them the plain, cheaper way).
-func decodeEvent(line []byte, e Event) error {
-	if bytes.Contains(line, []byte(`"arguments":`)) {
-		return unmarshalExact(line, e)
-	}
-	return json.Unmarshal(line, e)
 }
 
 // endOf fails unless only JSON white space follows what d decoded.
@@ -50,7 +47,7 @@ func endOf(d *json.Decoder, data []byte) error {
 // numbers exact (json.Number) and nested objects as map[string]any.
 func DecodeArguments(raw []byte) (map[string]any, error) {
 	var m map[string]any
-	if err := unmarshalExact(raw, &m); err != nil {
+	if err := UnmarshalExact(raw, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {
@@ -59,10 +56,10 @@ func DecodeArguments(raw []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// exactToolArguments decodes a JSON object into Ollama's ordered
+// ExactToolArguments decodes a JSON object into Ollama's ordered
 // arguments, keeping the keys' order and every number exact (Ollama's own
 // decoding turns them into float64).
-func exactToolArguments(raw []byte) (api.ToolCallFunctionArguments, error) {
+func ExactToolArguments(raw []byte) (api.ToolCallFunctionArguments, error) {
 	args := api.NewToolCallFunctionArguments()
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

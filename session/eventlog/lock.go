@@ -1,4 +1,4 @@
-package session
+package eventlog
 
 import (
 	"errors"
@@ -12,17 +12,17 @@ import (
 // ErrSessionBusy means another latch process holds the session.
 var ErrSessionBusy = errors.New("is open in another latch")
 
-// sessionLock is one process's claim on one session: the only writer of
+// SessionLock is one process's claim on one session: the only writer of
 // its log, for as long as the process holds the session. It is taken
 // before the log is read, so what a process read is what is on disk while
 // it decides (a second process would otherwise approve, or run, what the
 // first already did). The lock is the operating system's (flock, or
 // LockFileEx on Windows) on <id>.lock, so it ends with the process however
 // it ends; the file holds the holder's pid, for the message.
-type sessionLock struct{ f *os.File }
+type SessionLock struct{ f *os.File }
 
-// lockSession takes the session's lock, or says who holds it.
-func lockSession(dir, id string) (*sessionLock, error) {
+// LockSession takes the session's lock, or says who holds it.
+func LockSession(dir, id string) (*SessionLock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session log folder %s: %w", dir, err)
 	}
@@ -43,12 +43,12 @@ func lockSession(dir, id string) (*sessionLock, error) {
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return &sessionLock{f: f}, nil
+	return &SessionLock{f: f}, nil
 }
 
-// release gives the session up. The file stays: removing it would race
+// Release gives the session up. The file stays: removing it would race
 // with a process that just opened it to lock it.
-func (l *sessionLock) release() {
+func (l *SessionLock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
@@ -58,7 +58,7 @@ func (l *sessionLock) release() {
 	l.f = nil
 }
 
-// lockPath takes the OS lock on the file at path (made 0600 if need be),
+// LockPath takes the OS lock on the file at path (made 0600 if need be),
 // waiting for another process that holds it, and returns its release.
 func LockPath(path string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -76,4 +76,19 @@ func LockPath(path string) (release func(), err error) {
 		unlock(f)
 		_ = f.Close() // the lock is released with it
 	}, nil
+}
+
+// Running says whether a latch process holds the session now (it holds the
+// session's lock: LockSession).
+func Running(logDir, sessionID string) bool {
+	f, err := os.OpenFile(filepath.Join(logDir, sessionID+".lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // only tried
+	if tryLock(f) != nil {
+		return true
+	}
+	unlock(f)
+	return false
 }

@@ -1,4 +1,4 @@
-package session
+package compaction
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestCompactCut(t *testing.T) {
 		{"an answered call does not", append(append(ms[:4:4], api.Message{Role: "tool", ToolCallID: "c1"}), ms[4:]...),
 			map[string]bool{"c1": true}, 7},
 	} {
-		if got := compactCut(tt.ms, tt.waiting); got != tt.want {
+		if got := Cut(tt.ms, tt.waiting); got != tt.want {
 			t.Errorf("%s: cut %d, want %d", tt.name, got, tt.want)
 		}
 	}

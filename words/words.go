@@ -1,4 +1,9 @@
-package themes
+// Package words holds the plain helpers that name what a person wrote
+// wrong, shared by the config loader and the themes: Suggest (the one rule
+// of every "did you mean") and JSONKind (a JSON value's type, named). It
+// imports only the standard library, so config reads its files without
+// pulling in the terminal's styling.
+package words
 
 import (
 	"bytes"
@@ -9,8 +14,8 @@ import (
 // transpositions), or "" when none is close enough to be a typo: one edit
 // for words under five letters, two for longer ones. Words under three
 // letters only match by case, since one edit turns any of them into
-// another. The config loader (package main) uses it too, so that every
-// "did you mean" of latch follows one rule.
+// another. The config loader and the themes use it, so that every "did you
+// mean" of latch follows one rule.
 func Suggest(k string, valid []string) string {
 	limit := 1
 	switch {
@@ -56,7 +61,7 @@ func editDistance(a, b string) int {
 
 // JSONKind names the JSON type of a valid raw value: "string", "object",
 // "array", "boolean", "null", "number", or "nothing" when it is empty.
-// The config loader (package main) uses it too.
+// The config loader and the themes use it.
 func JSONKind(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -75,17 +80,4 @@ func JSONKind(raw []byte) string {
 		return "null"
 	}
 	return "number"
-}
-
-// kindWithArticle is JSONKind for a message: "a string", "an object",
-// "null".
-func kindWithArticle(raw []byte) string {
-	switch k := JSONKind(raw); k {
-	case "null", "nothing":
-		return k
-	case "object", "array":
-		return "an " + k
-	default:
-		return "a " + k
-	}
 }
