@@ -13,6 +13,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/muesli/termenv v0.16.0
 	github.com/ollama/ollama v0.17.4
+	github.com/tailscale/hujson v0.0.0-20250605163823-992244df8c5a
 	github.com/yuin/goldmark v1.7.13
 	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.38.0

@@ -291,19 +291,29 @@ type loader struct {
 	foreign bool
 	ignored []string         // other apps' keys latch has no use for, for the one notice
 	inputs  map[string]Input // VS Code's "inputs", by id
+	// data is the file as written, std its standard JSON of the same
+	// length (jsonc.go): offsets into std are places in data.
+	data, std []byte
 }
 
-// parse reads data as JSON; invalid JSON is an error naming the line
-// and column.
+// parse reads data as JSON, comments and trailing commas allowed
+// (jsonc.go); invalid JSON is an error naming the line and column. The
+// text as written and its standard form are kept for the places of later
+// errors and for duplicate keys.
 func (l *loader) parse(data []byte) (json.RawMessage, bool) {
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
-			l.errs = append(l.errs, fmt.Errorf("config %s:%d:%d: invalid JSON: %v", l.path, line, col, se))
+	std, err := standard(data)
+	if err != nil {
+		if se := (*syntaxError)(nil); errors.As(err, &se) {
+			l.errs = append(l.errs, fmt.Errorf("config %s: invalid JSON: %s", posAt(l.path, data, se.offset), se.msg))
 		} else {
 			l.errorf("", "", "invalid JSON: %v", err)
 		}
+		return nil, false
+	}
+	l.data, l.std = data, std
+	var raw json.RawMessage
+	if err := json.Unmarshal(std, &raw); err != nil {
+		l.errorf("", "", "invalid JSON: %v", err)
 		return nil, false
 	}
 	return raw, true
@@ -318,7 +328,8 @@ func (l *loader) load(data []byte) *Config {
 	if !ok {
 		return nil
 	}
-	l.duplicates(json.NewDecoder(bytes.NewReader(data)), nil)
+	l.duplicates(json.NewDecoder(bytes.NewReader(l.std)), nil)
+	top = l.vscodeSettings(top) // foreign.go
 	if l.foreign = isForeign(top); l.foreign {
 		l.ignoreForeign("", top, foreignTopKeys)
 		l.inputs = l.serverInputs(top["inputs"])

@@ -50,6 +50,21 @@ func foreignHint(k string, valid []string) string {
 	return ""
 }
 
+// vscodeSettings returns the "mcp" section of a VS Code settings.json
+// (its "servers" and "inputs"), read as a VS Code mcp.json; the editor's
+// own settings beside it are none of latch's business and are passed
+// over without a word. Any other file is returned as it is.
+func (l *loader) vscodeSettings(top map[string]json.RawMessage) map[string]json.RawMessage {
+	if top["mcp"] == nil || !isForeign(top) || top["servers"] != nil || top["mcpServers"] != nil {
+		return top
+	}
+	section, ok := l.object("", "mcp", top["mcp"])
+	if !ok {
+		return top
+	}
+	return section
+}
+
 // isForeign reports whether a config file is of another app's shape.
 func isForeign(top map[string]json.RawMessage) bool {
 	for _, k := range latchTopKeys {

@@ -112,7 +112,7 @@ func (l *loader) serverFile(file, name string) (ServerConfig, bool) {
 	if !ok {
 		return ServerConfig{}, false
 	}
-	sub.duplicates(json.NewDecoder(bytes.NewReader(data)), []string{"mcpServers", name})
+	sub.duplicates(json.NewDecoder(bytes.NewReader(sub.std)), []string{"mcpServers", name})
 	return sub.server(name, raw), true
 }
 

@@ -110,10 +110,11 @@ func withKey(data []byte, key string, value []byte) ([]byte, error) {
 	return append(out, rest...), nil
 }
 
-// keySpan finds, in a JSON object, the byte span of the top-level key's
+// keySpan finds, in a JSON object (comments allowed), the byte span of the top-level key's
 // value (start -1 when there is none) and the offset just after the
 // opening brace.
 func keySpan(data []byte, key string) (start, end, open int, err error) {
+	data = standardOr(data) // comments as spaces: the same offsets (jsonc.go)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
