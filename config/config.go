@@ -140,7 +140,11 @@ type PermissionsConfig struct {
 // ServerConfig is one entry of "mcpServers". Credentials are only named here
 // (variable, file, command); they are resolved when the client is built.
 type ServerConfig struct {
-	Name           string
+	Name string
+	// FileName is the name another app's file gives the server when
+	// latch could not use it as it is (names.go), e.g. Cline's
+	// "github.com/owner/repo"; "" when Name is the file's.
+	FileName       string
 	Transport      string            // "stdio", "http" (streamable HTTP) or "sse", normalised
 	Command        string            // stdio
 	Args           []string          // stdio

@@ -113,7 +113,7 @@ func (l *loader) serverFile(file, name string) (ServerConfig, bool) {
 		return ServerConfig{}, false
 	}
 	sub.duplicates(json.NewDecoder(bytes.NewReader(sub.std)), []string{"mcpServers", name})
-	return sub.server(name, raw), true
+	return sub.server(name, name, raw), true
 }
 
 // privateEnough refuses a servers.d folder or file that someone other
