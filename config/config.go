@@ -63,6 +63,9 @@ type Config struct {
 	// folder); Instructions is "instructions", a project's instructions
 	// file (e.g. "AGENTS.md") read from the working directory.
 	SystemPrompt, SystemPromptFile, Instructions string
+	// inputMark is the mark ${input:ID} carries in the servers' strings
+	// until FillInputs (expand.go).
+	inputMark string
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -298,6 +301,11 @@ type loader struct {
 	// data is the file as written, std its standard JSON of the same
 	// length (jsonc.go): offsets into std are places in data.
 	data, std []byte
+	// mark is what ${input:ID} carries until the value is given; fromVar
+	// names the fields of the server being read that a variable went into
+	// (expand.go).
+	mark    string
+	fromVar map[string]bool
 }
 
 // parse reads data as JSON, comments and trailing commas allowed
@@ -391,6 +399,7 @@ func (l *loader) load(data []byte) *Config {
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
 	l.ignoredNotice()
 	cfg.Warnings = l.warns
+	cfg.inputMark = l.mark
 	return cfg
 }
 

@@ -210,44 +210,6 @@ func (l *loader) serverInputs(raw json.RawMessage) map[string]Input {
 	return out
 }
 
-// expandVars replaces the VS Code variables in a server's strings:
-// ${env:NAME} by latch's variable (empty when unset, as in VS Code),
-// ${workspaceFolder} by the folder the file is for (the one holding
-// .vscode, else the file's own). ${input:ID} stays: it is a value VS Code
-// asks the person for, and so does latch, once, at start (inputs.go); the
-// ids are noted in s.Inputs. Values are never quoted: they may be
-// credentials.
-func (l *loader) expandVars(s *ServerConfig, f *rawServerFields) {
-	expand := func(v string) string {
-		return vscodeVar.ReplaceAllStringFunc(v, func(m string) string {
-			sub := vscodeVar.FindStringSubmatch(m)
-			switch sub[1] {
-			case "env":
-				return l.getenv(sub[2])
-			case "workspaceFolder":
-				return l.workspace()
-			case "input":
-				if !slices.Contains(s.Inputs, sub[2]) {
-					s.Inputs = append(s.Inputs, sub[2])
-				}
-			}
-			return m
-		})
-	}
-	s.Command = expand(s.Command)
-	for i := range s.Args {
-		s.Args[i] = expand(s.Args[i])
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		s.Env[k] = expand(s.Env[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		s.Headers[k] = expand(s.Headers[k])
-	}
-	f.url = expand(f.url)
-	f.cwd = expand(f.cwd)
-}
-
 // workspace is what ${workspaceFolder} means for this file: the folder
 // that holds .vscode when the file is in one, else the file's folder.
 func (l *loader) workspace() string {

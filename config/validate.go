@@ -83,8 +83,9 @@ func (l *loader) server(key, name string, raw json.RawMessage) ServerConfig {
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
+	l.fromVar = nil
 	if l.foreign {
-		l.expandVars(&s, &f)
+		l.fromVar = l.expandVars(key, srv, &s, &f) // expand.go
 	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
@@ -243,8 +244,8 @@ func (l *loader) headers(srv string, h map[string]string, plainRemote bool, u *u
 		case !credentialHeader(k):
 		case plainRemote:
 			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
-		case l.foreign && strings.Contains(h[k], "${input:"):
-			// typed by the person at start, not in the file
+		case l.fromVar["headers."+k]:
+			// from a variable or typed by the person at start, not in the file
 		default:
 			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}
