@@ -66,6 +66,9 @@ type Config struct {
 	// inputMark is the mark ${input:ID} carries in the servers' strings
 	// until FillInputs (expand.go).
 	inputMark string
+	// Imported are the files "import" named, absolute, whose servers
+	// joined (import.go).
+	Imported []string
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -278,7 +281,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 
 var (
 	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
-		"system_prompt", "system_prompt_file", "instructions"}
+		"system_prompt", "system_prompt_file", "instructions", "import"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model", "truncate", "compact_at"}
 	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -306,6 +309,8 @@ type loader struct {
 	// (expand.go).
 	mark    string
 	fromVar map[string]bool
+	// imported is set for a file another's "import" names (import.go).
+	imported bool
 }
 
 // parse reads data as JSON, comments and trailing commas allowed
@@ -346,6 +351,7 @@ func (l *loader) load(data []byte) *Config {
 		l.ignoreForeign("", top, foreignTopKeys)
 		l.inputs = l.serverInputs(top["inputs"])
 		delete(top, "inputs")
+		l.latchSection(top) // import.go
 	}
 	l.unknownKeys("", "", top, topKeys)
 
@@ -394,6 +400,7 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	cfg.Servers = l.serversD(cfg.Servers) // serversd.go
+	l.imports(top["import"], cfg)         // import.go
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)

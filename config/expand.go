@@ -159,12 +159,17 @@ func (x *expansion) value(field, ref, name, sep, rest string) (string, bool) {
 // inputRef is what ${input:ID} becomes until the person gives the value:
 // a mark no variable's value can hold, which FillInputs alone replaces.
 func (l *loader) inputRef(id string) string {
+	return markedInput(id, l.inputMark())
+}
+
+// inputMark is this load's mark, made when first needed.
+func (l *loader) inputMark() string {
 	if l.mark == "" {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		l.mark = hex.EncodeToString(b)
 	}
-	return markedInput(id, l.mark)
+	return l.mark
 }
 
 // markedInput is ${input:ID} as it stands in a server's strings: with the

@@ -24,7 +24,7 @@ import (
 // whoever wrote the file.
 
 // latchTopKeys are the top-level keys only latch's own format has.
-var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "serve"}
+var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "serve", "import"}
 
 // foreignTopKeys are other apps' top-level keys latch has no use for
 // (Claude Desktop: globalShortcut, preferences). VS Code's inputs is read

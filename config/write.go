@@ -37,9 +37,10 @@ func Target(cfg *Config, getenv func(string) string, why string) (string, error)
 		}
 	}
 	if cfg.Foreign {
+		imp, _ := jsonValue(path)
 		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
-			"%s, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
-			path, why, cmp.Or(DefaultPath(getenv), "~/.config/latch/config.json"))
+			"%s, give latch its own config that imports it (e.g. %s holding {\"import\": %s}) and load it with --config",
+			path, why, cmp.Or(DefaultPath(getenv), "~/.config/latch/config.json"), imp)
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the notice says where, wherever latch was started
