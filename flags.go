@@ -45,6 +45,7 @@ type flags struct {
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
 	policy    policyArgs   // latch policy check TOOL 'JSON-ARGS' | latch policy list
 	export    exportArgs   // latch export ID [--format md|json|html] [-o FILE]
+	project   string       // latch project [enable|disable] (project_cmd.go)
 }
 
 // listFlag collects a repeatable flag.
@@ -77,6 +78,8 @@ Usage:
                                 the gate's decision on a call, and the rule behind it
                                 (exit 0 allow, 3 ask or park, 1 deny)
   latch policy list             the modes, allow-list and rules in effect, and their sources
+  latch project [enable|disable]
+                                this folder's latch.json and .mcp.json; enable turns their servers on
 
 Flags:
 `
@@ -88,8 +91,9 @@ Environment:
   OLLAMA_HOST    Ollama server (after --host)
   NO_COLOR       monochrome output
 
-Config file: --config, $LATCH_CONFIG, ./latch.json, then
-$XDG_CONFIG_HOME/latch/config.json. See docs/CONFIG.md for the format.
+Config file: --config, $LATCH_CONFIG, then $XDG_CONFIG_HOME/latch/config.json;
+a project's ./latch.json and ./.mcp.json are merged onto it (their servers off
+until "latch project enable"). See docs/CONFIG.md for the format.
 `
 
 func parseFlags(args []string, out io.Writer) (flags, error) {
@@ -183,6 +187,9 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 	case "policy":
 		f.command = "policy"
 		f.policy, err = parsePolicyArgs(f, rest[1:], out)
+	case "project":
+		f.command = "project"
+		f.project, err = parseProjectArgs(rest[1:], out)
 	default:
 		err = fmt.Errorf("unexpected argument %q (see latch --help)", rest[0])
 	}

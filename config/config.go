@@ -69,6 +69,10 @@ type Config struct {
 	// Imported are the files "import" named, absolute, whose servers
 	// joined (import.go).
 	Imported []string
+	// ProjectDir is the project folder whose files were looked for, and
+	// Project the ones merged (project.go).
+	ProjectDir string
+	Project    []ProjectFile
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -150,7 +154,10 @@ type ServerConfig struct {
 	// FileName is the name another app's file gives the server when
 	// latch could not use it as it is (names.go), e.g. Cline's
 	// "github.com/owner/repo"; "" when Name is the file's.
-	FileName       string
+	FileName string
+	// Project is the project file the server comes from (project.go),
+	// "" for the person's own config.
+	Project        string
 	Transport      string            // "stdio", "http" (streamable HTTP) or "sse", normalised
 	Command        string            // stdio
 	Args           []string          // stdio
@@ -213,10 +220,11 @@ type ServerConfig struct {
 }
 
 // Find returns the path to load: flagPath if non-empty, else
-// $LATCH_CONFIG, else ./latch.json if it exists, else
-// $XDG_CONFIG_HOME/latch/config.json (XDG_CONFIG_HOME defaulting to
-// ~/.config) if it exists, else "". explicit reports whether the path came
-// from the flag or LATCH_CONFIG; then a missing file is an error.
+// $LATCH_CONFIG, else $XDG_CONFIG_HOME/latch/config.json
+// (XDG_CONFIG_HOME defaulting to ~/.config) if it exists, else "".
+// explicit reports whether the path came from the flag or LATCH_CONFIG;
+// then a missing file is an error. A ./latch.json is a project file,
+// merged onto this one (LoadWithProject), not loaded in its place.
 func Find(flagPath string, getenv func(string) string) (path string, explicit bool) {
 	home := getenv("HOME")
 	if flagPath != "" {
@@ -226,9 +234,6 @@ func Find(flagPath string, getenv func(string) string) (path string, explicit bo
 	if env := getenv("LATCH_CONFIG"); env != "" {
 		p, _ := ExpandHome(env, home)
 		return p, true
-	}
-	if _, err := os.Stat("latch.json"); err == nil {
-		return "latch.json", false
 	}
 	p := DefaultPath(getenv)
 	if p == "" {
@@ -309,8 +314,9 @@ type loader struct {
 	// (expand.go).
 	mark    string
 	fromVar map[string]bool
-	// imported is set for a file another's "import" names (import.go).
-	imported bool
+	// imported is set for a file another's "import" names (import.go),
+	// project for a project file (project.go).
+	imported, project bool
 }
 
 // parse reads data as JSON, comments and trailing commas allowed

@@ -15,10 +15,11 @@ func fakeEnv(m map[string]string) func(string) string {
 }
 
 // findAndLoad is what a command does first: the file Find names for
-// flagPath (--config), loaded.
+// flagPath (--config), loaded, with the project files of the working
+// directory.
 func findAndLoad(flagPath string, getenv func(string) string) (*Config, error) {
 	path, _ := Find(flagPath, getenv)
-	return Load(path, getenv)
+	return LoadWithProject(path, ".", getenv)
 }
 
 // writeConfig writes body (with $TMP replaced by a fresh temp dir) to
@@ -498,7 +499,7 @@ func TestFindConfig(t *testing.T) {
 	touch(xdgCfg)
 	check("XDG_CONFIG_HOME", "", xdgCfg, false)
 	touch(filepath.Join(work, "latch.json"))
-	check("./latch.json", "", "latch.json", false)
+	check("./latch.json is a project file, merged, not the config", "", xdgCfg, false)
 	env["LATCH_CONFIG"] = "/missing/env.json"
 	check("LATCH_CONFIG, even missing", "", "/missing/env.json", true)
 	check("flag, even missing", "/missing/flag.json", "/missing/flag.json", true)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -151,8 +152,13 @@ func (x *expansion) value(field, ref, name, sep, rest string) (string, bool) {
 	if !mcp.PlainEnvName(name) {
 		what = "the variable named here" // it may be the token itself
 	}
-	l.errs = append(l.errs, fmt.Errorf("config %s: %s: %s: %s is not set or empty; set it, or give a default: ${NAME:-value}",
-		l.place(x.key, ref), x.srv, field, what))
+	msg := fmt.Sprintf("config %s: %s: %s: %s is not set or empty; set it, or give a default: ${NAME:-value}",
+		l.place(x.key, ref), x.srv, field, what)
+	if l.project { // a project's server is off until enabled: said, not fatal
+		l.warns = append(l.warns, msg)
+		return "", true
+	}
+	l.errs = append(l.errs, errors.New(msg))
 	return "", false
 }
 

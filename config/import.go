@@ -77,6 +77,10 @@ func (l *loader) importPaths(raw json.RawMessage) []string {
 // imports adds the servers and inputs of the files "import" names to cfg.
 func (l *loader) imports(raw json.RawMessage, cfg *Config) {
 	paths := l.importPaths(raw)
+	if len(paths) > 0 && l.project {
+		l.warnf("", "import", "ignored in a project file (it is set in your own config only)")
+		return
+	}
 	if len(paths) > 0 && l.imported {
 		l.errorf("", "import", "an imported file imports nothing further")
 		return

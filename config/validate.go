@@ -89,7 +89,7 @@ func (l *loader) server(key, name string, raw json.RawMessage) ServerConfig {
 	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
-	live := !s.Disabled
+	live := !s.Disabled && !l.project
 	l.serverTransport(srv, obj, &s, f)
 	if s.Transport == "stdio" {
 		l.stdioServer(srv, obj, &s, f.cwd, live)
