@@ -227,6 +227,12 @@ func (n *narrowing) servers(on bool) []string {
 			s.Mode = ""
 		}
 		s.Rules = n.denyOnly(srv, "rules", s.Rules)
+		if !on && len(s.Inputs) > 0 {
+			// Not asked for at start: a file not enabled puts no question
+			// to the person (it could ask for anything).
+			n.warn(srv, "", "needs %s: asked for once the file is enabled (`latch project enable`); left out until then", inputRefs(s.Inputs))
+			continue
+		}
 		if !on {
 			s.Disabled = true
 		}
@@ -276,11 +282,16 @@ func sameFile(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// quotedList is names as "a", "b".
+// quotedList is names as "a", "b", the first 10 of them and how many
+// more: a file of thousands of servers makes one short notice.
 func quotedList(names []string) string {
-	q := make([]string, len(names))
+	var q []string
 	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
+		if i == 10 {
+			q = append(q, fmt.Sprintf("and %d more (latch project lists them)", len(names)-10))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", n))
 	}
 	return strings.Join(q, ", ")
 }

@@ -1,9 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Sources says, one line each, which files the config was read from: the
 // person's own (or none), the files it imports, and the project files
@@ -27,9 +24,9 @@ func (cfg *Config) Sources() []string {
 		switch {
 		case len(pf.Servers) == 0:
 		case pf.Enabled:
-			line += fmt.Sprintf(": servers %s enabled", strings.Join(pf.Servers, ", "))
+			line += fmt.Sprintf(": servers %s enabled", quotedList(pf.Servers))
 		default:
-			line += fmt.Sprintf(": servers %s off until `latch project enable`", strings.Join(pf.Servers, ", "))
+			line += fmt.Sprintf(": servers %s off until `latch project enable`", quotedList(pf.Servers))
 		}
 		out = append(out, line)
 	}
