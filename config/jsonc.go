@@ -25,6 +25,9 @@ var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
 // standard JSON of the same length. A syntax error names the line and
 // column in data (columns count characters) and what is wrong.
 func standard(data []byte) ([]byte, error) {
+	if at := tooDeep(data); at >= 0 { // hujson recurses: a hostile file must not exhaust the stack
+		return nil, &syntaxError{offset: at, msg: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+	}
 	v, err := hujson.Parse(bytes.Clone(data)) // Standardize writes into the buffer it parsed
 	if err != nil {
 		m := hujsonPos.FindStringSubmatch(err.Error())
@@ -78,4 +81,41 @@ func byteOffset(data []byte, line, col int) int {
 func posAt(path string, data []byte, offset int) string {
 	line, col := lineCol(data, int64(offset)+1)
 	return fmt.Sprintf("%s:%d:%d", path, line, col)
+}
+
+// maxDepth is the deepest nesting of arrays and objects read, as
+// encoding/json's own limit.
+const maxDepth = 10000
+
+// tooDeep is the offset of the bracket that nests data deeper than
+// maxDepth, or -1. Brackets in strings and comments do not count.
+func tooDeep(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return -1 // the parser says what is wrong
+			}
+			i += end + 3
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return i
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return -1
 }

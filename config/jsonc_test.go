@@ -93,3 +93,19 @@ func TestWriteBackKeepsComments(t *testing.T) {
 	}
 	_ = os.Remove(path)
 }
+
+// TestLoadConfigTooDeep: a file nested millions deep (a hostile project
+// file) is an error naming where, not a crash; brackets in strings and
+// comments do not count.
+func TestLoadConfigTooDeep(t *testing.T) {
+	path, _ := writeConfig(t, "{\"model\": \"m\", \"x\": "+strings.Repeat("[", 2_000_000))
+	_, err := Load(path, fakeEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), path+":1:10020: invalid JSON: nested deeper than 10000 levels") {
+		t.Fatalf("err = %v", err)
+	}
+	deepText := strings.Repeat("[", 20000)
+	path, _ = writeConfig(t, "{\"model\": \"m"+deepText+"\\\"\", // "+deepText+"\n /* "+deepText+" */ \"theme\": \"x\"}")
+	if cfg, err := Load(path, fakeEnv(nil)); err != nil || cfg.Theme != "x" {
+		t.Fatalf("brackets in a string and comments: %v", err)
+	}
+}
