@@ -97,3 +97,13 @@ func TestLoadConfigVariableValueNotExpandedAgain(t *testing.T) {
 		t.Errorf("a default was expanded again: %q", s.Env["K"])
 	}
 }
+
+// TestLoadConfigVariablePlaceAfterComments: the place of an unset
+// variable counts the comments before it as the text they are.
+func TestLoadConfigVariablePlaceAfterComments(t *testing.T) {
+	path, _ := writeConfig(t, "{\n  /* servers\n     of the team */\n  \"mcpServers\": { // here\n    \"api\": {\"url\": \"https://h/mcp\", /* c */ \"headers\": {\"X-Key\": \"${TEAM_KEY}\"}},\n  },\n}\n")
+	_, err := Load(path, fakeEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), path+`:5:67: server "api": headers.X-Key: variable TEAM_KEY is not set`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -62,6 +62,9 @@ func (l *loader) vscodeSettings(top map[string]json.RawMessage) map[string]json.
 	if !ok {
 		return top
 	}
+	if top["latch"] != nil { // latch's settings beside the editor's (import.go)
+		section["latch"] = top["latch"]
+	}
 	return section
 }
 

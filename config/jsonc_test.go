@@ -43,6 +43,10 @@ func TestLoadConfigVSCodeSettings(t *testing.T) {
 	if !cfg.Foreign {
 		t.Error("a VS Code settings file is not latch's to write into")
 	}
+	path, _ := writeConfig(t, `{"editor.tabSize": 2, "mcp": {"servers": {"m": {"command": "x"}}}, "latch": {"model": "qwen3:8b"}}`)
+	if cfg, err := Load(path, fakeEnv(nil)); err != nil || cfg.Model != "qwen3:8b" || len(cfg.Servers) != 1 {
+		t.Errorf("settings.json with a latch section: %v", err)
+	}
 }
 
 // TestLoadConfigCommentKeepsPlaces: an error after a comment (a block
