@@ -40,7 +40,7 @@ func TestProjectServersOffUntilEnabled(t *testing.T) {
 		t.Fatal("a server of a project file not enabled got a request")
 	}
 	policy := r.run("", "policy", "list")
-	for _, want := range []string{"read from:\n  config " + r.cfg, "project " + mcpFile + ": servers crm off until `latch project enable`"} {
+	for _, want := range []string{"read from:\n  config " + r.cfg, "project " + mcpFile + ": servers \"crm\" off until `latch project enable`"} {
 		if !strings.Contains(policy.stdout, want) {
 			t.Errorf("policy list lacks %q:\n%s", want, policy.stdout)
 		}
@@ -62,7 +62,7 @@ func TestProjectServersOffUntilEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := r.run("", "project")
-	if !strings.Contains(again.stdout, "servers crm off until") {
+	if !strings.Contains(again.stdout, `servers "crm" off until`) {
 		t.Errorf("a changed file is not off again:\n%s", again.stdout)
 	}
 }
