@@ -23,13 +23,13 @@ func TestServersShowsSources(t *testing.T) {
 	t.Cleanup(sess.Close)
 	m := New(Options{Backend: sess, Events: sess.Subscribe(), Styles: themes.Default(), FrameInterval: -1,
 		Sources: []string{"config /home/me/.config/latch/config.json",
-			"project /work/app\x1b]0;pwned\x07/.mcp.json: servers "db" off until `latch project enable`"}})
+			"project /work/app\x1b]0;pwned\x07/.mcp.json: servers \"db\" off until `latch project enable`"}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	h := &harness{t: t, srv: ol, sess: sess, m: m}
 	h.command("/servers")
 	v := allText(m)
 	for _, want := range []string{"read from: config /home/me/.config/latch/config.json",
-		"project /work/app␛]0;pwned␇/.mcp.json: servers "db" off until `latch project enable`"} {
+		"project /work/app␛]0;pwned␇/.mcp.json: servers \"db\" off until `latch project enable`"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("/servers lacks %q:\n%s", want, v)
 		}
