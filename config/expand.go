@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -138,7 +139,7 @@ func (x *expansion) value(field, ref, name, sep, rest string) (string, bool) {
 	case sep == "" && name == "workspaceFolderBasename":
 		return filepath.Base(l.workspace()), true
 	case sep == "" && name == "userHome":
-		return l.getenv("HOME"), true
+		return cmp.Or(l.getenv("HOME"), l.getenv("USERPROFILE")), true
 	case sep == "" && name == "pathSeparator":
 		return string(filepath.Separator), true
 	}
