@@ -185,7 +185,7 @@ func markedInput(id, mark string) string {
 	if mark == "" {
 		return "${input:" + id + "}"
 	}
-	return "${input:" + id + "#" + mark + "}"
+	return "${input:" + id + "!" + mark + "}" // "!" means nothing in a URL
 }
 
 // place is "file:line:col" of ref in the server keyed key (the first
