@@ -15,6 +15,7 @@ require (
 	github.com/ollama/ollama v0.17.4
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/tailscale/hujson v0.0.0-20250605163823-992244df8c5a
 	github.com/yuin/goldmark v1.7.13
 	golang.org/x/net v0.46.0
 	golang.org/x/sys v0.38.0

@@ -14,10 +14,11 @@ import (
 )
 
 // configRules reads the argument rules of the config at path (and its
-// servers.d) as the file is now: permissions.rules, then each server's
-// own rules. A config that no longer loads is an error.
-func configRules(path string, getenv func(string) string) ([]permissions.Rule, error) {
-	cfg, err := config.Load(path, getenv)
+// servers.d, and the project files of dir) as the files are now:
+// permissions.rules, then each server's own rules. A config that no
+// longer loads is an error.
+func configRules(path, dir string, getenv func(string) string) ([]permissions.Rule, error) {
+	cfg, err := config.LoadWithProject(path, dir, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -31,8 +32,8 @@ func configRules(path string, getenv func(string) string) ([]permissions.Rule, e
 // rulesNow is the session's Options.RulesNow: the settings' config read
 // again, only for its rules, each time a person's approval is acted on.
 func rulesNow(s *settings) func() ([]permissions.Rule, error) {
-	path, getenv := s.cfg.Path, s.getenv
-	return func() ([]permissions.Rule, error) { return configRules(path, getenv) }
+	path, dir, getenv := s.cfg.Path, s.cfg.ProjectDir, s.getenv
+	return func() ([]permissions.Rule, error) { return configRules(path, dir, getenv) }
 }
 
 // ruleNotices returns, for a gateway's parked call, the line an approval

@@ -18,8 +18,11 @@ import (
 var (
 	// Inputs are asked for before (inputs.go): a server that still has
 	// them is not handed on at all (TestServerWaitingForInputIsNotHandedOn).
+	// Effect is session.Options.Idempotent (TestEffectIdempotentRetriedOnceAfterKill);
+	// FileName and Project say where the server was read from (notices,
+	// latch project, Sources).
 	configOnly = map[string]bool{"Allow": true, "Mode": true, "Tools": true, "Inputs": true, "Rules": true, "ApproveArgs": true,
-		"Effect": true} // Effect: session.Options.Idempotent (TestEffectIdempotentRetriedOnceAfterKill)
+		"Effect": true, "FileName": true, "Project": true}
 	mcpOnly = map[string]bool{"InProcess": true}
 	renamed = map[string]string{"EnvInheritAll": "InheritAll", "EnvInherit": "Inherit"}
 )

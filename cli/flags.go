@@ -47,6 +47,7 @@ type flags struct {
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
 	policy    policyArgs   // latch policy check TOOL 'JSON-ARGS' | latch policy list
 	export    exportArgs   // latch export ID [--format md|json|html] [-o FILE]
+	project   string       // latch project [enable|disable] (project_cmd.go)
 }
 
 // listFlag collects a repeatable flag.

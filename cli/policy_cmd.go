@@ -90,6 +90,7 @@ func runPolicy(s *settings, f flags, stdout, stderr io.Writer) int {
 	g := permissions.NewGate(o.Policy)
 	g.SetInteractive(!o.NonInteractive)
 	if f.policy.sub == "list" {
+		fmt.Fprintln(stdout, sanitize.Text("read from:\n  "+strings.Join(s.cfg.Sources(), "\n  ")+"\n"))
 		listPolicy(g, o.Policy, stdout)
 		return exitOK
 	}

@@ -68,6 +68,7 @@ func newRoot(f *flags, getenv func(string) string) *cobra.Command {
 		newDecideCmd(f, "reject"),
 		newPolicyCmd(f),
 		newExportCmd(f),
+		newProjectCmd(f),
 		// latch inbox: its package's entry function, wrapped in a
 		// command of its own file here (inbox_cmd.go), joins this list.
 	)
@@ -84,6 +85,7 @@ Environment:
   OLLAMA_HOST    Ollama server (after --host)
   NO_COLOR       monochrome output
 
-Config file: --config, $LATCH_CONFIG, ./latch.json, then
-$XDG_CONFIG_HOME/latch/config.json. See docs/CONFIG.md for the format.
+Config file: --config, $LATCH_CONFIG, then $XDG_CONFIG_HOME/latch/config.json;
+a project's ./latch.json and ./.mcp.json are merged onto it (their servers off
+until "latch project enable"). See docs/CONFIG.md for the format.
 {{end}}`

@@ -82,6 +82,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runPolicy(s, f, stdout, stderr)
 	case "export":
 		return runExport(s, f.export, stdout, stderr)
+	case "project":
+		return runProject(s, f.project, stdout, stderr)
 	}
 	if id := f.resume + f.fork; id != "" {
 		// Before the screen: a session that is not there, or a gateway's

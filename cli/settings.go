@@ -38,7 +38,7 @@ type settings struct {
 
 func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	path, _ := config.Find(f.config, getenv)
-	cfg, err := config.Load(path, getenv)
+	cfg, err := config.LoadWithProject(path, projectDir(), getenv) // project_cmd.go
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,16 @@ type Config struct {
 	// folder); Instructions is "instructions", a project's instructions
 	// file (e.g. "AGENTS.md") read from the working directory.
 	SystemPrompt, SystemPromptFile, Instructions string
+	// inputMark is the mark ${input:ID} carries in the servers' strings
+	// until FillInputs (expand.go).
+	inputMark string
+	// Imported are the files "import" named, absolute, whose servers
+	// joined (import.go).
+	Imported []string
+	// ProjectDir is the project folder whose files were looked for, and
+	// Project the ones merged (project.go).
+	ProjectDir string
+	Project    []ProjectFile
 }
 
 // OllamaConfig is the "ollama" section of the config file.
@@ -140,7 +150,14 @@ type PermissionsConfig struct {
 // ServerConfig is one entry of "mcpServers". Credentials are only named here
 // (variable, file, command); they are resolved when the client is built.
 type ServerConfig struct {
-	Name           string
+	Name string
+	// FileName is the name another app's file gives the server when
+	// latch could not use it as it is (names.go), e.g. Cline's
+	// "github.com/owner/repo"; "" when Name is the file's.
+	FileName string
+	// Project is the project file the server comes from (project.go),
+	// "" for the person's own config.
+	Project        string
 	Transport      string            // "stdio", "http" (streamable HTTP) or "sse", normalised
 	Command        string            // stdio
 	Args           []string          // stdio
@@ -203,10 +220,11 @@ type ServerConfig struct {
 }
 
 // Find returns the path to load: flagPath if non-empty, else
-// $LATCH_CONFIG, else ./latch.json if it exists, else
-// $XDG_CONFIG_HOME/latch/config.json (XDG_CONFIG_HOME defaulting to
-// ~/.config) if it exists, else "". explicit reports whether the path came
-// from the flag or LATCH_CONFIG; then a missing file is an error.
+// $LATCH_CONFIG, else $XDG_CONFIG_HOME/latch/config.json
+// (XDG_CONFIG_HOME defaulting to ~/.config) if it exists, else "".
+// explicit reports whether the path came from the flag or LATCH_CONFIG;
+// then a missing file is an error. A ./latch.json is a project file,
+// merged onto this one (LoadWithProject), not loaded in its place.
 func Find(flagPath string, getenv func(string) string) (path string, explicit bool) {
 	home := getenv("HOME")
 	if flagPath != "" {
@@ -216,9 +234,6 @@ func Find(flagPath string, getenv func(string) string) (path string, explicit bo
 	if env := getenv("LATCH_CONFIG"); env != "" {
 		p, _ := ExpandHome(env, home)
 		return p, true
-	}
-	if _, err := os.Stat("latch.json"); err == nil {
-		return "latch.json", false
 	}
 	p := DefaultPath(getenv)
 	if p == "" {
@@ -271,7 +286,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 
 var (
 	topKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "mcpServers", "servers", "serve",
-		"system_prompt", "system_prompt_file", "instructions"}
+		"system_prompt", "system_prompt_file", "instructions", "import"}
 	ollamaKeys      = []string{"host", "think", "keep_alive", "options", "text_tool_calls", "max_tools", "embed_model", "truncate", "compact_at"}
 	permissionsKeys = []string{"mode", "allow", "rules"}
 	modes           = []string{"read_only", "ask", "approve", "auto"}
@@ -291,19 +306,37 @@ type loader struct {
 	foreign bool
 	ignored []string         // other apps' keys latch has no use for, for the one notice
 	inputs  map[string]Input // VS Code's "inputs", by id
+	// data is the file as written, std its standard JSON of the same
+	// length (jsonc.go): offsets into std are places in data.
+	data, std []byte
+	// mark is what ${input:ID} carries until the value is given; fromVar
+	// names the fields of the server being read that a variable went into
+	// (expand.go).
+	mark    string
+	fromVar map[string]bool
+	// imported is set for a file another's "import" names (import.go),
+	// project for a project file (project.go).
+	imported, project bool
 }
 
-// parse reads data as JSON; invalid JSON is an error naming the line
-// and column.
+// parse reads data as JSON, comments and trailing commas allowed
+// (jsonc.go); invalid JSON is an error naming the line and column. The
+// text as written and its standard form are kept for the places of later
+// errors and for duplicate keys.
 func (l *loader) parse(data []byte) (json.RawMessage, bool) {
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
-			l.errs = append(l.errs, fmt.Errorf("config %s:%d:%d: invalid JSON: %v", l.path, line, col, se))
+	std, err := standard(data)
+	if err != nil {
+		if se := (*syntaxError)(nil); errors.As(err, &se) {
+			l.errs = append(l.errs, fmt.Errorf("config %s: invalid JSON: %s", posAt(l.path, data, se.offset), se.msg))
 		} else {
 			l.errorf("", "", "invalid JSON: %v", err)
 		}
+		return nil, false
+	}
+	l.data, l.std = data, std
+	var raw json.RawMessage
+	if err := json.Unmarshal(std, &raw); err != nil {
+		l.errorf("", "", "invalid JSON: %v", err)
 		return nil, false
 	}
 	return raw, true
@@ -318,11 +351,13 @@ func (l *loader) load(data []byte) *Config {
 	if !ok {
 		return nil
 	}
-	l.duplicates(json.NewDecoder(bytes.NewReader(data)), nil)
+	l.duplicates(json.NewDecoder(bytes.NewReader(l.std)), nil)
+	top = l.vscodeSettings(top) // foreign.go
 	if l.foreign = isForeign(top); l.foreign {
 		l.ignoreForeign("", top, foreignTopKeys)
 		l.inputs = l.serverInputs(top["inputs"])
 		delete(top, "inputs")
+		l.latchSection(top) // import.go
 	}
 	l.unknownKeys("", "", top, topKeys)
 
@@ -371,11 +406,13 @@ func (l *loader) load(data []byte) *Config {
 		cfg.Servers = append(cfg.Servers, l.servers(key, top[key])...)
 	}
 	cfg.Servers = l.serversD(cfg.Servers) // serversd.go
+	l.imports(top["import"], cfg)         // import.go
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
 	l.ignoredNotice()
 	cfg.Warnings = l.warns
+	cfg.inputMark = l.mark
 	return cfg
 }
 

@@ -15,10 +15,11 @@ func fakeEnv(m map[string]string) func(string) string {
 }
 
 // findAndLoad is what a command does first: the file Find names for
-// flagPath (--config), loaded.
+// flagPath (--config), loaded, with the project files of the working
+// directory.
 func findAndLoad(flagPath string, getenv func(string) string) (*Config, error) {
 	path, _ := Find(flagPath, getenv)
-	return Load(path, getenv)
+	return LoadWithProject(path, ".", getenv)
 }
 
 // writeConfig writes body (with $TMP replaced by a fresh temp dir) to
@@ -373,19 +374,17 @@ func TestLoadConfigTokenFileUnreadable(t *testing.T) {
 func TestLoadConfigSyntaxError(t *testing.T) {
 	path := copyFixture(t, "syntax.json")
 	_, err := Load(path, fakeEnv(nil))
-	// The stray comma is at line 4, column 29; the error is seen at the "}" after it.
-	want := "config " + path + ":4:31: invalid JSON: invalid character '}' looking for beginning of object key string"
+	// The comma missing before "args" is seen at line 4, column 30.
+	want := "config " + path + `:4:30: invalid JSON: invalid character '"' after object value (expecting ',' or '}')`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant  %s", err, want)
 	}
 	path, _ = writeConfig(t, "{\n  \"model\": \"m\"")
-	if _, err := Load(path, fakeEnv(nil)); err == nil || !strings.Contains(err.Error(), path+":2:14: invalid JSON: unexpected end of JSON input") {
+	if _, err := Load(path, fakeEnv(nil)); err == nil || !strings.Contains(err.Error(), path+":2:14: invalid JSON: ") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
-// TestLoadConfigCollectsAll checks that every problem of a file is reported
-// at once, in a fixed order: top level first, then servers by name.
 func TestLoadConfigCollectsAll(t *testing.T) {
 	path := copyFixture(t, "invalid.json")
 	p := "config " + path + ": "
@@ -500,7 +499,7 @@ func TestFindConfig(t *testing.T) {
 	touch(xdgCfg)
 	check("XDG_CONFIG_HOME", "", xdgCfg, false)
 	touch(filepath.Join(work, "latch.json"))
-	check("./latch.json", "", "latch.json", false)
+	check("./latch.json is a project file, merged, not the config", "", xdgCfg, false)
 	env["LATCH_CONFIG"] = "/missing/env.json"
 	check("LATCH_CONFIG, even missing", "", "/missing/env.json", true)
 	check("flag, even missing", "/missing/flag.json", "/missing/flag.json", true)

@@ -24,7 +24,7 @@ import (
 // whoever wrote the file.
 
 // latchTopKeys are the top-level keys only latch's own format has.
-var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "serve"}
+var latchTopKeys = []string{"model", "ollama", "permissions", "theme", "mouse", "roots", "serve", "import"}
 
 // foreignTopKeys are other apps' top-level keys latch has no use for
 // (Claude Desktop: globalShortcut, preferences). VS Code's inputs is read
@@ -48,6 +48,24 @@ func foreignHint(k string, valid []string) string {
 		return hint
 	}
 	return ""
+}
+
+// vscodeSettings returns the "mcp" section of a VS Code settings.json
+// (its "servers" and "inputs"), read as a VS Code mcp.json; the editor's
+// own settings beside it are none of latch's business and are passed
+// over without a word. Any other file is returned as it is.
+func (l *loader) vscodeSettings(top map[string]json.RawMessage) map[string]json.RawMessage {
+	if top["mcp"] == nil || !isForeign(top) || top["servers"] != nil || top["mcpServers"] != nil {
+		return top
+	}
+	section, ok := l.object("", "mcp", top["mcp"])
+	if !ok {
+		return top
+	}
+	if top["latch"] != nil { // latch's settings beside the editor's (import.go)
+		section["latch"] = top["latch"]
+	}
+	return section
 }
 
 // isForeign reports whether a config file is of another app's shape.
@@ -193,44 +211,6 @@ func (l *loader) serverInputs(raw json.RawMessage) map[string]Input {
 		out[it.ID] = Input{ID: it.ID, Description: it.Description, Password: it.Password}
 	}
 	return out
-}
-
-// expandVars replaces the VS Code variables in a server's strings:
-// ${env:NAME} by latch's variable (empty when unset, as in VS Code),
-// ${workspaceFolder} by the folder the file is for (the one holding
-// .vscode, else the file's own). ${input:ID} stays: it is a value VS Code
-// asks the person for, and so does latch, once, at start (inputs.go); the
-// ids are noted in s.Inputs. Values are never quoted: they may be
-// credentials.
-func (l *loader) expandVars(s *ServerConfig, f *rawServerFields) {
-	expand := func(v string) string {
-		return vscodeVar.ReplaceAllStringFunc(v, func(m string) string {
-			sub := vscodeVar.FindStringSubmatch(m)
-			switch sub[1] {
-			case "env":
-				return l.getenv(sub[2])
-			case "workspaceFolder":
-				return l.workspace()
-			case "input":
-				if !slices.Contains(s.Inputs, sub[2]) {
-					s.Inputs = append(s.Inputs, sub[2])
-				}
-			}
-			return m
-		})
-	}
-	s.Command = expand(s.Command)
-	for i := range s.Args {
-		s.Args[i] = expand(s.Args[i])
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		s.Env[k] = expand(s.Env[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
-		s.Headers[k] = expand(s.Headers[k])
-	}
-	f.url = expand(f.url)
-	f.cwd = expand(f.cwd)
 }
 
 // workspace is what ${workspaceFolder} means for this file: the folder

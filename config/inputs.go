@@ -57,7 +57,7 @@ func (cfg *Config) FillInputs(values map[string]string) map[string]string {
 		}
 		fill := func(v string) string {
 			for _, id := range s.Inputs {
-				v = strings.ReplaceAll(v, "${input:"+id+"}", values[id])
+				v = strings.ReplaceAll(v, markedInput(id, cfg.inputMark), values[id])
 			}
 			return v
 		}

@@ -64,7 +64,7 @@ func WithRule(data []byte, spec permissions.RuleSpec) ([]byte, int, error) {
 	}
 	var want, got any
 	_ = json.Unmarshal(rule, &want)
-	if err := json.Unmarshal(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), &back); err != nil || len(back.Permissions.Rules) <= index ||
+	if err := json.Unmarshal(standardOr(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf"))), &back); err != nil || len(back.Permissions.Rules) <= index ||
 		json.Unmarshal(back.Permissions.Rules[index], &got) != nil || !reflect.DeepEqual(got, want) {
 		return nil, 0, errors.New("the rule could not be added to permissions.rules")
 	}
@@ -112,7 +112,7 @@ func insertRule(data, rule []byte) ([]byte, int, error) {
 // on a line of its own indented like the last element (or after "[" in
 // an empty array), and returns the array and v's index.
 func appendElement(arr, v []byte) ([]byte, int, error) {
-	dec := json.NewDecoder(bytes.NewReader(arr))
+	dec := json.NewDecoder(bytes.NewReader(standardOr(arr)))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return nil, 0, errors.New("permissions.rules: not a list")
 	}

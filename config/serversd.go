@@ -112,8 +112,8 @@ func (l *loader) serverFile(file, name string) (ServerConfig, bool) {
 	if !ok {
 		return ServerConfig{}, false
 	}
-	sub.duplicates(json.NewDecoder(bytes.NewReader(data)), []string{"mcpServers", name})
-	return sub.server(name, raw), true
+	sub.duplicates(json.NewDecoder(bytes.NewReader(sub.std)), []string{"mcpServers", name})
+	return sub.server(name, name, raw), true
 }
 
 // privateEnough refuses a servers.d folder or file that someone other

@@ -200,7 +200,7 @@ func TestConfigProjectFileWritableByOthersRefused(t *testing.T) {
 	t.Chdir(dir)
 	chmod(t, "latch.json", 0o646)
 	_, err := findAndLoad("", fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
-	refused(t, "a world-writable ./latch.json", err, "config latch.json:", "anyone may write it", "chmod o-w "+filepath.Join(dir, "latch.json"))
+	refused(t, "a world-writable ./latch.json", err, "config "+filepath.Join(dir, "latch.json")+":", "anyone may write it", "chmod o-w "+filepath.Join(dir, "latch.json"))
 }
 
 // TestConfigWritableByOthersRefused: a config file (found or given with

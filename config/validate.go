@@ -43,18 +43,34 @@ func (l *loader) servers(field string, raw json.RawMessage) []ServerConfig {
 	if !ok {
 		return nil
 	}
-	var out []ServerConfig
-	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		out = append(out, l.server(name, obj[name]))
+	keys := slices.Sorted(maps.Keys(obj))
+	var names map[string]string
+	if l.foreign {
+		names = safeNames(keys) // names.go
 	}
+	var out []ServerConfig
+	for _, key := range keys {
+		name := key
+		if n, ok := names[key]; ok && n != key {
+			name = n
+			l.warnf(fmt.Sprintf("server %q", shortKey(key)), "", "called %q in latch (its tools are %s__…): latch's server names keep to [a-z0-9_-]", name, name)
+		}
+		s := l.server(key, name, obj[key])
+		if name != key {
+			s.FileName = key
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b ServerConfig) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// server reads one server's entry: its fields, then the transport it
-// uses, then the checks of a stdio or a url server.
-func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
+// server reads one server's entry, the file's key for it, which latch
+// calls name: its fields, then the transport it uses, then the checks of
+// a stdio or a url server.
+func (l *loader) server(key, name string, raw json.RawMessage) ServerConfig {
 	s := ServerConfig{Name: name, Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
-	srv := fmt.Sprintf("server %q", name) // the scope of every message below
+	srv := fmt.Sprintf("server %q", shortKey(key)) // the scope of every message below
 	if !validServerName(name) {
 		l.errorf(srv, "name", "must match [a-z0-9_-]{1,32}")
 	}
@@ -67,12 +83,13 @@ func (l *loader) server(name string, raw json.RawMessage) ServerConfig {
 	}
 	l.unknownKeys(srv, "", obj, serverKeys)
 	f := l.serverFields(srv, obj, &s)
+	l.fromVar = nil
 	if l.foreign {
-		l.expandVars(&s, &f)
+		l.fromVar = l.expandVars(key, srv, &s, &f) // expand.go
 	}
 	// Checks that depend on the machine (variables, files, PATH) are left
 	// for /connect when the server is disabled.
-	live := !s.Disabled
+	live := !s.Disabled && !l.project
 	l.serverTransport(srv, obj, &s, f)
 	if s.Transport == "stdio" {
 		l.stdioServer(srv, obj, &s, f.cwd, live)
@@ -227,8 +244,8 @@ func (l *loader) headers(srv string, h map[string]string, plainRemote bool, u *u
 		case !credentialHeader(k):
 		case plainRemote:
 			l.errorf(srv, "headers."+k, "credentials require https (host %q is not loopback)", u.Hostname())
-		case l.foreign && strings.Contains(h[k], "${input:"):
-			// typed by the person at start, not in the file
+		case l.fromVar["headers."+k]:
+			// from a variable or typed by the person at start, not in the file
 		default:
 			l.warnf(srv, "headers."+k, "a literal credential in the config file; prefer token_env, token_file or token_command")
 		}

@@ -37,9 +37,10 @@ func Target(cfg *Config, getenv func(string) string, why string) (string, error)
 		}
 	}
 	if cfg.Foreign {
+		imp, _ := jsonValue(path)
 		return "", fmt.Errorf("%s is another app's config file, which latch does not change; "+
-			"%s, give latch its own config (a file with \"model\" and your servers, e.g. %s) and load it with --config",
-			path, why, cmp.Or(DefaultPath(getenv), "~/.config/latch/config.json"))
+			"%s, give latch its own config that imports it (e.g. %s holding {\"import\": %s}) and load it with --config",
+			path, why, cmp.Or(DefaultPath(getenv), "~/.config/latch/config.json"), imp)
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the notice says where, wherever latch was started
@@ -110,10 +111,11 @@ func withKey(data []byte, key string, value []byte) ([]byte, error) {
 	return append(out, rest...), nil
 }
 
-// keySpan finds, in a JSON object, the byte span of the top-level key's
+// keySpan finds, in a JSON object (comments allowed), the byte span of the top-level key's
 // value (start -1 when there is none) and the offset just after the
 // opening brace.
 func keySpan(data []byte, key string) (start, end, open int, err error) {
+	data = standardOr(data) // comments as spaces: the same offsets (jsonc.go)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {

@@ -135,7 +135,7 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 	}
 	sts := m.srv.Servers()
 	if len(sts) == 0 {
-		m.addNotice("no MCP servers are configured (add them under mcpServers in the config file)")
+		m.addNotice(strings.TrimRight("no MCP servers are configured (add them under mcpServers in the config file)\n"+m.sourceLines(), "\n"))
 		return nil
 	}
 	var b strings.Builder
@@ -149,8 +149,22 @@ func (m *Model) cmdServers(args []string) tea.Cmd {
 			fmt.Fprintf(&b, "  %-16s last error: %s\n", "", sanitize.Line(st.LastError))
 		}
 	}
+	b.WriteString(m.sourceLines())
 	m.addNotice(strings.TrimRight(b.String(), "\n"))
 	return nil
+}
+
+// sourceLines are the files the servers were read from (Options.Sources).
+func (m *Model) sourceLines() string {
+	var b strings.Builder
+	for i, s := range m.sources {
+		label := "read from:"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(&b, "  %-10s %s\n", label, sanitize.Line(s))
+	}
+	return b.String()
 }
 
 // writeCapabilities adds what a connected server offers, which of its

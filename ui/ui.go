@@ -83,6 +83,9 @@ type Options struct {
 	// --serve) listens and how many clients hold a session with it; the
 	// status line shows it. Send ServingChanged when the count changes.
 	Serving func() (addr string, clients int)
+	// Sources are the config files the servers were read from, one a
+	// line (config.Config.Sources); /servers shows them below its table.
+	Sources []string
 }
 
 // ServingChanged tells the model that Options.Serving has news: a client
@@ -121,6 +124,7 @@ type Model struct {
 	ruleFile      string                 // see Options.RuleFile
 	ruleFileErr   error                  // why no rule can be saved, from Options.RuleFile
 	serving       func() (string, int)   // see Options.Serving
+	sources       []string               // see Options.Sources
 	clipboard     func(string)           // see Options.Clipboard
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
@@ -196,6 +200,7 @@ func New(o Options) *Model {
 		m.ruleFile, m.ruleFileErr = o.RuleFile()
 	}
 	m.serving = o.Serving
+	m.sources = o.Sources
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
