@@ -183,6 +183,9 @@ func (x *exporter) event(e Event) {
 			s.block(e.Content, "text")
 		}
 	default:
+		if x.more(e) {
+			return
+		}
 		s.line(words("event "), val(e.Head().Type))
 		s.block(jsonText(e), "json")
 	}
