@@ -73,6 +73,10 @@ type Options struct {
 	// overrides the mode the session ran with (which is restored
 	// otherwise), with a notice.
 	ModeFromFlag bool
+	// ModelIsDefault says Model is only the config's (or LATCH_MODEL's),
+	// not --model's: on resume the model the session last used (its
+	// start, or /model) wins over it, with a notice (resumemodel.go).
+	ModelIsDefault bool
 
 	// ServerTools are, by server, the tools (their original names) its
 	// config's tools list offers to the model; a server not here offers
