@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -46,6 +47,10 @@ type LoggedResult struct {
 	Content string // the text, as the model would be given it (capped)
 	IsError bool   // the tool reported failure
 	Error   string // why the call gave no result
+	// Parts and Structured are a gateway client's result as the server
+	// sent it, as logged (JSON; empty when not logged): see
+	// loggedCallResult.
+	Parts, Structured json.RawMessage
 }
 
 // Waiting says whether the call still waits for a decision.
@@ -53,23 +58,25 @@ func (p ParkedCall) Waiting() bool { return p.Decision == "" }
 
 // parkedLine is the part of a logged event ParkedCalls reads.
 type parkedLine struct {
-	Type       string         `json:"type"`
-	Time       time.Time      `json:"time"`
-	ApprovalID string         `json:"approval_id"`
-	CallID     string         `json:"call_id"`
-	Client     string         `json:"client"`
-	Tool       string         `json:"tool"`
-	Arguments  map[string]any `json:"arguments"`
-	Expires    string         `json:"expires"`
-	Decision   string         `json:"decision"`
-	By         string         `json:"by"`
-	Reason     string         `json:"reason"`
-	Server     string         `json:"server"`
-	Digest     string         `json:"digest"`
-	Descr      string         `json:"description"`
-	Content    string         `json:"content"`
-	IsError    bool           `json:"is_error"`
-	Error      string         `json:"error"`
+	Type       string          `json:"type"`
+	Time       time.Time       `json:"time"`
+	ApprovalID string          `json:"approval_id"`
+	CallID     string          `json:"call_id"`
+	Client     string          `json:"client"`
+	Tool       string          `json:"tool"`
+	Arguments  map[string]any  `json:"arguments"`
+	Expires    string          `json:"expires"`
+	Decision   string          `json:"decision"`
+	By         string          `json:"by"`
+	Reason     string          `json:"reason"`
+	Server     string          `json:"server"`
+	Digest     string          `json:"digest"`
+	Descr      string          `json:"description"`
+	Content    string          `json:"content"`
+	IsError    bool            `json:"is_error"`
+	Error      string          `json:"error"`
+	Parts      json.RawMessage `json:"parts"`
+	Structured json.RawMessage `json:"structured_content"`
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -137,7 +144,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 						calls[i].Decision = "answered"
 					case calls[i].Started:
 						calls[i].Ran = true
-						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error}
+						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
+							Parts: e.Parts, Structured: e.Structured}
 					case calls[i].Decision == "approved" && e.Error != "":
 						calls[i].Refused = e.Error
 					}
