@@ -296,7 +296,8 @@ func New(o Options) *Session {
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
-			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir, Held: o.Held})
+			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir, Held: o.Held,
+			NoChat: o.NonInteractive})
 	}
 	return s
 }
