@@ -121,7 +121,9 @@ func (x *exporter) run(id string, events []Event) {
 	x.sink.begin("latch session " + sanitize.Line(id))
 	x.sink.heading(1, words("latch session "), val(id))
 	for _, e := range events {
-		x.event(Display(e))
+		if e = Display(e); !x.more(e) {
+			x.event(e)
+		}
 	}
 	x.sink.end()
 }
@@ -183,9 +185,6 @@ func (x *exporter) event(e Event) {
 			s.block(e.Content, "text")
 		}
 	default:
-		if x.more(e) {
-			return
-		}
 		s.line(words("event "), val(e.Head().Type))
 		s.block(jsonText(e), "json")
 	}
