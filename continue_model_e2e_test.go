@@ -50,7 +50,7 @@ func TestContinueKeepsTheModelOfSlashModel(t *testing.T) {
 	if got := reqs[len(reqs)-1].Model; got != other {
 		t.Errorf("--continue asked %s, want %s, the model /model chose", got, other)
 	}
-	if !strings.Contains(res.stderr, "model "+other+", as this session last used it (not "+e2eModel+" of the config") {
+	if !strings.Contains(res.stderr, "model "+other+", as this session last used it (not the configured "+e2eModel+"; --model chooses another)") {
 		t.Errorf("--continue did not say which model it took and why; stderr %q", res.stderr)
 	}
 

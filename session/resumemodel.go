@@ -10,8 +10,8 @@ func restoreModel(o *Options, logged string) (notices []string) {
 	case o.Model == "":
 		o.Model = logged
 	case o.ModelIsDefault:
-		notices = append(notices, "model "+logged+", as this session last used it (not "+o.Model+
-			" of the config; --model chooses another)")
+		notices = append(notices, "model "+logged+", as this session last used it (not the configured "+o.Model+
+			"; --model chooses another)")
 		o.Model = logged
 	default:
 		notices = append(notices, "--model "+o.Model+" overrides this session's model "+logged)
