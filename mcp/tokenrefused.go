@@ -54,6 +54,11 @@ func (c ServerConfig) hasAuthHeader() bool {
 // for an OAuth login, that it expired. Each says what to do: in the chat,
 // its commands; without one (-p, latch serve), no command of the chat's.
 func (m *Manager) authLost(s *server) string {
+	return m.red.apply(m.authWords(s)) // names only; redacted all the same
+}
+
+// authWords is authLost before redaction.
+func (m *Manager) authWords(s *server) string {
 	name := s.cfg.Name
 	if src := s.tokenSource(); src != "" && s.auth == nil {
 		if m.opts.NoChat {
