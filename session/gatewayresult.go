@@ -43,6 +43,11 @@ func loggedCallResult(r LoggedResult) *CallResult {
 		var v any
 		if json.Unmarshal(r.Structured, &v) == nil {
 			out.Structured = v
+			if len(parts) == 0 {
+				// Kept with it, so none were sent (the log leaves out
+				// an empty list).
+				out.Content = []map[string]any{}
+			}
 		}
 	}
 	return out
