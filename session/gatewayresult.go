@@ -10,6 +10,13 @@ import (
 // for a restart; a larger one comes back after a restart as its text.
 const maxKeptResult = 1 << 20
 
+// loggedParts are the fields of a tool_result that keepForClient fills,
+// as parkedIn reads them.
+type loggedParts struct {
+	Parts      json.RawMessage `json:"parts"`
+	Structured json.RawMessage `json:"structured_content"`
+}
+
 // keepForClient puts on a gateway client's tool_result (a call whose id is
 // an invocation id) the result as the server sent it, redacted: every
 // content part and the structured content, so that a gateway restarted

@@ -58,25 +58,24 @@ func (p ParkedCall) Waiting() bool { return p.Decision == "" }
 
 // parkedLine is the part of a logged event ParkedCalls reads.
 type parkedLine struct {
-	Type       string          `json:"type"`
-	Time       time.Time       `json:"time"`
-	ApprovalID string          `json:"approval_id"`
-	CallID     string          `json:"call_id"`
-	Client     string          `json:"client"`
-	Tool       string          `json:"tool"`
-	Arguments  map[string]any  `json:"arguments"`
-	Expires    string          `json:"expires"`
-	Decision   string          `json:"decision"`
-	By         string          `json:"by"`
-	Reason     string          `json:"reason"`
-	Server     string          `json:"server"`
-	Digest     string          `json:"digest"`
-	Descr      string          `json:"description"`
-	Content    string          `json:"content"`
-	IsError    bool            `json:"is_error"`
-	Error      string          `json:"error"`
-	Parts      json.RawMessage `json:"parts"`
-	Structured json.RawMessage `json:"structured_content"`
+	Type       string         `json:"type"`
+	Time       time.Time      `json:"time"`
+	ApprovalID string         `json:"approval_id"`
+	CallID     string         `json:"call_id"`
+	Client     string         `json:"client"`
+	Tool       string         `json:"tool"`
+	Arguments  map[string]any `json:"arguments"`
+	Expires    string         `json:"expires"`
+	Decision   string         `json:"decision"`
+	By         string         `json:"by"`
+	Reason     string         `json:"reason"`
+	Server     string         `json:"server"`
+	Digest     string         `json:"digest"`
+	Descr      string         `json:"description"`
+	Content    string         `json:"content"`
+	IsError    bool           `json:"is_error"`
+	Error      string         `json:"error"`
+	loggedParts
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
