@@ -15,7 +15,7 @@ func sessionOptions(s *settings, f flags, nonInteractive bool) session.Options {
 		Think: s.cfg.Ollama.Think, ThinkLevel: s.cfg.Ollama.ThinkLevel, Truncate: s.cfg.Ollama.Truncate,
 		KeepAlive: s.keepAlive, Options: s.cfg.Ollama.Options,
 		Servers: serverConfigs(s.cfg.Servers), Policy: s.policy(), NonInteractive: nonInteractive,
-		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "",
+		LogDir: s.stateDir, Getenv: s.getenv, ModeFromFlag: f.mode != "", ModelIsDefault: f.model == "",
 		GrantsFile:      session.GrantsFile(s.getenv),
 		NoTextToolCalls: !s.cfg.Ollama.TextToolCallsOn(),
 		ServerTools:     serverTools(s.cfg.Servers), MaxTools: s.cfg.Ollama.MaxTools,

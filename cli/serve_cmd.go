@@ -133,14 +133,13 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		return exitOK
 	}
 	if o.ID != "" {
-		n, err := sess.ResumeGateway()
+		_, err := sess.ResumeGateway()
 		if err != nil {
 			say(stderr, "latch serve: "+err.Error())
 			return exitError
 		}
 		if !a.quiet {
-			gateway.LogEvent(stderr, a.json, "resume", fmt.Sprintf("session %s resumed, %d parked calls taken up", o.ID, n),
-				map[string]any{"session": o.ID, "parked": n})
+			logResumed(stderr, a.json, o.ID, sess.GatewayWaiting())
 		}
 	}
 	var logw io.Writer

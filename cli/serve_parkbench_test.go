@@ -80,10 +80,10 @@ func TestServeParkedAtScale(t *testing.T) {
 
 	start = time.Now()
 	gw = startServeStdio(t, r)
-	took := gw.waitLine(t, "parked calls taken up")
+	took := gw.waitLine(t, "parked calls wait for a decision")
 	t.Logf("restart: %q %v after the start", took, time.Since(start).Round(time.Millisecond))
 	if !strings.Contains(took, fmt.Sprintf(" %d parked calls", n)) {
-		t.Errorf("the restarted gateway says %q, want %d calls taken up", took, n)
+		t.Errorf("the restarted gateway says %q, want %d calls waiting", took, n)
 	}
 	rss, hwm = procMemory(t, gw.cmd.Process.Pid)
 	t.Logf("restarted gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB", n, rss, hwm)

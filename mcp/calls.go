@@ -147,7 +147,7 @@ func (m *Manager) callError(ctx, cctx context.Context, stopped bool, err error, 
 		return fmt.Errorf("%w: %s gave no result within %s", ErrTimeout, name, timeout)
 	case c.isAuthError(err):
 		m.authExpired(s, c)
-		return fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, s.cfg.Name, s.cfg.Name, s.cfg.Name)
+		return fmt.Errorf("%w: %s %s", ErrNotConnected, s.cfg.Name, m.authLost(s))
 	case errors.Is(err, transport.ErrTransportClosed):
 		return fmt.Errorf("%w: %s went away during the call", ErrNotConnected, s.cfg.Name)
 	}
@@ -268,7 +268,7 @@ func (m *Manager) authExpired(s *server, c *conn) {
 	s.mu.Unlock()
 	m.rename()
 	go c.close()
-	reason := "the server answered 401"
+	reason := m.authLost(s)
 	if s.auth != nil {
 		reason = s.auth.Reason()
 	}

@@ -32,7 +32,7 @@ func (c ServerConfig) usesOAuth() bool {
 	if (t != TransportHTTP && t != TransportSSE) || c.Auth == AuthNone {
 		return false
 	}
-	return c.Auth == AuthOAuth || !c.hasCredential()
+	return c.Auth == AuthOAuth || !c.hasCredential() && !c.hasAuthHeader()
 }
 
 // newOAuthState makes the OAuth session of cfg (package oauth) and loads

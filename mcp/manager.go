@@ -51,6 +51,9 @@ type Options struct {
 	// OAuthHTTP is the client for authorization servers (default: one
 	// with a 30 s timeout).
 	OAuthHTTP *http.Client
+	// NoChat says no one can type a chat command (-p, latch serve): what
+	// latch says of a server suggests none (tokenrefused.go).
+	NoChat bool
 	// Held are latch's own credentials (the gateway's token): redacted
 	// as every server's are, and given to no server (see Held).
 	Held Held
@@ -523,6 +526,8 @@ func (m *Manager) dialFailed(s *server, gen int, err error) {
 			state = StateAuthExpired
 			if s.auth != nil {
 				err = errors.New(s.auth.Reason())
+			} else {
+				err = errors.New(m.authLost(s))
 			}
 		}
 	}

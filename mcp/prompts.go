@@ -250,7 +250,7 @@ func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[s
 		return nil, fmt.Errorf("%s gave no prompt %s within %s (its timeout)", server, name, timeout)
 	case c.isAuthError(err):
 		m.authExpired(s, c)
-		return nil, fmt.Errorf("%w: %s: authorization expired (401): /token %s or /connect %s", ErrNotConnected, server, server, server)
+		return nil, fmt.Errorf("%w: %s %s", ErrNotConnected, server, m.authLost(s))
 	case errors.Is(err, transport.ErrTransportClosed):
 		return nil, fmt.Errorf("%w: %s went away", ErrNotConnected, server)
 	}

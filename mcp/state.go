@@ -74,6 +74,9 @@ func (s Status) Summary() string {
 		if s.Login.OAuth {
 			return s.loginSummary()
 		}
+		if s.Reason != "" {
+			return s.Reason // what the server refused, and what to do (tokenrefused.go)
+		}
 		return fmt.Sprintf("auth expired: /token %s or /connect %s", s.Name, s.Name)
 	}
 	return s.State.String()

@@ -272,6 +272,11 @@ type ToolResultEvent struct {
 	// Resources are the URIs of the resources the result links to or
 	// embeds: @SERVER:URI attaches one to a message.
 	Resources []string `json:"resources,omitempty"`
+	// Parts and Structured are a gateway client's result as the server
+	// sent it (redacted): every content part and the structured content,
+	// so that a restarted gateway gives back the same (gatewayresult.go).
+	Parts      []map[string]any `json:"parts,omitempty"`
+	Structured any              `json:"structured_content,omitempty"`
 }
 
 // Notice is something the user should know that is not an error.

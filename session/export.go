@@ -121,7 +121,9 @@ func (x *exporter) run(id string, events []Event) {
 	x.sink.begin("latch session " + sanitize.Line(id))
 	x.sink.heading(1, words("latch session "), val(id))
 	for _, e := range events {
-		x.event(Display(e))
+		if e = Display(e); !x.more(e) {
+			x.event(e)
+		}
 	}
 	x.sink.end()
 }

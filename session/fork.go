@@ -65,6 +65,7 @@ func Fork(o Options, dir, parent string) (*Session, *Resumed, error) {
 	}
 	// The fork's settings are already the narrower; a --mode given now
 	// narrows them (it is in o.Policy), and never widens them.
+	narrowed := forkModeNotice(st.settings, out[len(out)-1].(*SettingsEvent), o.ModeFromFlag)
 	o.ModeFromFlag = false
 	s, r, err := Resume(o, dir, id)
 	if err != nil {
@@ -76,6 +77,9 @@ func Fork(o Options, dir, parent string) (*Session, *Resumed, error) {
 		note += fmt.Sprintf("; %d call(s) it was still waiting on stay there, not here", left)
 	}
 	s.resumeNotices = append([]string{note}, s.resumeNotices...)
+	if narrowed != "" {
+		s.resumeNotices = append(s.resumeNotices, narrowed)
+	}
 	r.Warnings = append(warns, r.Warnings...)
 	return s, r, nil
 }

@@ -80,8 +80,7 @@ func (s *Session) ResumeGateway() (int, error) {
 			if p.Result.Error != "" {
 				out.Error = p.Result.Error
 			} else {
-				out.Result = &CallResult{Text: p.Result.Content, IsError: p.Result.IsError,
-					Content: []map[string]any{{"type": "text", "text": p.Result.Content}}}
+				out.Result = loggedCallResult(p.Result)
 			}
 		case p.Decision == "expired":
 			out.Decision = GatewayExpired

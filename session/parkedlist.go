@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,6 +49,10 @@ type LoggedResult struct {
 	Content string // the text, as the model would be given it (capped)
 	IsError bool   // the tool reported failure
 	Error   string // why the call gave no result
+	// Parts and Structured are a gateway client's result as the server
+	// sent it, as logged (JSON; empty when not logged): see
+	// loggedCallResult.
+	Parts, Structured json.RawMessage
 }
 
 // Waiting says whether the call still waits for a decision.
@@ -72,6 +77,7 @@ type parkedLine struct {
 	Content    string         `json:"content"`
 	IsError    bool           `json:"is_error"`
 	Error      string         `json:"error"`
+	loggedParts
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -139,7 +145,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 						calls[i].Decision = "answered"
 					case calls[i].Started:
 						calls[i].Ran = true
-						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error}
+						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
+							Parts: e.Parts, Structured: e.Structured}
 					case calls[i].Decision == "approved" && e.Error != "":
 						calls[i].Refused = e.Error
 					}

@@ -46,7 +46,8 @@ type Resumed struct {
 
 // Resume reopens session id from its log in dir: the conversation, the
 // parked approvals and the calls in doubt. New events are appended to the
-// same log. o.Model, when set, overrides the logged model.
+// same log. o.Model, when set, overrides the logged model, unless
+// o.ModelIsDefault (see restoreModel).
 func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 	if err := Exists(dir, id); err != nil {
 		return nil, nil, err
@@ -68,10 +69,8 @@ func Resume(o Options, dir, id string) (*Session, *Resumed, error) {
 		lock.Release()
 		return nil, nil, gatewayRunError{id}
 	}
-	if o.Model == "" {
-		o.Model = st.model
-	}
-	notices := restoreSettings(&o, st.settings)
+	notices := restoreModel(&o, st.model)
+	notices = append(notices, restoreSettings(&o, st.settings)...)
 	notices = append(notices, restoreInstructions(&o, st.instructions)...)
 	o.ID, o.LogDir, o.lock = id, dir, lock
 	s := New(o)

@@ -75,6 +75,10 @@ type Options struct {
 	// overrides the mode the session ran with (which is restored
 	// otherwise), with a notice.
 	ModeFromFlag bool
+	// ModelIsDefault says Model is only the config's (or LATCH_MODEL's),
+	// not --model's: on resume the model the session last used (its
+	// start, or /model) wins over it, with a notice (resumemodel.go).
+	ModelIsDefault bool
 
 	// ServerTools are, by server, the tools (their original names) its
 	// config's tools list offers to the model; a server not here offers
@@ -294,7 +298,8 @@ func New(o Options) *Session {
 	s.gate.SetSaved(s.saved.grants())
 	if len(o.Servers) > 0 {
 		s.servers = mcp.New(o.Servers, mcp.Options{OnEvent: s.mcpEvent, Getenv: o.Getenv, Roots: o.Roots,
-			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir, Held: o.Held})
+			Elicit: s.elicit, Sample: s.sample, OpenBrowser: o.OpenBrowser, AuthDir: o.AuthDir, Held: o.Held,
+			NoChat: o.NonInteractive})
 	}
 	return s
 }

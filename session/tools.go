@@ -464,6 +464,7 @@ func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err 
 	for _, r := range res.Resources {
 		ev.Resources = append(ev.Resources, r.URI)
 	}
+	keepForClient(c.id, ev, res)
 	s.publish(ev)
 	crashAt("after-result")
 	return res, ""

@@ -38,11 +38,8 @@ func (m *Model) handleServerStatus(e *session.ServerStatusEvent) {
 	case session.StateFailed.String(), session.StateDisconnected.String():
 		m.addError(e.Failure() + fmt.Sprintf("\n/connect %s retries · /logs %s shows its log", name, name))
 	case session.StateAuthExpired.String():
-		if strings.Contains(e.Summary, "/login") {
-			m.addError(fmt.Sprintf("MCP server %s %s", name, sanitize.Line(e.Summary)))
-			break
-		}
-		m.addError(fmt.Sprintf("MCP server %s: authorization expired (401): /token %s sets a new token, /connect %s re-reads the configured one", name, name, name))
+		// A login expired (/login), or a token refused: what, from where, and what to do.
+		m.addError(fmt.Sprintf("MCP server %s %s", name, sanitize.Line(e.Summary)))
 	case session.StateClosed.String():
 		if prev.state != "" && prev.state != e.State {
 			m.addNotice(name + " closed")
