@@ -106,6 +106,10 @@ type TurnDone struct {
 	// in the conversation; the screen gives it back to the input
 	// (unsent.go).
 	Unsent bool `json:"unsent,omitempty"`
+	// TooLong: Unsent, because the prompt was too long for the context
+	// (room can be made; a refused think level or an Ollama not running
+	// needs something else).
+	TooLong bool `json:"too_long,omitempty"`
 }
 
 // Metrics are Ollama's figures for a reply.

@@ -43,10 +43,11 @@ func (r round) cutOff() bool {
 func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pending []api.ToolCall) {
 	defer close(done)
 	var (
-		reason  = ReasonStop
-		metrics Metrics
-		model   = s.Model()
-		unsent  bool
+		reason      = ReasonStop
+		metrics     Metrics
+		model       = s.Model()
+		unsent      bool
+		tooLongSent bool
 	)
 	s.runCalls(ctx, turn, pending)
 	for n := 0; ; n++ {
@@ -58,7 +59,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		metrics = metricsOf(r.last)
 		s.noteReply(turn, r)
 		reason = r.endReason(reason)
-		unsent = r.unsent
+		unsent, tooLongSent = r.unsent, r.unsent && tooLong(r.err)
 		if r.err != nil {
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(turn, r, model)})
 		}
@@ -75,7 +76,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 	s.mu.Lock()
 	s.cancel = nil
 	s.mu.Unlock()
-	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics, Unsent: unsent})
+	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics, Unsent: unsent, TooLong: tooLongSent})
 }
 
 // endReason is why the turn ends with this reply, or prev when the reply
