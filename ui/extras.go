@@ -43,11 +43,14 @@ func (m *Model) relayoutAll() {
 }
 
 // copiedMsg reports a copy to the clipboard: the last answer's characters
-// (ctrl+y), or what copy mode copied and its lines.
+// (ctrl+y), or what copy mode copied and its lines, or a link (label);
+// and how sure it is to have arrived.
 type copiedMsg struct {
-	n     int
-	what  string
-	lines int
+	n      int
+	what   string
+	lines  int
+	label  string
+	report copyReport
 }
 
 // copyLast puts the last answer on the clipboard through the terminal
@@ -61,16 +64,15 @@ func (m *Model) copyLast() tea.Cmd {
 	}
 	clip := m.clipboard
 	return func() tea.Msg {
-		clip(text)
-		return copiedMsg{n: len([]rune(text))}
+		return copiedMsg{n: len([]rune(text)), report: clip(text)}
 	}
 }
 
 // clipboardDoor is the one door of every copy to clip: pasted text is
 // typed into whatever has the focus, so no control character but newline
 // and tab gets in.
-func clipboardDoor(clip func(string)) func(string) {
-	return func(text string) { clip(sanitize.Clipboard(text)) }
+func clipboardDoor(clip copier) copier {
+	return func(text string) copyReport { return clip(sanitize.Clipboard(text)) }
 }
 
 // terminalClipboard copies text through the terminal (OSC 52).
