@@ -215,6 +215,9 @@ type ToolCallEvent struct {
 	// ReadOnly and Destructive are the tool's hints, for the card and modal.
 	ReadOnly    bool `json:"read_only,omitempty"`
 	Destructive bool `json:"destructive,omitempty"`
+	// Unsaid: Destructive only by the spec's default (the server gave
+	// no hint), not by the server's word.
+	Unsaid bool `json:"destructive_unsaid,omitempty"`
 	// FromText is set when the model wrote the call as text in its reply
 	// rather than as a tool call, and latch recovered it (textcalls.go).
 	FromText bool `json:"from_text,omitempty"`
