@@ -83,6 +83,10 @@ type AssistantMessage struct {
 	// Partial is set when the reply did not finish: it was cancelled, cut
 	// off or broken by an error. The text is what arrived.
 	Partial bool `json:"partial,omitempty"`
+	// Written is the reply as the model wrote it when it wrote tool calls
+	// as text (textcalls.go): Content is then the prose around them, the
+	// calls their own tool_call events (from_text).
+	Written string `json:"written,omitempty"`
 }
 
 // Turn end reasons, in TurnDone.Reason.

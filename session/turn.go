@@ -159,12 +159,13 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 	r.req = req
 	r.unsent = s.settleUnsent(turn, r)
 	partial := r.cancelled || r.err != nil
-	content := r.content
+	content, written := r.content, ""
 	if calls, prose, ok := s.recoverTextCalls(req, r); ok {
 		// Calls written as text: the model's copy of the reply carries
 		// them as tool calls, as if it had made them properly, so that
-		// the results that follow answer them.
-		r.calls, content = calls, prose
+		// the results that follow answer them; the screen shows their
+		// cards in their place, and the prose around them.
+		r.calls, content, written = calls, prose, r.content
 	}
 	switch {
 	case !partial && r.started():
@@ -178,7 +179,7 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 	}
 	if r.content != "" || r.thinking != "" {
 		s.publish(&AssistantMessage{Header: s.header(TypeAssistantMessage), Turn: turn, Round: n,
-			Content: r.content, Thinking: r.thinking, Partial: partial})
+			Content: content, Written: written, Thinking: r.thinking, Partial: partial})
 	}
 	return r
 }
