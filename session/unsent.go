@@ -56,13 +56,13 @@ func (s *Session) dropUnsent() bool {
 
 // settleUnsent decides the unsent message once a request is over: dropped
 // when Ollama refused the request (400: the prompt too long for the
-// context, a think level it does not take, …) or could not be reached
-// before any reply came, otherwise taken. It reports whether it was dropped.
+// context, a think level it does not take, …) or the connection failed
+// (Ollama not running, or killed) before any reply came, otherwise taken. It reports whether it was dropped.
 func (s *Session) settleUnsent(turn int, r round) bool {
 	var se api.StatusError
 	var ue *url.Error
 	if r.err != nil && !r.cancelled && !r.started() && (errors.As(r.err, &se) && se.StatusCode == http.StatusBadRequest ||
-		errors.As(r.err, &ue) && isUnreachable(ue.Err)) { // Ollama not running: nothing answered
+		errors.As(r.err, &ue)) { // Ollama not running, or gone before a word: nothing answered
 		return s.dropUnsent()
 	}
 	s.takeUnsent(turn)
