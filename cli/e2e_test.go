@@ -327,15 +327,19 @@ func TestE2EUnreachable(t *testing.T) {
 		t.Errorf("%d error entries below the prompt, want 1; screen:\n%s", n, dumpScreen(scr))
 	}
 
+	// The message was never sent: it stays in the input, not cleared.
+	tm.waitScreen(t, 5*time.Second, "the unsent message kept in the input", func(s string) bool {
+		return inputText(s) == prompt
+	})
 	// Still running and usable: typing still reaches the input line.
 	select {
 	case <-tm.exited:
 		t.Fatalf("latch exited after the error; screen:\n%s", dumpScreen(tm.screen()))
 	case <-time.After(300 * time.Millisecond):
 	}
-	tm.typeKeys("still here")
+	tm.typeKeys(" still here")
 	tm.waitScreen(t, 5*time.Second, "typing after the error", func(s string) bool {
-		return inputText(s) == "still here"
+		return inputText(s) == prompt+" still here"
 	})
 	quitAndCheck(t, tm)
 }

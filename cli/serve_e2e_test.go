@@ -147,10 +147,13 @@ func TestServeAllowedCallReturnsUpstreamResult(t *testing.T) {
 	}
 }
 
+// A call of an unlisted tool in read_only is refused, naming the mode; the
+// first refusal says how to have such calls wait for a person instead
+// (--mode ask or approve, serve.park_unlisted), the second does not repeat it.
 func TestServeReadOnlyUnlistedIsDenied(t *testing.T) {
 	r := newPromptRig(t, nil, true)
-	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{createAlice}})
-	if len(res.Calls) != 1 || res.Calls[0].Result == nil {
+	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{createAlice, createAlice}})
+	if len(res.Calls) != 2 || res.Calls[0].Result == nil || res.Calls[1].Result == nil {
 		t.Fatalf("call: %+v", res)
 	}
 	got := res.Calls[0].Result
@@ -158,6 +161,14 @@ func TestServeReadOnlyUnlistedIsDenied(t *testing.T) {
 	if !got.IsError || !strings.Contains(text, "denied") || !strings.Contains(text, "read_only") ||
 		!strings.Contains(text, "mem__create_entities") {
 		t.Errorf("want an error result naming read_only; got %+v", got)
+	}
+	for _, want := range []string{"--mode ask", "--mode approve", "park_unlisted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the first refusal does not say %q: %s", want, text)
+		}
+	}
+	if again, _ := res.Calls[1].Result.Content[0]["text"].(string); !res.Calls[1].Result.IsError || strings.Contains(again, "park_unlisted") {
+		t.Errorf("the second refusal repeats the hint, or is no refusal: %s", again)
 	}
 	if n := r.memCalls("create_entities"); n != 0 {
 		t.Errorf("a denied call reached server-memory %d times", n)

@@ -76,6 +76,7 @@ type Gateway struct {
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
 	parks  map[string]bool   // the served tools whose calls park
+	hinted map[string]bool   // the tools whose refusal said how to make it wait (waitHint)
 	logMu  sync.Mutex
 	tasks  taskTable // the tasks of calls that did not park (tasks.go)
 
@@ -275,7 +276,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 	case out.Decision == session.GatewayUnknown:
 		return errorResult(goneTool(name)), nil
 	case out.Decision == session.GatewayDenied:
-		return errorResult("denied: " + out.Reason), nil
+		return errorResult("denied: " + out.Reason + g.waitHint(name, out)), nil
 	case out.Decision == session.GatewayParked:
 		return awaitingResult(out), nil
 	case out.Result == nil:

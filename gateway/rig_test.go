@@ -67,12 +67,19 @@ func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, 
 // first connect over, and the gateway.
 func newGateway(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
 	t.Helper()
-	ol := ollamatest.New()
-	t.Cleanup(ol.Close)
-	so.Client, so.Host, so.NonInteractive, so.Servers = ol.Client(), ol.Host(), true, servers
 	if so.Policy.Mode == permissions.ReadOnly {
 		so.Policy.Mode = permissions.Auto
 	}
+	return newGatewayIn(t, o, follow, so, servers...)
+}
+
+// newGatewayIn is newGateway in so's mode as it is, read_only for the
+// zero mode.
+func newGatewayIn(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
+	t.Helper()
+	ol := ollamatest.New()
+	t.Cleanup(ol.Close)
+	so.Client, so.Host, so.NonInteractive, so.Servers = ol.Client(), ol.Host(), true, servers
 	sess := session.New(so)
 	t.Cleanup(sess.Close)
 	sub := sess.Subscribe()

@@ -67,6 +67,10 @@ type AssistantMessage struct {
 	// Partial is set when the reply did not finish: it was cancelled, cut
 	// off or broken by an error. The text is what arrived.
 	Partial bool `json:"partial,omitempty"`
+	// Written is the reply as the model wrote it when it wrote tool calls
+	// as text (textcalls.go): Content is then the prose around them, the
+	// calls their own tool_call events (from_text).
+	Written string `json:"written,omitempty"`
 }
 
 // Turn end reasons, in TurnDone.Reason.
@@ -90,6 +94,10 @@ type TurnDone struct {
 	// in the conversation; the screen gives it back to the input
 	// (unsent.go).
 	Unsent bool `json:"unsent,omitempty"`
+	// TooLong: Unsent, because the prompt was too long for the context
+	// (room can be made; a refused think level or an Ollama not running
+	// needs something else).
+	TooLong bool `json:"too_long,omitempty"`
 }
 
 // Metrics are Ollama's figures for a reply.
@@ -195,6 +203,9 @@ type ToolCallEvent struct {
 	// ReadOnly and Destructive are the tool's hints, for the card and modal.
 	ReadOnly    bool `json:"read_only,omitempty"`
 	Destructive bool `json:"destructive,omitempty"`
+	// Unsaid: Destructive only by the spec's default (the server gave
+	// no hint), not by the server's word.
+	Unsaid bool `json:"destructive_unsaid,omitempty"`
 	// FromText is set when the model wrote the call as text in its reply
 	// rather than as a tool call, and latch recovered it (textcalls.go).
 	FromText bool `json:"from_text,omitempty"`

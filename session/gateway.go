@@ -60,6 +60,7 @@ type GatewayOutcome struct {
 	Result   *CallResult // an allowed call's upstream result, redacted
 	Error    string      // why an allowed call gave no result
 	Expires  time.Time   // when a parked call stops waiting
+	Unlisted bool        // denied only as not allow-listed in read_only: it could wait for a person instead
 }
 
 // GatewayCall takes a client's call through the gate exactly as a model's
@@ -98,7 +99,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}()
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
-		Client: gc.Client})
+		Unsaid: c.tool.DestructiveUnsaid(), Client: gc.Client})
 	out := GatewayOutcome{ID: c.id}
 	if !c.known {
 		s.fail(c, s.unknownTool(c.name))
@@ -117,6 +118,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}
 	if v.Decision != permissions.Allow || !v.Allowed() {
 		out.Decision, out.Reason = GatewayDenied, gatewayDenial(c, v)
+		out.Unlisted = v.Decision == permissions.Deny && v.Mode == permissions.ReadOnly && v.Rule == ""
 		s.deny(c, permissions.ByPolicy, out.Reason, "denied: "+out.Reason)
 		return out
 	}

@@ -46,9 +46,10 @@ func TestTextToolCallRuns(t *testing.T) {
 	if got := h.notes.readCount(); got != 1 {
 		t.Errorf("read_note ran %d times, want 1", got)
 	}
-	// The user saw what the model wrote, as it wrote it.
-	if msgs := of[*session.AssistantMessage](evs); len(msgs) != 2 || msgs[0].Content != written {
-		t.Errorf("assistant messages = %+v, want the text of the call first", msgs)
+	// The user sees the prose, the call's card in its place; the log
+	// keeps what the model wrote, as it wrote it.
+	if msgs := of[*session.AssistantMessage](evs); len(msgs) != 2 || msgs[0].Content != "Let me read it." || msgs[0].Written != written {
+		t.Errorf("assistant messages = %+v, want the prose first, the text of the call kept as written", msgs)
 	}
 
 	// The model's next request: its reply as a proper call, then the

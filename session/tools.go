@@ -181,7 +181,7 @@ func (s *Session) lookUp(turn int, call api.ToolCall) *toolCall {
 	c.perm = s.gateCall(c.tool, c.args)
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), Turn: turn, CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
-		FromText: s.fromTextCall(c.id)})
+		Unsaid: c.tool.DestructiveUnsaid(), FromText: s.fromTextCall(c.id)})
 	s.mu.Lock()
 	c.dismissed = s.dismissed[c.id]
 	c.prior, c.hasPrior = s.decided[c.id]

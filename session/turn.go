@@ -45,10 +45,11 @@ func (r round) cutOff() bool {
 func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pending []api.ToolCall) {
 	defer close(done)
 	var (
-		reason  = ReasonStop
-		metrics Metrics
-		model   = s.Model()
-		unsent  bool
+		reason      = ReasonStop
+		metrics     Metrics
+		model       = s.Model()
+		unsent      bool
+		tooLongSent bool
 	)
 	s.runCalls(ctx, turn, pending)
 	for n := 0; ; n++ {
@@ -60,7 +61,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 		metrics = metricsOf(r.last)
 		s.noteReply(turn, r)
 		reason = r.endReason(reason)
-		unsent = r.unsent
+		unsent, tooLongSent = r.unsent, r.unsent && tooLong(r.err)
 		if r.err != nil {
 			s.publish(&Error{Header: s.header(TypeError), Turn: turn, Message: s.describeChat(turn, r, model)})
 		}
@@ -77,7 +78,7 @@ func (s *Session) runTurn(ctx context.Context, turn int, done chan struct{}, pen
 	s.mu.Lock()
 	s.cancel = nil
 	s.mu.Unlock()
-	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics, Unsent: unsent})
+	s.publish(&TurnDone{Header: s.header(TypeTurnDone), Turn: turn, Reason: reason, Metrics: metrics, Unsent: unsent, TooLong: tooLongSent})
 }
 
 // endReason is why the turn ends with this reply, or prev when the reply
@@ -160,12 +161,13 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 	r.req = req
 	r.unsent = s.settleUnsent(turn, r)
 	partial := r.cancelled || r.err != nil
-	content := r.content
+	content, written := r.content, ""
 	if calls, prose, ok := s.recoverTextCalls(req, r); ok {
 		// Calls written as text: the model's copy of the reply carries
 		// them as tool calls, as if it had made them properly, so that
-		// the results that follow answer them.
-		r.calls, content = calls, prose
+		// the results that follow answer them; the screen shows their
+		// cards in their place, and the prose around them.
+		r.calls, content, written = calls, prose, r.content
 	}
 	switch {
 	case !partial && r.started():
@@ -179,7 +181,7 @@ func (s *Session) stream(ctx context.Context, turn, n int) round {
 	}
 	if r.content != "" || r.thinking != "" {
 		s.publish(&AssistantMessage{Header: s.header(TypeAssistantMessage), Turn: turn, Round: n,
-			Content: r.content, Thinking: r.thinking, Partial: partial})
+			Content: content, Written: written, Thinking: r.thinking, Partial: partial})
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/ollama/ollama/api"
@@ -55,11 +56,13 @@ func (s *Session) dropUnsent() bool {
 
 // settleUnsent decides the unsent message once a request is over: dropped
 // when Ollama refused the request (400: the prompt too long for the
-// context, a think level it does not take, …) before any reply came,
-// otherwise taken. It reports whether it was dropped.
+// context, a think level it does not take, …) or the connection failed
+// (Ollama not running, or killed) before any reply came, otherwise taken. It reports whether it was dropped.
 func (s *Session) settleUnsent(turn int, r round) bool {
 	var se api.StatusError
-	if r.err != nil && !r.cancelled && !r.started() && errors.As(r.err, &se) && se.StatusCode == http.StatusBadRequest {
+	var ue *url.Error
+	if r.err != nil && !r.cancelled && !r.started() && (errors.As(r.err, &se) && se.StatusCode == http.StatusBadRequest ||
+		errors.As(r.err, &ue)) { // Ollama not running, or gone before a word: nothing answered
 		return s.dropUnsent()
 	}
 	s.takeUnsent(turn)

@@ -39,6 +39,7 @@ type card struct {
 	args      map[string]any
 	readOnly  bool
 	destroys  bool
+	unsaid    bool // destroys only by the spec's default: the server gave no hint
 	fromText  bool // the model wrote the call as text; latch recovered it
 	state     cardState
 	approval  string // the approval id while parked
@@ -145,6 +146,8 @@ func (c *card) headline(now time.Time) string {
 	switch {
 	case c.readOnly:
 		hint = " · read-only"
+	case c.destroys && c.unsaid:
+		hint = " · may change data"
 	case c.destroys:
 		hint = " · destructive"
 	}
@@ -305,7 +308,7 @@ func (m *Model) onToolCall(e *session.ToolCallEvent) {
 		// unfinished (in doubt, asked, parked): it is that call, so its
 		// card is settled in place rather than drawn twice.
 		c := en.card
-		c.server, c.tool, c.args, c.readOnly, c.destroys = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive
+		c.server, c.tool, c.args, c.readOnly, c.destroys, c.unsaid = e.Server, e.Tool, e.Arguments, e.ReadOnly, e.Destructive, e.Unsaid
 		c.fromText = c.fromText || e.FromText
 		c.argsLines = nil
 		c.replayed, c.inDoubt, c.reason = false, false, ""
@@ -316,7 +319,7 @@ func (m *Model) onToolCall(e *session.ToolCallEvent) {
 		return
 	}
 	c := &card{callID: e.CallID, client: e.Client, server: e.Server, tool: e.Tool, args: e.Arguments,
-		readOnly: e.ReadOnly, destroys: e.Destructive, fromText: e.FromText, clock: m.now, replayed: m.replaying}
+		readOnly: e.ReadOnly, destroys: e.Destructive, unsaid: e.Unsaid, fromText: e.FromText, clock: m.now, replayed: m.replaying}
 	m.cards[e.CallID] = m.chat.add(&entry{kind: toolEntry, turn: e.Turn, card: c})
 }
 

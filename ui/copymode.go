@@ -131,21 +131,29 @@ func (m *Model) copyText(what, text string) tea.Cmd {
 	text = sanitize.Clipboard(text)
 	lines := strings.Count(text, "\n") + 1
 	return func() tea.Msg {
-		clip(text)
-		return copiedMsg{what: what, lines: lines}
+		return copiedMsg{what: what, lines: lines, report: clip(text)}
 	}
 }
 
-// copiedNotice says what a copy put on the clipboard.
+// copiedNotice says what a copy put on the clipboard: copied, when a
+// clipboard command took it; else that it went through the terminal and
+// may not have arrived, and what to do about it (copyReport).
 func copiedNotice(msg copiedMsg) string {
-	if msg.what == "" {
-		return fmt.Sprintf("copied the last answer (%d characters) through the terminal (OSC 52)", msg.n)
+	var what string
+	switch {
+	case msg.label != "":
+		what = sanitize.Line(msg.label)
+	case msg.what == "":
+		what = fmt.Sprintf("the last answer (%d characters)", msg.n)
+	case msg.lines == 1:
+		what = fmt.Sprintf("1 line (%s)", sanitize.Line(msg.what))
+	default:
+		what = fmt.Sprintf("%d lines (%s)", msg.lines, sanitize.Line(msg.what))
 	}
-	unit := "lines"
-	if msg.lines == 1 {
-		unit = "line"
+	if msg.report.sure {
+		return "copied " + what + " to the clipboard"
 	}
-	return fmt.Sprintf("copied %d %s (%s) through the terminal (OSC 52)", msg.lines, unit, sanitize.Line(msg.what))
+	return "sent " + what + " to the terminal (OSC 52); it may not reach the clipboard: " + msg.report.hint
 }
 
 // copyBox is copy mode's list, drawn at the bottom of the chat.

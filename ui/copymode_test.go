@@ -16,7 +16,7 @@ func copyHarness(t *testing.T) (*fakeHarness, *[]string) {
 	t.Helper()
 	fh := newFakeHarness(t, 80, 30)
 	var clips []string
-	fh.m.clipboard = clipboardDoor(func(s string) { clips = append(clips, s) })
+	fh.m.clipboard = clipboardDoor(surely(func(s string) { clips = append(clips, s) }))
 	hd := session.Header{}
 	reply := "Here:\n\n```go\nfmt.Println(\"hi\")\nx := 1\n```\n\nand\n\n~~~\nls -l\n~~~\n"
 	fh.m.replaying = true // no modal opens

@@ -89,7 +89,7 @@ func TestElicitScreens(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "auth")
 			ev := longURLEvent()
 			var copied []string
-			s.m.clipboard = func(text string) { copied = append(copied, text) }
+			s.m.clipboard = surely(func(text string) { copied = append(copied, text) })
 			s.feed(&session.UserMessage{Turn: 1, Text: "what is on my calendar?"}, ev)
 			pastGuard(s.m)
 			v := s.m.View()

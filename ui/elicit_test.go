@@ -164,7 +164,9 @@ func TestURLRequestKeys(t *testing.T) {
 	h.ask("desk__open_link")
 	pastGuard(h.m)
 	_, cmd := h.m.Update(runes("c"))
-	runCmd(cmd)
+	for _, msg := range runCmd(cmd) { // the copy, then its notice
+		h.m.Update(msg)
+	}
 	if card := h.result(); !strings.Contains(card, `{"action":"accept"}`) || len(o.copies) != 1 || o.copies[0] != link ||
 		!strings.Contains(allText(h.m), "copied the link to sign.example.com") {
 		t.Fatalf("c: copied %v, result:\n%s", o.copies, card)

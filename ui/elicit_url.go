@@ -36,8 +36,8 @@ func (m *Model) handleURLKey(fm *formModal, msg tea.KeyMsg) tea.Cmd {
 	case isRune(msg, 'c', 'C'):
 		clip := m.clipboard
 		m.answerForm(fm, session.ElicitAccept, nil)
-		m.addNotice(fmt.Sprintf("copied the link to %s through the terminal (OSC 52)", sanitize.Line(fm.ev.Domain)))
-		return func() tea.Msg { clip(link); return nil }
+		label := "the link to " + sanitize.Line(fm.ev.Domain)
+		return func() tea.Msg { return copiedMsg{label: label, report: clip(link)} }
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ type entry struct {
 
 	stream *mdStream // the reply's markdown, while it streams
 	think  *mdStream // the thinking trace, while it streams
+	held   heldCall  // a tool call being written as text, kept off the stream (streamcall.go)
 
 	width int      // the width lines were laid out for
 	lines []string // cached layout of a finished entry
@@ -168,7 +169,9 @@ func (e *entry) addContent(r *mdRenderer, delta string, width int) {
 	if e.stream == nil {
 		e.stream = &mdStream{width: width}
 	}
-	e.stream.append(r, delta)
+	if shown := e.held.pass(delta); shown != "" {
+		e.stream.append(r, shown)
+	}
 }
 
 // addThinking appends a thinking delta to a streaming reply.

@@ -43,11 +43,14 @@ func (m *Model) relayoutAll() {
 }
 
 // copiedMsg reports a copy to the clipboard: the last answer's characters
-// (ctrl+y), or what copy mode copied and its lines.
+// (ctrl+y), or what copy mode copied and its lines, or a link (label);
+// and how sure it is to have arrived.
 type copiedMsg struct {
-	n     int
-	what  string
-	lines int
+	n      int
+	what   string
+	lines  int
+	label  string
+	report copyReport
 }
 
 // copyLast puts the last answer on the clipboard through the terminal
@@ -61,16 +64,15 @@ func (m *Model) copyLast() tea.Cmd {
 	}
 	clip := m.clipboard
 	return func() tea.Msg {
-		clip(text)
-		return copiedMsg{n: len([]rune(text))}
+		return copiedMsg{n: len([]rune(text)), report: clip(text)}
 	}
 }
 
 // clipboardDoor is the one door of every copy to clip: pasted text is
 // typed into whatever has the focus, so no control character but newline
 // and tab gets in.
-func clipboardDoor(clip func(string)) func(string) {
-	return func(text string) { clip(sanitize.Clipboard(text)) }
+func clipboardDoor(clip copier) copier {
+	return func(text string) copyReport { return clip(sanitize.Clipboard(text)) }
 }
 
 // terminalClipboard copies text through the terminal (OSC 52).
@@ -91,26 +93,56 @@ func (m *Model) clipboardText() string {
 	return ""
 }
 
-// helpLines are the overview's lines: the keys, then the commands.
+// helpLines are the overview's lines: the keys, then the commands, each
+// description wrapped under itself to the box's width (helpWidth), so
+// nothing is cut on any screen.
 func (m *Model) helpLines() []string {
 	st := m.st.Dialog
-	var b strings.Builder
-	b.WriteString(st.Title.Render("Keys") + "\n")
+	iw := m.helpWidth() - 4
+	lines := []string{st.Title.Render("Keys")}
 	for _, group := range m.keys.FullHelp() {
 		for _, k := range group {
 			h := k.Help()
-			fmt.Fprintf(&b, "  %-18s %s\n", h.Key, h.Desc)
+			lines = append(lines, helpRow(h.Key, 18, h.Desc, iw)...)
 		}
 	}
-	b.WriteString("\n" + st.Title.Render("Commands") + "\n")
+	lines = append(lines, "", st.Title.Render("Commands"))
 	w0 := 0
 	for _, c := range commands {
 		w0 = max(w0, len(c.usage()))
 	}
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-*s %s\n", w0, c.usage(), c.help)
+		lines = append(lines, helpRow(c.usage(), w0, c.help, iw)...)
 	}
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	return lines
+}
+
+// helpWidth is the overview box's width: the screen's, less a margin.
+func (m *Model) helpWidth() int { return max(m.width-4, 24) }
+
+// helpRow is one key or command of the overview in rows of at most iw
+// cells: the name padded to kw, then its description, wrapped with the
+// rows after the first under its start; on a screen too narrow for that,
+// the description goes below the name.
+func helpRow(name string, kw int, desc string, iw int) []string {
+	head := fmt.Sprintf("  %-*s ", kw, name)
+	indent := ansi.StringWidth(head)
+	if iw-indent < 30 {
+		return append(indented(name, 2, iw), indented(desc, 4, iw)...)
+	}
+	rows := indented(desc, indent, iw)
+	rows[0] = head + rows[0][indent:]
+	return rows
+}
+
+// indented is s wrapped to iw cells, each row after indent spaces.
+func indented(s string, indent, iw int) []string {
+	rows, _ := greedyWrap(s, iw-indent)
+	pad := strings.Repeat(" ", indent)
+	for i := range rows {
+		rows[i] = pad + rows[i]
+	}
+	return rows
 }
 
 // helpRows is how many of the overview's lines fit in its box over the
@@ -133,10 +165,10 @@ func (m *Model) helpBox() string {
 			m.helpScroll+1, m.helpScroll+rows, len(lines))
 		lines = lines[m.helpScroll : m.helpScroll+rows]
 	}
-	w := min(m.width-4, 100)
+	w := m.helpWidth()
 	lines = append(lines, "", st.Hint.Render(hint))
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w-4, "…")
+		lines[i] = ansi.Truncate(l, w-4, "…") // only a title or the hint on a tiny screen: the rows are wrapped
 	}
 	return st.Box.Width(w).Render(strings.Join(lines, "\n"))
 }

@@ -88,7 +88,7 @@ func (m *Model) handleHelpKey(msg tea.KeyMsg) {
 // handleChatKey handles a key with nothing open over the chat: the global
 // keys, else the editor.
 func (m *Model) handleChatKey(msg tea.KeyMsg) tea.Cmd {
-	if m.menu.open && m.handleMenuKey(msg) {
+	if m.menu.open && m.handleMenuKey(msg) || m.arrowOpensMenu(msg) {
 		return nil
 	}
 	defer m.afterChatKey()

@@ -170,6 +170,8 @@ func (md *modal) render(m *Model, width, height int) string {
 	switch {
 	case c.readOnly:
 		b.WriteString("hints   read-only\n")
+	case c.destroys && c.unsaid:
+		b.WriteString(m.st.Chat.Error.Render("hints   none: may change data (the server does not say)") + "\n")
 	case c.destroys:
 		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
 	}

@@ -257,7 +257,7 @@ func TestScreens(t *testing.T) {
 			v := s.m.View()
 			// On a screen too short for all of it, the overview is a page
 			// over the chat that scrolls.
-			if !s.m.helpOpen || !strings.Contains(v, "Keys") || !strings.Contains(v, "ctrl+t") || s.m.input.value() != "" {
+			if !s.m.helpOpen || !strings.Contains(v, "Keys") || !strings.Contains(v, "ctrl+d") || s.m.input.value() != "" {
 				t.Errorf("? should open the overview over the chat and leave the input empty:\n%s", v)
 			}
 			if !strings.Contains(v, "PgUp PgDn scroll · lines 1–") {

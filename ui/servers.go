@@ -291,6 +291,8 @@ func toolLines(tools []session.Tool, tokens bool) string {
 		switch {
 		case t.ReadOnly:
 			hint = " [read-only]"
+		case t.DestructiveUnsaid():
+			hint = " [may change data]"
 		case t.Destructive:
 			hint = " [destructive]"
 		}

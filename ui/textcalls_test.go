@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"latch/permissions"
 	"latch/session"
 	"latch/session/ollamatest"
 	"latch/themes"
@@ -54,5 +55,50 @@ func TestCardFromText(t *testing.T) {
 	}
 	if real == "" || strings.Contains(real, "from text") {
 		t.Errorf("real call's card head %q, want no from-text mark", real)
+	}
+}
+
+// A model that writes its tool call as text: once the reply is over, the
+// raw <tool_call>{…}</tool_call> is gone from the chat, its card shows
+// in its place (marked from text), and the words before it stay.
+func TestTextCallShowsItsCardNotTheRawText(t *testing.T) {
+	h, _ := toolHarness(t, permissions.ReadOnly)
+	h.srv.Script(
+		ollamatest.TextTurn("Let me read it.\n<tool_call>\n{\"name\": \"notes__read_note\", \"arguments\": {}}\n</tool_call>"),
+		ollamatest.TextTurn("The note says hi."),
+	)
+	h.send("what does my note say?")
+	v := strings.Join(strings.Fields(allText(h.m)), " ")
+	for _, not := range []string{"<tool_call>", "</tool_call>", `"arguments"`} {
+		if strings.Contains(v, not) {
+			t.Errorf("the raw call stays in the chat (%q):\n%s", not, allText(h.m))
+		}
+	}
+	for _, want := range []string{"Let me read it.", "notes__read_note · read-only · from text", "The note says hi."} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the chat lacks %q:\n%s", want, allText(h.m))
+		}
+	}
+}
+
+// While a reply streams, a tool call being written as text does not
+// flash on screen: the words before it show, nothing from <tool_call>
+// on, even when the marker comes split across deltas; and a "<" that
+// is no marker shows once the next delta says so.
+func TestStreamingTextCallIsNotShownRaw(t *testing.T) {
+	fh := newFakeHarness(t, 100, 30)
+	hd := session.Header{}
+	fh.feed(&session.UserMessage{Header: hd, Turn: 1, Text: "read my note"})
+	for _, d := range []string{"Let me read it; 2 <", " 3.\n<to", "ol_ca", "ll>\n{\"name\": \"notes__read_note\",", " \"arguments\": {}}\n</tool_call>"} {
+		fh.feed(&session.AssistantDelta{Header: hd, Turn: 1, Text: d})
+		v := fh.m.View()
+		for _, not := range []string{"<to", "tool_call", "notes__read_note", "arguments"} {
+			if strings.Contains(v, not) {
+				t.Fatalf("after %q the screen shows %q:\n%s", d, not, v)
+			}
+		}
+	}
+	if v := strings.Join(strings.Fields(fh.m.View()), " "); !strings.Contains(v, "Let me read it; 2 < 3.") {
+		t.Errorf("the words before the call are not shown:\n%s", fh.m.View())
 	}
 }

@@ -125,7 +125,7 @@ type Model struct {
 	ruleFileErr   error                  // why no rule can be saved, from Options.RuleFile
 	serving       func() (string, int)   // see Options.Serving
 	sources       []string               // see Options.Sources
-	clipboard     func(string)           // see Options.Clipboard
+	clipboard     copier                 // see Options.Clipboard and clipway.go
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
@@ -204,9 +204,9 @@ func New(o Options) *Model {
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
-	clip := o.Clipboard
-	if clip == nil {
-		clip = terminalClipboard
+	clip := systemClipboard(o.Getenv, nativeClipboard, terminalClipboard)
+	if o.Clipboard != nil {
+		clip = surely(o.Clipboard)
 	}
 	m.clipboard = clipboardDoor(clip)
 	m.chat = newChatPane(m.st, md, &m.view)

@@ -30,6 +30,11 @@ func (m *Model) giveBack(e *session.TurnDone) {
 	}
 	m.input.set(text)
 	m.layout()
+	if !e.TooLong { // a think level refused, Ollama not running: no room to make
+		m.addNotice("your message is back in the input, not sent: enter sends it again; " +
+			"a command typed first (ctrl+c clears the input) brings it back after" + queuedBehind(len(m.queued)))
+		return
+	}
 	m.addNotice("your message is back in the input, not sent. To make room first, clear the input (ctrl+c) " +
 		"and run /compact or /context NUM: the message comes back here after the command" + queuedBehind(len(m.queued)))
 }
