@@ -34,6 +34,9 @@ var importRules = []struct {
 	{"permissions", nil, []string{"github.com/"}},
 	{"themes", nil, []string{"github.com/mark3labs", "github.com/ollama"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
+	{"ui/inbox", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
+		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
+	{"ui/notice", []string{"latch/ui/sanitize"}, []string{"github.com/", "golang.org/"}},
 }
 
 // TestImportRules fails when a package imports what the architecture

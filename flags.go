@@ -39,7 +39,8 @@ type flags struct {
 	fork      string       // --fork ID: a new session branched from ID
 	approve   string       // --approve APPROVAL_ID (with --resume)
 	reject    string       // --reject APPROVAL_ID (with --resume)
-	command   string       // a subcommand: "sessions", "serve", "approvals", "decide" or "export"
+	command   string       // a subcommand: "sessions", "serve", "approvals", "decide", "inbox" or "export"
+	rest      []string     // what follows a subcommand that reads its own arguments (inbox)
 	sessions  sessionsArgs // latch sessions [rm ID… | prune --older-than AGE]
 	serve     serveArgs    // latch serve --stdio | --listen ADDR
 	decide    decideArgs   // latch approve ID | latch reject ID [--reason TEXT]
@@ -70,6 +71,7 @@ Usage:
   latch export ID [--format md|json|html] [-o FILE]
                                 a saved session's transcript, redacted (md by default)
   latch approvals [--full]      calls waiting for a person (of gateways and chats)
+  latch inbox                   the waiting calls, live, decided on this terminal
   latch approve ID | latch reject ID [--reason TEXT] [--full]
                                 decide a gateway's waiting call: a person, at a terminal
                                 (--full: every value of its arguments whole)
@@ -174,6 +176,8 @@ func parseCommand(f *flags, rest []string, out io.Writer) error {
 	case "approvals":
 		f.command = "approvals"
 		f.decide.full, err = parseApprovalsArgs(rest[1:])
+	case "inbox":
+		f.command, f.rest = "inbox", rest[1:]
 	case "export":
 		f.command = "export"
 		f.export, err = parseExportArgs(rest[1:], out)

@@ -71,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return listApprovals(s, f.decide.full, time.Now(), stdout, stderr)
 	case "decide":
 		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
+	case "inbox":
+		return runInbox(quitRequested(), s, f.rest, stdin, stdout, stderr)
 	case "policy":
 		return runPolicy(s, f, stdout, stderr)
 	case "export":

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"latch/permissions"
+	"latch/session"
+	"latch/ui"
+	"latch/ui/inbox"
+	"latch/ui/notice"
+	"latch/ui/sanitize"
+)
+
+// runInbox is latch inbox: every call waiting for a person on this
+// machine, live, decided on the terminal (ui/inbox). It runs only with a
+// terminal on its input and output, as latch approve does.
+func runInbox(ctx context.Context, s *settings, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		say(stderr, fmt.Sprintf("latch inbox: unexpected argument %q", sanitize.Line(args[0])))
+		return exitUsage
+	}
+	in, inOK := stdin.(*os.File)
+	out, outOK := stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		say(stderr, "latch inbox: refused: it needs a terminal on its input and output. A decision needs a person who sees the call: "+
+			"run it yourself in a terminal (latch approvals lists the waiting calls)")
+		return exitUsage
+	}
+	g := rulesGate(s) // approvals_args.go
+	o := inbox.Options{
+		Dir: s.stateDir, By: decider(), Notice: notice.Detect(s.getenv),
+		Args: func(p session.ParkedCall, full bool) ([]string, int) { return ui.ArgLines(p.Arguments, argsView(g, p, full)) },
+		Line: func(p session.ParkedCall) string { return listedArgs(g, p, false) },
+		Rule: func(p session.ParkedCall) (string, func() (string, error), error) { return inboxRule(s, p) },
+	}
+	if err := inbox.Run(ctx, o, in, out); err != nil {
+		say(stderr, "latch inbox: "+err.Error())
+		return exitError
+	}
+	return exitOK
+}
+
+// inboxRule is the narrowest allow rule for calls like p, as the
+// permission box's A step offers it first: shown as it will be written,
+// and written by save into latch's config file.
+func inboxRule(s *settings, p session.ParkedCall) (string, func() (string, error), error) {
+	c := permissions.Call{Server: p.Server, Tool: strings.TrimPrefix(p.Tool, p.Server+permissions.NamespaceSep), Name: p.Tool,
+		Args: p.Arguments, Digest: p.Digest}
+	specs := permissions.DeriveRules(c, s.getenv("HOME"))
+	if len(specs) == 0 {
+		return "", nil, errors.New("no argument rule fits this call's arguments")
+	}
+	text := permissions.FormatCompact(specs[0])
+	if sanitize.Line(text) != text {
+		return "", nil, errors.New("the rule would hold characters the screen cannot show as they are")
+	}
+	save := func() (string, error) {
+		r, err := saveRule(s.cfg, s.getenv, specs[0]) // config_wiring.go
+		if err != nil {
+			return "", err
+		}
+		return "saved " + text + " as " + r.Origin, nil
+	}
+	return text, save, nil
+}
