@@ -36,7 +36,9 @@ func runInbox(ctx context.Context, s *settings, args []string, stdin io.Reader, 
 	g := rulesGate(s) // approvals_args.go
 	o := inbox.Options{
 		Dir: s.stateDir, By: decider(), Notice: notice.Detect(s.getenv),
-		Args: func(p session.ParkedCall, full bool) ([]string, int) { return ui.ArgLines(p.Arguments, argsView(g, p, full)) },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) {
+			return ui.ArgLines(p.Arguments, argsView(g, p, full))
+		},
 		Line: func(p session.ParkedCall) string { return listedArgs(g, p, false) },
 		Rule: func(p session.ParkedCall) (string, func() (string, error), error) { return inboxRule(s, p) },
 	}
