@@ -174,3 +174,9 @@ func containsAll(t *testing.T, v string, subs ...string) {
 		}
 	}
 }
+
+// windowSize is the terminal's size message.
+func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// displayWidth is how many cells s takes.
+func displayWidth(s string) int { return lipgloss.Width(s) }

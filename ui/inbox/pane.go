@@ -12,7 +12,7 @@ import (
 // selected call whole.
 func (m *Model) pane(w, h int) []string {
 	if m.step != nil {
-		return m.stepLines(w, h)
+		return m.stepLines(w, h) // only what is decided: no other call beside it
 	}
 	c, _, ok := m.selected()
 	if !ok {
@@ -20,7 +20,7 @@ func (m *Model) pane(w, h int) []string {
 	}
 	var out []string
 	add := func(label, text string) {
-		for i, l := range wrap(label+sanitize.Line(text), w) {
+		for i, l := range wrap(label+sanitize.Line(text), max(w-2, 1)) {
 			if i > 0 {
 				l = "  " + l
 			}

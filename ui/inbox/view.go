@@ -24,7 +24,7 @@ func (m *Model) View() string {
 	w, h := max(m.w, 20), max(m.h, 8)
 	head := m.headLine(w)
 	notes := m.noteLines(w)
-	foot := wrap(footer, w)
+	foot := wrapWords(footer, w)
 	if m.filtering {
 		foot = []string{fit("filter (client, tool or server): "+sanitize.Line(m.filter)+"█ · enter keeps it · esc drops it", w)}
 	}
@@ -74,7 +74,7 @@ func (m *Model) noteLines(w int) []string {
 		out = append(out, m.st.Chat.Error.Render(fit("cannot read the waiting calls: "+m.err, w)))
 	}
 	for _, n := range m.notes {
-		for _, l := range wrap(n, w) {
+		for _, l := range wrapWords(n, w) {
 			out = append(out, m.st.Chat.Notice.Render(l))
 		}
 	}
@@ -153,7 +153,7 @@ func (m *Model) list(w, h int) []string {
 // row lays out one line of the list's columns in w cells: the arguments
 // take what is left, and go when less than 8 cells are.
 func (m *Model) row(w int, lead, client, tool, age, exp, by, args string) string {
-	s := fmt.Sprintf("%-2s %s %s %s %s %s", lead, cell(client, 12), cell(tool, 20), cell(age, 5), cell(exp, 8), cell(by, 12))
+	s := fmt.Sprintf("%-2s %s %s %s %s %s", lead, cell(client, 12), cell(tool, 20), cell(age, 5), cell(exp, 9), cell(by, 12))
 	if left := w - lipgloss.Width(s) - 1; left >= 8 {
 		s += " " + ansi.Truncate(args, left, "…")
 	}
@@ -180,6 +180,12 @@ func fit(s string, w int) string { return ansi.Truncate(s, w, "…") }
 // wrap breaks s into lines of at most w cells.
 func wrap(s string, w int) []string {
 	return strings.Split(ansi.Hardwrap(s, max(w, 1), true), "\n")
+}
+
+// wrapWords breaks s into lines of at most w cells, between words where
+// it can.
+func wrapWords(s string, w int) []string {
+	return strings.Split(ansi.Wrap(s, max(w, 1), ""), "\n")
 }
 
 // clientName is who made the call: the gateway's client, or "(chat)".

@@ -1,0 +1,102 @@
+package inbox
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"latch/session"
+	"latch/ui"
+)
+
+// fixed is a Source of the same calls at every read: a gateway's calls of
+// two clients (one with a long value and many keys), a chat's call, and
+// one whose gateway stopped.
+func fixed(now time.Time) Source {
+	long := strings.Repeat("lorem ipsum ", 40)
+	args := map[string]any{"path": "/home/alice/notes/today.md", "content": long}
+	for i := range 14 {
+		args[fmt.Sprintf("k%02d", i)] = i
+	}
+	calls := []Call{
+		{ParkedCall: session.ParkedCall{Session: "20261202-080000-aaaaaa", ApprovalID: "A1", CallID: "gw_3f9c0a1b2c4d", Client: "claude-code",
+			Tool: "fs__write_file", Server: "fs", Arguments: args, Parked: now.Add(-42 * time.Second), Expires: now.Add(23 * time.Hour),
+			Mode: "approve"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-080000-aaaaaa", ApprovalID: "A2", CallID: "gw_0a1b2c3d4e5f", Client: "ci-job",
+			Tool: "mem__create_entities", Server: "mem", Arguments: map[string]any{"entities": []any{map[string]any{"name": "alice"}}},
+			Parked: now.Add(-3 * time.Minute), Expires: now.Add(2 * time.Hour), Mode: "read_only", Rule: "config latch.json: permissions.rules[2]"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-070000-bbbbbb", ApprovalID: "A1", CallID: "call_1", Tool: "git__commit",
+			Server: "git", Arguments: map[string]any{"message": "wip"}, Parked: now.Add(-time.Hour), Mode: "approve"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-060000-cccccc", ApprovalID: "A1", CallID: "gw_ffffeeeedddd", Client: "cursor",
+			Tool: "fs__delete", Server: "fs", Arguments: map[string]any{"path": "/tmp/x"}, Parked: now.Add(-2 * time.Hour),
+			Expires: now.Add(22 * time.Hour), Mode: "approve"}, Stopped: true},
+	}
+	return func() ([]Call, error) { return calls, nil }
+}
+
+// goldenScreen is the inbox of the fixed calls at w×h.
+func goldenScreen(t *testing.T, w, h int) *screen {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	s := &screen{t: t, now: now}
+	s.m = New(Options{By: "alice", Source: fixed(now), Now: func() time.Time { return s.now },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) { return ui.ArgLines(p.Arguments, ui.ArgView{Full: full}) },
+		Line: func(p session.ParkedCall) string { return ui.ArgLine(p.Arguments, ui.ArgView{}) }})
+	s.m.Update(windowSize(w, h))
+	s.read()
+	return s
+}
+
+// TestGoldenInbox80x24 and TestGoldenInbox120x40: the list, and the
+// selected call's arguments below it (80 columns) or beside it (120),
+// every key there, the long value elided saying by how much, the lines
+// not shown counted.
+func TestGoldenInbox80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+func TestGoldenInbox120x40(t *testing.T) {
+	s := goldenScreen(t, 120, 40)
+	s.press(time.Second, space)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestGoldenInboxStep80x24: the confirmation step names the calls and
+// their count, leaves out the one that cannot be decided here (saying
+// why), and ignores keys for a moment.
+func TestGoldenInboxStep80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, space, space, space, runes("y"))
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestInboxScreensFit: every line of every screen fits its width and the
+// screen its height, whatever is open.
+func TestInboxScreensFit(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {40, 10}, {200, 60}} {
+		s := goldenScreen(t, size[0], size[1])
+		for _, k := range []string{"", "j", "f", "J", " ", "y"} {
+			if k != "" {
+				s.press(time.Second, runes(k))
+			}
+			assertFits(t, s.m.View(), size[0], size[1])
+		}
+	}
+}
+
+// assertFits fails the test when v is wider than w or taller than h.
+func assertFits(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) > h {
+		t.Errorf("%d lines on a screen of %d", len(lines), h)
+	}
+	for _, l := range lines {
+		if n := displayWidth(l); n > w {
+			t.Errorf("a line of %d cells on a screen of %d: %q", n, w, l)
+		}
+	}
+}
