@@ -42,7 +42,9 @@ func goldenScreen(t *testing.T, w, h int) *screen {
 	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	s := &screen{t: t, now: now}
 	s.m = New(Options{By: "alice", Source: fixed(now), Now: func() time.Time { return s.now },
-		Args: func(p session.ParkedCall, full bool) ([]string, int) { return ui.ArgLines(p.Arguments, ui.ArgView{Full: full}) },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) {
+			return ui.ArgLines(p.Arguments, ui.ArgView{Full: full})
+		},
 		Line: func(p session.ParkedCall) string { return ui.ArgLine(p.Arguments, ui.ArgView{}) }})
 	s.m.Update(windowSize(w, h))
 	s.read()
