@@ -72,3 +72,10 @@ func inboxRule(s *settings, p session.ParkedCall) (string, func() (string, error
 	}
 	return text, save, nil
 }
+
+// notifyOn tells the terminal on w that a call of tool waits: the bell,
+// and the notification the terminal shows, if latch knows one (ui/notice).
+func notifyOn(w io.Writer, getenv func(string) string) func(tool string) {
+	kind := notice.Detect(getenv)
+	return func(tool string) { _, _ = io.WriteString(w, notice.Sequence(kind, tool)) }
+}
