@@ -1,0 +1,89 @@
+package main
+
+// End-to-end tests of latch inbox: the built binary in a real
+// pseudo-terminal, beside a latch serve whose calls the TypeScript SDK
+// client parks.
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startInbox runs latch inbox in a new terminal of cols×rows, with the
+// rig's environment.
+func (r *promptRig) startInbox(cols, rows int) *ptyTerm {
+	r.t.Helper()
+	return startLatch(r.t, r.bin, ptyOptions{Rows: rows, Cols: cols, Host: r.fake.Host(),
+		Args: []string{"--config", r.cfg, "inbox"}, Env: r.env})
+}
+
+// A call parked through latch serve after the inbox opened appears in it
+// live, with its client, tool and arguments; y, then Enter after the
+// step's pause, approves it there: the client's poll gets server-memory's
+// real result, the write happened exactly once, and the call leaves the
+// list.
+func TestInboxApprovesACallParkedLive(t *testing.T) {
+	const token = "inbox-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	httpPlan := map[string]any{"url": srv.url, "token": token}
+	tm := r.startInbox(100, 30)
+	tm.waitScreen(t, time.Minute, "the empty inbox", func(s string) bool { return strings.Contains(s, "0 calls waiting") })
+
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{createAlice}})
+	if res.ConnectError != "" {
+		t.Fatal(res.ConnectError)
+	}
+	h := callHandle(t, res, 0)
+	scr := tm.waitScreen(t, time.Minute, "the parked call in the inbox", func(s string) bool {
+		return strings.Contains(s, "1 call waiting") && strings.Contains(s, h.InvocationID)
+	})
+	for _, want := range []string{"claude-e2e", "mem__create_entities", `"name": "alice"`, `"likes tea"`, "ask mode"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the inbox lacks %q:\n%s", want, dumpScreen(scr))
+		}
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Fatalf("the call ran before anyone approved it (%d times)", n)
+	}
+	tm.typeKeys("y")
+	tm.waitScreen(t, time.Minute, "the step, past its pause", func(s string) bool {
+		return strings.Contains(s, "Approve 1 call?") && strings.Contains(s, "enter approves it")
+	})
+	tm.typeKeys(keyEnter)
+	scr = tm.waitScreen(t, time.Minute, "the approval applied", func(s string) bool {
+		return strings.Contains(s, "approved 1 of 1 call") && strings.Contains(s, "0 calls waiting")
+	})
+	if strings.Contains(scr, "not approved") {
+		t.Errorf("the inbox says the approval failed:\n%s", dumpScreen(scr))
+	}
+	polled := sdkClient(t, r, awaitPlan(httpPlan, h.InvocationID))
+	for i := range 2 {
+		if text, isErr := callText(t, polled, i); isErr || !strings.Contains(text, `"alice"`) {
+			t.Errorf("poll %d after the approval: %q", i, text)
+		}
+	}
+	if n := r.memCalls("create_entities"); n != 1 {
+		t.Errorf("server-memory got %d create_entities calls, want exactly 1", n)
+	}
+	if b, _ := os.ReadFile(r.memFile); strings.Count(string(b), `"alice"`) != 1 {
+		t.Errorf("the memory file does not hold alice exactly once:\n%s", b)
+	}
+	tm.typeKeys("q")
+	if st := tm.waitExit(time.Minute); st == nil || st.ExitCode() != 0 {
+		t.Errorf("latch inbox after q: %v", st)
+	}
+}
+
+// latch inbox without a terminal (an agent's shell tool, a pipe) decides
+// nothing: it exits with status 2 and one line saying why.
+func TestInboxWithoutTerminalIsRefused(t *testing.T) {
+	r := newPromptRig(t, nil, false)
+	res := r.run("y\r", "inbox")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "needs a terminal") || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+		t.Errorf("latch inbox from a pipe: exit %d, stderr %q; want 2 and one line saying why", res.code, res.stderr)
+	}
+}
