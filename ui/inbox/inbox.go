@@ -11,6 +11,7 @@ package inbox
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -64,7 +65,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	}
 	p := tea.NewProgram(New(o), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
 	_, err := p.Run()
-	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
