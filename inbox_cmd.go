@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,6 +56,9 @@ func runInbox(ctx context.Context, s *settings, args []string, stdin io.Reader, 
 func inboxRule(s *settings, p session.ParkedCall) (string, func() (string, error), error) {
 	c := permissions.Call{Server: p.Server, Tool: strings.TrimPrefix(p.Tool, p.Server+permissions.NamespaceSep), Name: p.Tool,
 		Args: p.Arguments, Digest: p.Digest}
+	if b, _ := json.Marshal(p.Arguments); strings.Contains(string(b), "[redacted") {
+		return "", nil, errors.New("its logged arguments hold a redacted credential: a rule made from them would not match the call")
+	}
 	specs := permissions.DeriveRules(c, s.getenv("HOME"))
 	if len(specs) == 0 {
 		return "", nil, errors.New("no argument rule fits this call's arguments")

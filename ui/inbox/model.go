@@ -227,7 +227,7 @@ func (m *Model) markLike() {
 	}
 	msg := fmt.Sprintf("marked %d %s like this: %s with the same arguments", n, plural(n, "call", "calls"), sanitize.Line(c.Tool))
 	if m.o.Rule != nil && !c.Chat() {
-		msg += " · R saves a rule so they stop parking"
+		msg += " · R saves a rule so they stop parking (in gateways started after)"
 	}
 	m.note(msg)
 }
