@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"latch/session"
@@ -101,4 +102,27 @@ func assertFits(t *testing.T, v string, w, h int) {
 			t.Errorf("a line of %d cells on a screen of %d: %q", n, w, l)
 		}
 	}
+}
+
+// TestInboxFilterAndScroll: / filters by client, tool or server; the
+// selection follows what is shown; Esc drops the filter. Arguments longer
+// than the pane scroll with pgdn, the last row saying which lines show of
+// how many, down to the last key.
+func TestInboxFilterAndScroll(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("/"), runes("m"), runes("e"), runes("m"), enter)
+	v := s.m.View()
+	containsAll(t, v, `filter "mem": 1 shown`, "mem__create_entities", "id       gw_0a1b2c3d4e5f")
+	if strings.Contains(v, "fs__write_file") {
+		t.Errorf("the filter shows calls of other servers:\n%s", v)
+	}
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyEsc})
+	v = s.m.View()
+	containsAll(t, v, "4 calls waiting", "fs__write_file")
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyHome})
+	containsAll(t, s.m.View(), "lines 1-8 of 19")
+	for range 5 {
+		s.press(time.Second, tea.KeyMsg{Type: tea.KeyPgDown})
+	}
+	containsAll(t, s.m.View(), "lines 12-19 of 19", `"path": "/home/alice/notes/today.md"`, "  }")
 }
