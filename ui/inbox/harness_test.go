@@ -31,7 +31,7 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 // dropped in its inbox (WatchInbox). Its notes server counts each write
 // it runs.
 type gateway struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	sess *session.Session
 	mu   sync.Mutex
@@ -39,7 +39,7 @@ type gateway struct {
 }
 
 // newGateway starts a gateway on a state folder (a new one when dir is "").
-func newGateway(t *testing.T, dir string) *gateway {
+func newGateway(t testing.TB, dir string) *gateway {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
@@ -101,7 +101,7 @@ func (g *gateway) waitRan(text string, n int) {
 // screen is an inbox model driven as Bubble Tea would drive it, on a test
 // clock, with what it rang kept.
 type screen struct {
-	t    *testing.T
+	t    testing.TB
 	m    *Model
 	now  time.Time
 	rung []string
