@@ -162,7 +162,6 @@ func runes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: [
 var (
 	enter = tea.KeyMsg{Type: tea.KeyEnter}
 	space = tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
-	down  = tea.KeyMsg{Type: tea.KeyDown}
 )
 
 // containsAll fails the test unless v holds every one of subs.
