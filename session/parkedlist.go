@@ -103,6 +103,15 @@ func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
 	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, true)
 }
 
+// parkedWants says whether parkedIn reads a line of the log: a parking
+// or its decision, a result, the permission that parked a call, and with
+// results the one that let an approved call start.
+func parkedWants(line []byte, results bool) bool {
+	return bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
+		(bytes.Contains(line, []byte(`"permission"`)) && (bytes.Contains(line, []byte(`"parked"`)) ||
+			results && bytes.Contains(line, []byte(`"allowed"`))))
+}
+
 // parkedIn reads the parked calls of one log, and with results what
 // became of the approved ones.
 func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
@@ -117,9 +126,7 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadBytes('\n')
-		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
-			(bytes.Contains(line, []byte(`"permission"`)) && (bytes.Contains(line, []byte(`"parked"`)) ||
-				results && bytes.Contains(line, []byte(`"allowed"`)))) {
+		if parkedWants(line, results) {
 			var e parkedLine
 			if unmarshalExact(line, &e) == nil {
 				switch e.Type {
