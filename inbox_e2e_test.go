@@ -5,10 +5,13 @@ package main
 // client parks.
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"latch/mcp/mcptestutil"
 )
 
 // startInbox runs latch inbox in a new terminal of cols×rows, with the
@@ -85,5 +88,60 @@ func TestInboxWithoutTerminalIsRefused(t *testing.T) {
 	res := r.run("y\r", "inbox")
 	if res.code != exitUsage || !strings.Contains(res.stderr, "needs a terminal") || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
 		t.Errorf("latch inbox from a pipe: exit %d, stderr %q; want 2 and one line saying why", res.code, res.stderr)
+	}
+}
+
+// Two people at two inboxes mark the same calls with a ("like this": the
+// two calls with the same tool and arguments, not the third) and decide
+// them at once, one approving, one rejecting: each call is decided once,
+// by whoever came first; the approved ones ran exactly once, the rejected
+// never; each screen says how many of its decisions applied and, for the
+// others, that someone else decided first. The third call still waits.
+func TestInboxTwoInboxesDecideCallsLikeThis(t *testing.T) {
+	const token = "inbox-two-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	httpPlan := map[string]any{"url": srv.url, "token": token}
+	res := sdkClient(t, r, map[string]any{"http": httpPlan, "clientName": "claude-e2e", "calls": []any{
+		createEntity("twin"), createEntity("twin"), createEntity("solo")}})
+	if res.ConnectError != "" {
+		t.Fatal(res.ConnectError)
+	}
+	a, b := r.startInbox(100, 30), r.startInbox(100, 30)
+	for _, tm := range []*ptyTerm{a, b} {
+		tm.waitScreen(t, time.Minute, "three calls", func(s string) bool { return strings.Contains(s, "3 calls waiting") })
+		tm.typeKeys("a")
+		tm.waitScreen(t, time.Minute, "two marked", func(s string) bool { return strings.Contains(s, "marked 2 calls like this") })
+	}
+	a.typeKeys("y")
+	b.typeKeys("n")
+	a.waitScreen(t, time.Minute, "A's step", func(s string) bool { return strings.Contains(s, "enter approves all 2") })
+	b.waitScreen(t, time.Minute, "B's step", func(s string) bool { return strings.Contains(s, "enter rejects all 2") })
+	a.typeKeys(keyEnter)
+	b.typeKeys(keyEnter)
+	count := func(tm *ptyTerm, word string) int {
+		scr := tm.waitScreen(t, time.Minute, "the outcome", func(s string) bool {
+			return strings.Contains(unwrapped(s), word+" ") && strings.Contains(s, "1 call waiting")
+		})
+		var n int
+		if _, err := fmt.Sscanf(unwrapped(scr)[strings.Index(unwrapped(scr), word+" "):], word+" %d of 2", &n); err != nil {
+			t.Fatalf("no count of %s calls: %v\n%s", word, err, dumpScreen(scr))
+		}
+		if n < 2 && !strings.Contains(unwrapped(scr), "it was already") && !strings.Contains(unwrapped(scr), "on its way") {
+			t.Errorf("%d of 2 %s, and the screen does not say why not:\n%s", n, word, dumpScreen(scr))
+		}
+		return n
+	}
+	approved, rejected := count(a, "approved"), count(b, "rejected")
+	if approved+rejected != 2 {
+		t.Errorf("%d approved and %d rejected of 2 calls: want each decided once", approved, rejected)
+	}
+	mcptestutil.WaitFor(t, time.Minute, "the approved calls run", func() bool { return r.memCalls("create_entities") >= approved })
+	if n := r.memCalls("create_entities"); n != approved {
+		t.Errorf("server-memory got %d create_entities calls, want %d (one per approved call)", n, approved)
+	}
+	if list := r.run("", "approvals"); !strings.Contains(list.stdout, "solo") || strings.Contains(list.stdout, "twin") {
+		t.Errorf("latch approvals after the decisions:\n%s", list.stdout)
 	}
 }
