@@ -145,3 +145,79 @@ func TestInboxTwoInboxesDecideCallsLikeThis(t *testing.T) {
 		t.Errorf("latch approvals after the decisions:\n%s", list.stdout)
 	}
 }
+
+// A call's long arguments are all readable in an 80×24 inbox: every key
+// is reached by scrolling (pgdn), the row under them counting the lines;
+// a long value shows both its ends with the count left out, and f shows
+// it whole, down to its last characters.
+func TestInboxLongArgumentsAllReadable(t *testing.T) {
+	const token = "inbox-long-token-for-the-test"
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"await_poll": "2s"}}, true)
+	srv := startServeHTTP(t, r, token)
+	var obs []any
+	for i := range 30 {
+		obs = append(obs, fmt.Sprintf("obs-%02d", i))
+	}
+	obs = append(obs, "BEGIN"+strings.Repeat("y", 2000)+"THE-END")
+	call := map[string]any{"name": "mem__create_entities", "arguments": map[string]any{
+		"entities": []any{map[string]any{"name": "long", "entityType": "person", "observations": obs}}}}
+	res := sdkClient(t, r, map[string]any{"http": map[string]any{"url": srv.url, "token": token}, "clientName": "claude-e2e",
+		"calls": []any{call}})
+	if res.ConnectError != "" {
+		t.Fatal(res.ConnectError)
+	}
+	tm := r.startInbox(80, 24)
+	tm.waitScreen(t, time.Minute, "the call, its first keys", func(s string) bool {
+		return strings.Contains(s, "1 call waiting") && strings.Contains(s, `"entityType": "person"`) && strings.Contains(s, "lines 1-")
+	})
+	seen := map[string]bool{}
+	look := func(scr string) {
+		for i := range 30 {
+			if k := fmt.Sprintf("obs-%02d", i); strings.Contains(scr, k) {
+				seen[k] = true
+			}
+		}
+		if strings.Contains(scr, "THE-END") && strings.Contains(scr, "characters)") {
+			seen["ends"] = true
+		}
+	}
+	scrollAll(t, tm, look)
+	if len(seen) != 31 {
+		t.Fatalf("scrolling showed %d of the 30 observations and the long value's ends:\n%s", len(seen), dumpScreen(tm.screen()))
+	}
+	tm.typeKeys("f")
+	tm.waitScreen(t, time.Minute, "every value whole", func(s string) bool {
+		return !strings.Contains(s, "elided in the middle") && strings.Contains(s, "lines ")
+	})
+	end := false
+	scrollAll(t, tm, func(scr string) { end = end || strings.Contains(scr, "yTHE-END") })
+	if !end {
+		t.Errorf("with f, the long value's end never showed:\n%s", dumpScreen(tm.screen()))
+	}
+}
+
+// scrollAll pages down the selected call's arguments to their last line,
+// giving look each screen on the way.
+func scrollAll(t *testing.T, tm *ptyTerm, look func(string)) {
+	t.Helper()
+	linesRow := func(s string) string {
+		for _, row := range screenRows(s) {
+			if strings.HasPrefix(row, "lines ") {
+				return strings.TrimSpace(row)
+			}
+		}
+		return ""
+	}
+	for range 200 {
+		scr := tm.screen()
+		look(scr)
+		var a, b, n int
+		if _, err := fmt.Sscanf(linesRow(scr), "lines %d-%d of %d", &a, &b, &n); err != nil || b == n {
+			return
+		}
+		before := linesRow(scr)
+		tm.typeKeys("\x1b[6~") // PgDn
+		tm.waitScreen(t, time.Minute, "the arguments scrolled", func(s string) bool { return linesRow(s) != before })
+	}
+}
