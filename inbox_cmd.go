@@ -23,7 +23,12 @@ import (
 // machine, live, decided on the terminal (ui/inbox). It runs only with a
 // terminal on its input and output, as latch approve does.
 func runInbox(ctx context.Context, s *settings, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprintln(stdout, "usage: latch inbox\n\nEvery call waiting for a person on this machine, live; decided on this terminal"+
+			" (see docs/GATEWAY.md, The inbox).")
+		return exitOK
+	case len(args) > 0:
 		say(stderr, fmt.Sprintf("latch inbox: unexpected argument %q", sanitize.Line(args[0])))
 		return exitUsage
 	}
