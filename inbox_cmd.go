@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -86,5 +87,10 @@ func inboxRule(s *settings, p session.ParkedCall) (string, func() (string, error
 // and the notification the terminal shows, if latch knows one (ui/notice).
 func notifyOn(w io.Writer, getenv func(string) string) func(tool string) {
 	kind := notice.Detect(getenv)
-	return func(tool string) { _, _ = io.WriteString(w, notice.Sequence(kind, tool)) }
+	th := &notice.Throttle{Every: 2 * time.Second} // a burst of parked calls rings once
+	return func(tool string) {
+		if th.Allow(time.Now()) {
+			_, _ = io.WriteString(w, notice.Sequence(kind, tool))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +158,26 @@ func TestInboxFirstDecisionWins(t *testing.T) {
 	}
 	if n := g.ran("race"); n > 1 || (n == 1) != strings.Contains(out, "approved 1 of 1") {
 		t.Errorf("ran %d times:\n%s", n, out)
+	}
+}
+
+// TestInboxBurstRingsOnce: many calls parking at once (a client flooding
+// the gateway) ring the terminal once, not once a call; a call that comes
+// after a pause rings again.
+func TestInboxBurstRingsOnce(t *testing.T) {
+	g := newGateway(t, "")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	for i := range 20 {
+		g.park("flood", fmt.Sprint("n", i))
+	}
+	s.readUntil("the burst listed", func(v string) bool { return strings.Contains(v, "20 calls waiting") })
+	if len(s.rung) != 1 {
+		t.Fatalf("a burst of 20 calls rang %d times, want once", len(s.rung))
+	}
+	s.now = s.now.Add(ringEvery)
+	g.park("calm", "later")
+	s.readUntil("the later call", func(v string) bool { return strings.Contains(v, "21 calls waiting") })
+	if len(s.rung) != 2 {
+		t.Errorf("a call after the pause rang %d times in all, want 2", len(s.rung))
 	}
 }

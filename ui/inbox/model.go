@@ -18,6 +18,9 @@ import (
 // are arriving takes none of them.
 const guard = 300 * time.Millisecond
 
+// ringEvery is the least time between two notices of new calls.
+const ringEvery = 2 * time.Second
+
 // maxNotes bounds the lines of what became of the last decisions.
 const maxNotes = 6
 
@@ -30,6 +33,7 @@ type Model struct {
 	loaded bool            // calls has been read once
 	err    string          // why the last read failed
 	rung   map[string]bool // the calls the terminal was told of
+	ring   notice.Throttle // at most one notice every ringEvery
 	marked map[string]bool
 	sel    string // the key of the selected call
 	scroll int    // the first line of the selected call's arguments shown
@@ -61,7 +65,7 @@ func New(o Options) *Model {
 	if o.Styles != nil {
 		st = *o.Styles
 	}
-	return &Model{o: o, st: st, rung: map[string]bool{}, marked: map[string]bool{}, w: 80, h: 24}
+	return &Model{o: o, st: st, rung: map[string]bool{}, ring: notice.Throttle{Every: ringEvery}, marked: map[string]bool{}, w: 80, h: 24}
 }
 
 // key names a call in the inbox: its session and approval id.
@@ -124,15 +128,21 @@ func (m *Model) took(msg loadedMsg) {
 	}
 	m.err = ""
 	now := map[string]bool{}
+	fresh := ""
 	for _, c := range msg.calls {
 		k := key(c)
 		now[k] = true
 		if !m.rung[k] {
 			m.rung[k] = true
-			if m.loaded && m.o.Ring != nil {
-				m.o.Ring(notice.Sequence(m.o.Notice, c.Tool))
+			if fresh == "" {
+				fresh = c.Tool
 			}
 		}
+	}
+	// Calls waiting when the inbox opened are on its screen already; a
+	// burst of new ones rings once (ringEvery).
+	if fresh != "" && m.loaded && m.o.Ring != nil && m.ring.Allow(m.o.Now()) {
+		m.o.Ring(notice.Sequence(m.o.Notice, fresh))
 	}
 	for k := range m.rung {
 		if !now[k] {

@@ -7,6 +7,8 @@ package notice
 
 import (
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 
 	"latch/ui/sanitize"
@@ -89,4 +91,24 @@ func plain(s string) string {
 		n++
 	}
 	return b.String()
+}
+
+// Throttle lets a notice through at most once every Every: a burst of
+// parked calls (a client flooding the gateway) rings once, not once a
+// call. The zero Throttle lets every notice through.
+type Throttle struct {
+	Every time.Duration
+	mu    sync.Mutex
+	last  time.Time
+}
+
+// Allow says whether a notice may be given at now, and if so counts it.
+func (t *Throttle) Allow(now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.last.IsZero() && now.Sub(t.last) < t.Every {
+		return false
+	}
+	t.last = now
+	return true
 }

@@ -3,6 +3,7 @@ package notice
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDetect: a notification goes only to terminals known to show it;
@@ -61,5 +62,23 @@ func TestSequencePlantsNothing(t *testing.T) {
 		if !strings.Contains(inner, "mem__x") {
 			t.Errorf("kind %v: the tool's name is missing: %q", k, inner)
 		}
+	}
+}
+
+// TestThrottle: a burst rings once; after the pause, again.
+func TestThrottle(t *testing.T) {
+	th := &Throttle{Every: 2 * time.Second}
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	n := 0
+	for i := range 1000 {
+		if th.Allow(now.Add(time.Duration(i) * time.Millisecond)) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("a burst of 1000 in a second rang %d times, want 1", n)
+	}
+	if !th.Allow(now.Add(3 * time.Second)) {
+		t.Error("after the pause, no ring")
 	}
 }
