@@ -126,3 +126,30 @@ func TestInboxFilterAndScroll(t *testing.T) {
 	}
 	containsAll(t, s.m.View(), "lines 12-19 of 19", `"path": "/home/alice/notes/today.md"`, "  }")
 }
+
+// TestInboxLaysOutArgumentsOnce: a call whose arguments are megabytes
+// long is laid out once for the pane and once for the list, not at every
+// frame (the screen is drawn four times a second while it is live).
+func TestInboxLaysOutArgumentsOnce(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	big := []Call{{ParkedCall: session.ParkedCall{Session: "s1", ApprovalID: "A1", CallID: "gw_1", Client: "ci", Tool: "fs__write_file",
+		Arguments: map[string]any{"content": strings.Repeat("x", 4<<20)}, Parked: now, Expires: now.Add(time.Hour)}}}
+	laidOut, lined := 0, 0
+	s := &screen{t: t, now: now}
+	s.m = New(Options{Source: func() ([]Call, error) { return big, nil }, Now: func() time.Time { return s.now },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) {
+			laidOut++
+			return ui.ArgLines(p.Arguments, ui.ArgView{Full: full})
+		},
+		Line: func(p session.ParkedCall) string { lined++; return ui.ArgLine(p.Arguments, ui.ArgView{}) }})
+	s.m.Update(windowSize(80, 24))
+	s.press(time.Second, runes("f"))
+	for range 10 {
+		s.read()
+		_ = s.m.View()
+	}
+	if laidOut != 1 || lined != 1 {
+		t.Errorf("10 frames laid the arguments out %d times for the pane and %d for the list; want once each", laidOut, lined)
+	}
+	containsAll(t, s.m.View(), "lines 1-")
+}

@@ -39,6 +39,9 @@ type Model struct {
 	scroll int    // the first line of the selected call's arguments shown
 	full   bool   // every value of the arguments whole
 
+	body    argsBody          // the selected call's arguments laid out (argBody)
+	oneLine map[string]string // each call's arguments on one line (argLine)
+
 	filter    string
 	filtering bool // keys go into the filter
 
@@ -65,7 +68,8 @@ func New(o Options) *Model {
 	if o.Styles != nil {
 		st = *o.Styles
 	}
-	return &Model{o: o, st: st, rung: map[string]bool{}, ring: notice.Throttle{Every: ringEvery}, marked: map[string]bool{}, w: 80, h: 24}
+	return &Model{o: o, st: st, rung: map[string]bool{}, ring: notice.Throttle{Every: ringEvery}, marked: map[string]bool{},
+		oneLine: map[string]string{}, w: 80, h: 24}
 }
 
 // key names a call in the inbox: its session and approval id.
@@ -152,6 +156,11 @@ func (m *Model) took(msg loadedMsg) {
 	for k := range m.marked {
 		if !now[k] {
 			delete(m.marked, k)
+		}
+	}
+	for k := range m.oneLine {
+		if !now[k] {
+			delete(m.oneLine, k)
 		}
 	}
 	m.calls, m.loaded = msg.calls, true

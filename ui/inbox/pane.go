@@ -44,13 +44,26 @@ func (m *Model) pane(w, h int) []string {
 	default:
 		add("expires  ", expiry(c, now)+" ("+c.Expires.Local().Format(time.DateTime)+")")
 	}
-	lines, elided := m.args(c)
+	body, elided := m.argBody(c, w)
 	head := fmt.Sprintf("arguments  %d %s", len(c.Arguments), plural(len(c.Arguments), "key", "keys"))
 	if elided > 0 {
 		head += fmt.Sprintf(", %d elided in the middle (f shows every value whole)", elided)
 	}
 	out = append(out, wrapStyled(m, head, w)...)
-	var body []string
+	room := max(h-len(out), 2)
+	return append(out, m.scrolled(body, room, w)...)
+}
+
+// argBody is the selected call's arguments laid out and wrapped to w,
+// kept while the call, f and the width stay the same: a call whose
+// arguments are megabytes long is laid out once, not at every frame.
+func (m *Model) argBody(c Call, w int) ([]string, int) {
+	k := argsKey{call: key(c), full: m.full, w: w}
+	if m.body.key == k && m.body.lines != nil {
+		return m.body.lines, m.body.elided
+	}
+	lines, elided := m.args(c)
+	body := []string{}
 	for _, l := range lines {
 		for i, p := range wrap(l, w-2) {
 			if i > 0 {
@@ -61,8 +74,22 @@ func (m *Model) pane(w, h int) []string {
 			body = append(body, " "+p)
 		}
 	}
-	room := max(h-len(out), 2)
-	return append(out, m.scrolled(body, room, w)...)
+	m.body = argsBody{key: k, lines: body, elided: elided}
+	return body, elided
+}
+
+// argsKey names one layout of a call's arguments.
+type argsKey struct {
+	call string
+	full bool
+	w    int
+}
+
+// argsBody is the layout argBody keeps.
+type argsBody struct {
+	key    argsKey
+	lines  []string
+	elided int
 }
 
 // scrolled is the part of body from the scroll line that fits in room

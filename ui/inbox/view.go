@@ -160,12 +160,19 @@ func (m *Model) row(w int, lead, client, tool, age, exp, by, args string) string
 	return fit(s, w)
 }
 
-// argLine is a call's arguments on one line, for the list.
+// argLine is a call's arguments on one line, for the list: laid out once
+// a call.
 func (m *Model) argLine(c Call) string {
-	if m.o.Line == nil {
-		return fmt.Sprintf("%d keys", len(c.Arguments))
+	k := key(c)
+	if l, ok := m.oneLine[k]; ok {
+		return l
 	}
-	return m.o.Line(c.ParkedCall)
+	l := fmt.Sprintf("%d keys", len(c.Arguments))
+	if m.o.Line != nil {
+		l = m.o.Line(c.ParkedCall)
+	}
+	m.oneLine[k] = l
+	return l
 }
 
 // cell is s cut (with …) or padded to n cells.
