@@ -1,10 +1,13 @@
+//go:build !windows
+
 package gateway_test
 
 import (
 	"os"
 	"path/filepath"
-	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,9 +21,6 @@ import (
 // argv, logging into log, served over HTTP.
 func notifyRig(t *testing.T, argv []string, log *mcptestutil.SyncBuffer) (*rig, *holdServer) {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the commands are sh scripts")
-	}
 	up := newHoldServer()
 	t.Cleanup(up.release)
 	r := startRig(t, gateway.Options{Log: log, NotifyCommand: argv, AwaitPoll: 200 * time.Millisecond}, true,
@@ -123,7 +123,9 @@ func TestNotifyCommandNeverDelaysTheCall(t *testing.T) {
 // killed; a failing run is logged with the end of what it wrote.
 func TestNotifyCommandKilledAndFailingLogged(t *testing.T) {
 	var log mcptestutil.SyncBuffer
-	r, _ := notifyRig(t, []string{"sh", "-c", `if [ "$LATCH_CLIENT" = slow ]; then exec sleep 120; fi; echo "boom $LATCH_CLIENT" >&2; exit 3`}, &log)
+	pids := t.TempDir()
+	r, _ := notifyRig(t, []string{"sh", "-c", `if [ "$LATCH_CLIENT" = slow ]; then sleep 120 & echo $! > "$0/child"; wait; fi; ` +
+		`echo "boom $LATCH_CLIENT" >&2; exit 3`, pids}, &log)
 	gateway.SetNotifyTimeout(r.g, 300*time.Millisecond)
 	for _, name := range []string{"slow", "bad"} {
 		c := r.connectAt(t, "2025-11-25", name, nil)
@@ -134,5 +136,17 @@ func TestNotifyCommandKilledAndFailingLogged(t *testing.T) {
 	mcptestutil.WaitFor(t, 30*time.Second, "both runs logged", func() bool {
 		l := log.String()
 		return strings.Contains(l, "killed after 300ms") && strings.Contains(l, "exit status 3: boom bad")
+	})
+	// The child the slow run left behind was killed with it.
+	b, err := os.ReadFile(filepath.Join(pids, "child"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcptestutil.WaitFor(t, 30*time.Second, "the slow run's child gone", func() bool {
+		return syscall.Kill(pid, 0) != nil
 	})
 }
