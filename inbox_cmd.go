@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"golang.org/x/term"
 
 	"latch/permissions"
 	"latch/session"
+	"latch/themes"
 	"latch/ui"
 	"latch/ui/inbox"
 	"latch/ui/notice"
@@ -49,6 +51,7 @@ func runInbox(ctx context.Context, s *settings, args []string, stdin io.Reader, 
 		Line: func(p session.ParkedCall) string { return listedArgs(g, p, false) },
 		Rule: func(p session.ParkedCall) (string, func() (string, error), error) { return inboxRule(s, p) },
 	}
+	o.Styles = inboxStyles(s)
 	if err := inbox.Run(ctx, o, in, out); err != nil {
 		say(stderr, "latch inbox: "+err.Error())
 		return exitError
@@ -93,4 +96,19 @@ func notifyOn(w io.Writer, getenv func(string) string) func(tool string) {
 			_, _ = io.WriteString(w, notice.Sequence(kind, tool))
 		}
 	}
+}
+
+// inboxStyles are the chat's: the theme of the settings, on the
+// terminal's background when the theme needs it (asked before the screen
+// owns the terminal). A theme that does not load gives the default, as
+// in the chat.
+func inboxStyles(s *settings) *themes.Styles {
+	dark := true
+	if themes.NeedsBackground(s.theme) {
+		dark = lipgloss.HasDarkBackground()
+	}
+	pal, _, _ := themes.FromEnv(s.theme, dark, s.getenv, themes.ConfigHome(s.getenv))
+	lipgloss.SetColorProfile(themes.RenderProfile(pal, lipgloss.ColorProfile()))
+	st := themes.Build(pal)
+	return &st
 }
