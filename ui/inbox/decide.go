@@ -31,7 +31,19 @@ func send(dir, by string, approve bool, reason string, calls []Call) []string {
 	}
 	var lines []string
 	var sent []Call
+	running := map[string]bool{}
 	for _, c := range calls {
+		up, known := running[c.Session]
+		if !known {
+			up = session.Running(dir, c.Session)
+			running[c.Session] = up
+		}
+		if !up {
+			// As latch approve: a decision is not left for a gateway
+			// that may start again much later.
+			lines = append(lines, notDecided(c, word, "its gateway (session "+c.Session+") stopped: start it again to decide"))
+			continue
+		}
 		d := session.Decision{InvocationID: c.CallID, Approve: approve, By: by, Reason: reason}
 		err := session.SendDecision(dir, c.Session, d)
 		switch {

@@ -181,3 +181,22 @@ func TestInboxBurstRingsOnce(t *testing.T) {
 		t.Errorf("a call after the pause rang %d times in all, want 2", len(s.rung))
 	}
 }
+
+// TestInboxGatewayStoppedDecidesNothing: a gateway that stops while the
+// step is open gets no decision (as latch approve refuses one): nothing
+// is left in its inbox folder for a later start to apply, and the screen
+// says why.
+func TestInboxGatewayStoppedDecidesNothing(t *testing.T) {
+	g := newGateway(t, "")
+	id := g.park("ci", "late")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	s.readUntil("the call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	s.press(time.Second, runes("y"))
+	sess := s.m.calls[0].Session
+	g.sess.Close()
+	s.press(time.Second, enter)
+	containsAll(t, s.m.View(), "approved 0 of 1 call", id, "stopped: start it again to decide")
+	if session.DecisionQueued(g.dir, sess, id) {
+		t.Error("a decision was left in the stopped gateway's inbox")
+	}
+}
