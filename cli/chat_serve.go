@@ -89,7 +89,7 @@ func (g *chatGateway) start(ctx context.Context, s *settings, sess *session.Sess
 		}
 		gw := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Version: version, LeftOut: s.leftOut,
 			ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
-			Limits: gatewayLimits(s.cfg.Serve.ServeLimits), OnClients: func(n int) {
+			Limits: gatewayLimits(s.cfg.Serve.ServeLimits), NotifyCommand: s.cfg.Serve.NotifyCommand, OnClients: func(n int) {
 				g.clients.Store(int64(n))
 				go send(ui.ServingChanged{})
 			}})

@@ -69,8 +69,7 @@ func newRoot(f *flags, getenv func(string) string) *cobra.Command {
 		newPolicyCmd(f),
 		newExportCmd(f),
 		newProjectCmd(f),
-		// latch inbox: its package's entry function, wrapped in a
-		// command of its own file here (inbox_cmd.go), joins this list.
+		newInboxCmd(f),
 	)
 	completeIDs(root, getenv)
 	return root

@@ -82,6 +82,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runPolicy(s, f, stdout, stderr)
 	case "export":
 		return runExport(s, f.export, stdout, stderr)
+	case "inbox":
+		return runInbox(quitRequested(), s, stdin, stdout, stderr)
 	case "project":
 		return runProject(s, f.project, stdout, stderr)
 	}

@@ -149,7 +149,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
 		LeftOut:      s.leftOut,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
-		Limits: gatewayLimits(s.cfg.Serve.ServeLimits)})
+		Limits: gatewayLimits(s.cfg.Serve.ServeLimits), NotifyCommand: s.cfg.Serve.NotifyCommand})
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)

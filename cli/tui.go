@@ -150,7 +150,7 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) },
 		RuleFile:  func() (string, error) { return ruleFile(s.cfg, s.getenv) },
 		SaveRule:  func(spec permissions.RuleSpec) (permissions.Rule, error) { return saveRule(s.cfg, s.getenv, spec) },
-		Serving:   gw.serving(), Sources: s.cfg.Sources()})
+		Serving:   gw.serving(), Sources: s.cfg.Sources(), Notify: notifyOn(os.Stdout, s.getenv)}) // inbox_cmd.go
 	// Bubble Tea's own signal handling is off: it would stop catching
 	// signals when the program ends, before the servers are closed. A quit
 	// signal ends the program like Ctrl+C, even one that came before it ran.

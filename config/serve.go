@@ -21,11 +21,14 @@ type ServeConfig struct {
 	ParkUnlisted bool
 	ApprovalTTL  time.Duration // "approval_ttl": how long a parked call waits (0: 24h)
 	AwaitPoll    time.Duration // "await_poll": how long one latch_await_decision waits at most (0: 20s)
-	ServeLimits                // the limits on clients (servelimits.go)
+	// NotifyCommand ("notify_command") is a program and its arguments,
+	// run once per parked call (gateway/notify.go); nil runs nothing.
+	NotifyCommand []string
+	ServeLimits   // the limits on clients (servelimits.go)
 }
 
 var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
-	"park_unlisted", "approval_ttl", "await_poll"}, serveLimitKeys)
+	"park_unlisted", "approval_ttl", "await_poll", "notify_command"}, serveLimitKeys)
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -64,6 +67,16 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 	c.ApprovalTTL = l.duration("", "serve.approval_ttl", obj["approval_ttl"], 0)
 	c.AwaitPoll = l.duration("", "serve.await_poll", obj["await_poll"], 0)
 	c.ServeLimits = l.serveLimits(obj)
+	if raw, set := obj["notify_command"]; set {
+		argv, ok := l.strList("", "serve.notify_command", raw)
+		switch {
+		case !ok:
+		case len(argv) == 0 || strings.TrimSpace(argv[0]) == "":
+			l.errorf("", "serve.notify_command", "give the program to run, then its arguments: [\"notify-send\", \"latch\"]")
+		default:
+			c.NotifyCommand = argv
+		}
+	}
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)
 		l.checkExpose(c.Expose, servers)

@@ -13,7 +13,8 @@ func TestLoadConfigServe(t *testing.T) {
 		"expose": ["mem", "fs__read_text_file"], "park_unlisted": true, "approval_ttl": "1h", "await_poll": "5s",
 		"max_concurrent_per_client": 4, "max_polls_per_client": 16, "rate_per_client": 10, "burst_per_client": 30,
 		"park_max_calls_per_client": 5, "park_max_bytes_per_client": 1048576, "park_max_calls": 50, "park_max_bytes": 8388608,
-		"task_results_max": 7, "task_results_max_bytes": 2097152, "http_sessions_max": 9, "http_session_idle": "10m"}}`)
+		"task_results_max": 7, "task_results_max_bytes": 2097152, "http_sessions_max": 9, "http_session_idle": "10m",
+		"notify_command": ["notify-send", "latch: a call waits"]}}`)
 	cfg, err := Load(path, fakeEnv(map[string]string{"HOME": dir}))
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +22,7 @@ func TestLoadConfigServe(t *testing.T) {
 	want := ServeConfig{TokenFile: filepath.Join(dir, "tok"), AllowRemote: true, TLSCert: filepath.Join(dir, "c.pem"),
 		TLSKey: filepath.Join(dir, "k.pem"), Expose: []string{"mem", "fs__read_text_file"},
 		ParkUnlisted: true, ApprovalTTL: time.Hour, AwaitPoll: 5 * time.Second,
+		NotifyCommand: []string{"notify-send", "latch: a call waits"},
 		ServeLimits: ServeLimits{MaxConcurrentPerClient: 4, MaxPollsPerClient: 16, RatePerClient: 10, BurstPerClient: 30,
 			ParkMaxCallsPerClient: 5, ParkMaxBytesPerClient: 1 << 20, ParkMaxCalls: 50, ParkMaxBytes: 8 << 20,
 			TaskResultsMax: 7, TaskResultsMaxBytes: 2 << 20, HTTPSessionsMax: 9, HTTPSessionIdle: 10 * time.Minute}}
@@ -42,6 +44,8 @@ func TestLoadConfigServeErrors(t *testing.T) {
 		{"cert without key", `{"serve": {"tls_cert": "c.pem"}}`, "serve.tls_cert, serve.tls_key", "give both"},
 		{"park_unlisted type", `{"serve": {"park_unlisted": 1}}`, "serve.park_unlisted", "expected true or false, got number"},
 		{"approval_ttl", `{"serve": {"approval_ttl": "soon"}}`, "serve.approval_ttl", "is not a duration"},
+		{"notify_command a string", `{"serve": {"notify_command": "notify-send hi"}}`, "serve.notify_command", "expected an array of strings"},
+		{"notify_command empty", `{"serve": {"notify_command": []}}`, "serve.notify_command", "give the program to run"},
 		{"max_concurrent_per_client 0", `{"serve": {"max_concurrent_per_client": 0}}`, "serve.max_concurrent_per_client",
 			"expected a whole number greater than 0, got 0"},
 		{"rate_per_client type", `{"serve": {"rate_per_client": "20/s"}}`, "serve.rate_per_client",

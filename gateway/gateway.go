@@ -57,6 +57,9 @@ type Options struct {
 	// OnClients, when set, is told how many clients hold a session with
 	// the gateway each time one comes or goes.
 	OnClients func(n int)
+	// NotifyCommand is serve.notify_command: run once per parked call
+	// (notify.go); nil runs nothing.
+	NotifyCommand []string
 	// LeftOut are the configured servers latch did not load (an
 	// ${input:…} value no one could give), by name: why. The
 	// instructions name them.
@@ -72,6 +75,8 @@ type Gateway struct {
 	srv *server.MCPServer
 	lim *limiter
 	pq  *parkQuota
+	// notify runs serve.notify_command (notify.go); nil without one.
+	notify *notifier
 
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
@@ -87,7 +92,8 @@ type Gateway struct {
 // they are now. Its instructions name every server that is not connected,
 // so that a client is told why its tools are missing.
 func New(o Options) *Gateway {
-	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits), tasks: newTaskTable(o.Limits.withDefaults())}
+	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits), tasks: newTaskTable(o.Limits.withDefaults()),
+		notify: newNotifier(o.NotifyCommand)}
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
@@ -278,6 +284,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 	case out.Decision == session.GatewayDenied:
 		return errorResult("denied: " + out.Reason + g.waitHint(name, out)), nil
 	case out.Decision == session.GatewayParked:
+		g.parked(out, client, name)
 		return awaitingResult(out), nil
 	case out.Result == nil:
 		return errorResult(out.Error), nil

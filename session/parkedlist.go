@@ -42,6 +42,10 @@ type ParkedCall struct {
 	// it started (a rule of the moment denies it, its tool changed): it
 	// never runs.
 	Refused string
+	// Mode and Rule are what put the call to a person, as its parking
+	// permission event logged them: the mode ("approve"), and the rule
+	// that asked, if one did.
+	Mode, Rule string
 }
 
 // LoggedResult is a call's result as its tool_result logged it.
@@ -78,6 +82,8 @@ type parkedLine struct {
 	IsError    bool           `json:"is_error"`
 	Error      string         `json:"error"`
 	loggedParts
+	Mode string `json:"mode"`
+	Rule string `json:"rule"`
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -105,6 +111,15 @@ func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
 	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, true)
 }
 
+// parkedWants says whether parkedIn reads a line of the log: a parking
+// or its decision, a result, the permission that parked a call, and with
+// results the one that let an approved call start.
+func parkedWants(line []byte, results bool) bool {
+	return bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
+		(bytes.Contains(line, []byte(`"permission"`)) && (bytes.Contains(line, []byte(`"parked"`)) ||
+			results && bytes.Contains(line, []byte(`"allowed"`))))
+}
+
 // parkedIn reads the parked calls of one log, and with results what
 // became of the approved ones.
 func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
@@ -115,11 +130,11 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	defer func() { _ = f.Close() }() // read only
 	var calls []ParkedCall
 	byApproval, byCall := map[string]int{}, map[string]int{}
+	why := map[string]parkedLine{} // the permission event that parked a call, by call id
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadBytes('\n')
-		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) ||
-			(results && bytes.Contains(line, []byte(`"permission"`)) && bytes.Contains(line, []byte(`"allowed"`))) {
+		if parkedWants(line, results) {
 			var e parkedLine
 			if exactjson.UnmarshalExact(line, &e) == nil {
 				switch e.Type {
@@ -128,12 +143,16 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
 					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
 						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
-						Server: e.Server, Digest: e.Digest, Description: e.Descr})
+						Server: e.Server, Digest: e.Digest, Description: e.Descr, Mode: why[e.CallID].Mode, Rule: why[e.CallID].Rule})
+					delete(why, e.CallID)
 				case TypeApprovalResolved:
 					if i, ok := byApproval[e.ApprovalID]; ok {
 						calls[i].Decision, calls[i].By, calls[i].Reason = e.Decision, e.By, e.Reason
 					}
 				case TypePermission:
+					if e.Decision == "parked" {
+						why[e.CallID] = e
+					}
 					if i, ok := byCall[e.CallID]; ok && e.Decision == "allowed" && calls[i].Decision == "approved" {
 						calls[i].Started = true
 					}

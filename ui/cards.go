@@ -372,6 +372,9 @@ func (m *Model) onParked(e *session.ApprovalParkedEvent) {
 	switch {
 	case m.replaying:
 	case e.Client != "":
+		if m.notify != nil {
+			m.notify(e.Tool)
+		}
 		m.addNotice(fmt.Sprintf("%s (via latch serve): its call of %s waits as approval %s — /approve %s or /reject %s",
 			sanitize.Line(e.Client), sanitize.Line(e.Tool), e.ApprovalID, e.ApprovalID, e.ApprovalID))
 	default:

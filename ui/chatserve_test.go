@@ -379,3 +379,21 @@ func TestServeClientNameAndArgumentsInert(t *testing.T) {
 		}
 	}
 }
+
+// A client's call that parks rings the terminal once (Options.Notify),
+// naming its tool.
+func TestServeClientCallParkedNotifies(t *testing.T) {
+	h, _, url := serveHarness(t, permissions.Approve, time.Minute)
+	var rung []string
+	h.m.notify = func(tool string) { rung = append(rung, tool) }
+	c := gwClient(t, url, "claude-code")
+	for _, text := range []string{"one", "two"} {
+		if got := h.waitResult(callAsync(c, "notes__write_note", map[string]any{"text": text})); awaiting(got) == "" {
+			t.Fatalf("the client got %q, want the awaiting result", got.text())
+		}
+	}
+	h.until(func() bool { return h.m.pending == 2 })
+	if len(rung) != 2 || rung[0] != "notes__write_note" || rung[1] != "notes__write_note" {
+		t.Errorf("rung %q, want once per parked call, naming the tool", rung)
+	}
+}

@@ -65,6 +65,11 @@ type Options struct {
 	// Clipboard puts text on the clipboard (ctrl+y, copy mode, c in a URL
 	// request; default: the terminal's, OSC 52).
 	Clipboard func(string)
+	// Notify tells the terminal that a client's call (latch --serve) waits
+	// for a person: the bell, and a desktop notification where the
+	// terminal shows one (ui/notice); given the tool's name, once per
+	// call. Nil rings nothing.
+	Notify func(tool string)
 	// Mouse says the program captures the mouse (the wheel scrolls the
 	// chat; the terminal's own selection needs Shift, or F2 to let go).
 	// Off, a drag selects text as anywhere else in the terminal.
@@ -126,6 +131,7 @@ type Model struct {
 	serving       func() (string, int)   // see Options.Serving
 	sources       []string               // see Options.Sources
 	clipboard     copier                 // see Options.Clipboard and clipway.go
+	notify        func(string)           // see Options.Notify
 	sampling      samplingState          // servers' sampling requests: cards, modal (sampling.go)
 	pending       int                    // parked approvals
 	replaying     bool                   // showing a resumed session's history
@@ -204,6 +210,7 @@ func New(o Options) *Model {
 	if m.openURL == nil {
 		m.openURL = func(string) error { return errors.New("no way to open a browser here") }
 	}
+	m.notify = o.Notify
 	clip := systemClipboard(o.Getenv, nativeClipboard, terminalClipboard)
 	if o.Clipboard != nil {
 		clip = surely(o.Clipboard)

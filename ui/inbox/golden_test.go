@@ -1,0 +1,155 @@
+package inbox
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"latch/session"
+	"latch/ui"
+)
+
+// fixed is a Source of the same calls at every read: a gateway's calls of
+// two clients (one with a long value and many keys), a chat's call, and
+// one whose gateway stopped.
+func fixed(now time.Time) Source {
+	long := strings.Repeat("lorem ipsum ", 40)
+	args := map[string]any{"path": "/home/alice/notes/today.md", "content": long}
+	for i := range 14 {
+		args[fmt.Sprintf("k%02d", i)] = i
+	}
+	calls := []Call{
+		{ParkedCall: session.ParkedCall{Session: "20261202-080000-aaaaaa", ApprovalID: "A1", CallID: "gw_3f9c0a1b2c4d", Client: "claude-code",
+			Tool: "fs__write_file", Server: "fs", Arguments: args, Parked: now.Add(-42 * time.Second), Expires: now.Add(23 * time.Hour),
+			Mode: "approve"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-080000-aaaaaa", ApprovalID: "A2", CallID: "gw_0a1b2c3d4e5f", Client: "ci-job",
+			Tool: "mem__create_entities", Server: "mem", Arguments: map[string]any{"entities": []any{map[string]any{"name": "alice"}}},
+			Parked: now.Add(-3 * time.Minute), Expires: now.Add(2 * time.Hour), Mode: "read_only", Rule: "config latch.json: permissions.rules[2]"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-070000-bbbbbb", ApprovalID: "A1", CallID: "call_1", Tool: "git__commit",
+			Server: "git", Arguments: map[string]any{"message": "wip"}, Parked: now.Add(-time.Hour), Mode: "approve"}},
+		{ParkedCall: session.ParkedCall{Session: "20261202-060000-cccccc", ApprovalID: "A1", CallID: "gw_ffffeeeedddd", Client: "cursor",
+			Tool: "fs__delete", Server: "fs", Arguments: map[string]any{"path": "/tmp/x"}, Parked: now.Add(-2 * time.Hour),
+			Expires: now.Add(22 * time.Hour), Mode: "approve"}, Stopped: true},
+	}
+	return func() ([]Call, error) { return calls, nil }
+}
+
+// goldenScreen is the inbox of the fixed calls at w×h.
+func goldenScreen(t *testing.T, w, h int) *screen {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	s := &screen{t: t, now: now}
+	s.m = New(Options{By: "alice", Source: fixed(now), Now: func() time.Time { return s.now },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) {
+			return ui.ArgLines(p.Arguments, ui.ArgView{Full: full})
+		},
+		Line: func(p session.ParkedCall) string { return ui.ArgLine(p.Arguments, ui.ArgView{}) }})
+	s.m.Update(windowSize(w, h))
+	s.read()
+	return s
+}
+
+// TestGoldenInbox80x24 and TestGoldenInbox120x40: the list, and the
+// selected call's arguments below it (80 columns) or beside it (120),
+// every key there, the long value elided saying by how much, the lines
+// not shown counted.
+func TestGoldenInbox80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+func TestGoldenInbox120x40(t *testing.T) {
+	s := goldenScreen(t, 120, 40)
+	s.press(time.Second, space)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestGoldenInboxStep80x24: the confirmation step names the calls and
+// their count, leaves out the one that cannot be decided here (saying
+// why), and ignores keys for a moment.
+func TestGoldenInboxStep80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, space, space, space, runes("y"))
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestInboxScreensFit: every line of every screen fits its width and the
+// screen its height, whatever is open.
+func TestInboxScreensFit(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {40, 10}, {200, 60}} {
+		s := goldenScreen(t, size[0], size[1])
+		for _, k := range []string{"", "j", "f", "J", " ", "y"} {
+			if k != "" {
+				s.press(time.Second, runes(k))
+			}
+			assertFits(t, s.m.View(), size[0], size[1])
+		}
+	}
+}
+
+// assertFits fails the test when v is wider than w or taller than h.
+func assertFits(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) > h {
+		t.Errorf("%d lines on a screen of %d", len(lines), h)
+	}
+	for _, l := range lines {
+		if n := displayWidth(l); n > w {
+			t.Errorf("a line of %d cells on a screen of %d: %q", n, w, l)
+		}
+	}
+}
+
+// TestInboxFilterAndScroll: / filters by client, tool or server; the
+// selection follows what is shown; Esc drops the filter. Arguments longer
+// than the pane scroll with pgdn, the last row saying which lines show of
+// how many, down to the last key.
+func TestInboxFilterAndScroll(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("/"), runes("m"), runes("e"), runes("m"), enter)
+	v := s.m.View()
+	containsAll(t, v, `filter "mem": 1 shown`, "mem__create_entities", "id       gw_0a1b2c3d4e5f")
+	if strings.Contains(v, "fs__write_file") {
+		t.Errorf("the filter shows calls of other servers:\n%s", v)
+	}
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyEsc})
+	v = s.m.View()
+	containsAll(t, v, "4 calls waiting", "fs__write_file")
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyHome})
+	containsAll(t, s.m.View(), "lines 1-8 of 19")
+	for range 5 {
+		s.press(time.Second, tea.KeyMsg{Type: tea.KeyPgDown})
+	}
+	containsAll(t, s.m.View(), "lines 12-19 of 19", `"path": "/home/alice/notes/today.md"`, "  }")
+}
+
+// TestInboxLaysOutArgumentsOnce: a call whose arguments are megabytes
+// long is laid out once for the pane and once for the list, not at every
+// frame (the screen is drawn four times a second while it is live).
+func TestInboxLaysOutArgumentsOnce(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	big := []Call{{ParkedCall: session.ParkedCall{Session: "s1", ApprovalID: "A1", CallID: "gw_1", Client: "ci", Tool: "fs__write_file",
+		Arguments: map[string]any{"content": strings.Repeat("x", 4<<20)}, Parked: now, Expires: now.Add(time.Hour)}}}
+	laidOut, lined := 0, 0
+	s := &screen{t: t, now: now}
+	s.m = New(Options{Source: func() ([]Call, error) { return big, nil }, Now: func() time.Time { return s.now },
+		Args: func(p session.ParkedCall, full bool) ([]string, int) {
+			laidOut++
+			return ui.ArgLines(p.Arguments, ui.ArgView{Full: full})
+		},
+		Line: func(p session.ParkedCall) string { lined++; return ui.ArgLine(p.Arguments, ui.ArgView{}) }})
+	s.m.Update(windowSize(80, 24))
+	s.press(time.Second, runes("f"))
+	for range 10 {
+		s.read()
+		_ = s.m.View()
+	}
+	if laidOut != 1 || lined != 1 {
+		t.Errorf("10 frames laid the arguments out %d times for the pane and %d for the list; want once each", laidOut, lined)
+	}
+	containsAll(t, s.m.View(), "lines 1-")
+}

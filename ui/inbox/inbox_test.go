@@ -1,0 +1,202 @@
+package inbox
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"latch/session"
+	"latch/ui/notice"
+)
+
+// TestInboxCallAppearsAndLeavesLive: a call parked after the inbox
+// opened shows at its next read and rings the terminal once; decided
+// elsewhere (latch approve's way: a decision in the gateway's inbox), it
+// leaves the list.
+func TestInboxCallAppearsAndLeavesLive(t *testing.T) {
+	g := newGateway(t, "")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	s.m.o.Notice = notice.OSC9
+	containsAll(t, s.m.View(), "0 calls waiting", "no call waits for approval")
+	id := g.park("claude-code", "hello")
+	v := s.readUntil("the parked call listed", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	containsAll(t, v, "claude-code", "notes__write_note", "approve mode", id, `"text": "hello"`)
+	s.read()
+	if len(s.rung) != 1 || !strings.Contains(s.rung[0], "\x1b]9;") || !strings.Contains(s.rung[0], "notes__write_note") {
+		t.Fatalf("rung %q, want one OSC 9 naming the tool", s.rung)
+	}
+	if strings.Contains(s.rung[0], "hello") {
+		t.Errorf("the notification holds the call's arguments: %q", s.rung[0])
+	}
+	if err := session.SendDecision(g.dir, s.m.calls[0].Session, session.Decision{InvocationID: id, Approve: true, By: "bob on /dev/pts/9"}); err != nil {
+		t.Fatal(err)
+	}
+	s.readUntil("the call decided elsewhere gone", func(v string) bool { return strings.Contains(v, "0 calls waiting") })
+	g.waitRan("hello", 1)
+	if g.ran("hello") != 1 {
+		t.Errorf("the approved call ran %d times", g.ran("hello"))
+	}
+	if len(s.rung) != 1 {
+		t.Errorf("rung %d times for one call", len(s.rung))
+	}
+}
+
+// TestInboxLikeThisDecidesTogether: `a` marks the waiting calls with the
+// same tool and exactly the same arguments, the confirmation step names
+// them and their count, and Enter (after the guard) approves them
+// together: each runs once, the other call still waits.
+func TestInboxLikeThisDecidesTogether(t *testing.T) {
+	g := newGateway(t, "")
+	a1, a2 := g.park("ci", "same"), g.park("claude-code", "same")
+	other := g.park("ci", "other")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 120, 40)
+	s.readUntil("three calls", func(v string) bool { return strings.Contains(v, "3 calls waiting") })
+	s.press(time.Second, runes("a"))
+	v := s.m.View()
+	containsAll(t, v, "2 marked", "marked 2 calls like this")
+	s.press(time.Second, runes("y"))
+	v = s.m.View()
+	containsAll(t, v, "Approve 2 calls?", a1, a2, "(keys ignored for a moment)")
+	if strings.Contains(v, other) && strings.Count(v, other) > 0 && strings.Contains(v[strings.Index(v, "Approve"):], other) {
+		t.Errorf("the step names a call that is not marked:\n%s", v)
+	}
+	s.now = s.now.Add(guard)
+	v = s.m.View()
+	containsAll(t, v, "enter approves all 2")
+	s.press(time.Second, enter)
+	v = s.readUntil("one call left", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	containsAll(t, v, "approved 2 of 2 calls, by alice on /dev/pts/1")
+	g.waitRan("same", 2)
+	if g.ran("same") != 2 || g.ran("other") != 0 {
+		t.Errorf("ran same %d times (want 2: one per call), other %d", g.ran("same"), g.ran("other"))
+	}
+}
+
+// TestInboxMarksAndReject: Space marks calls one by one, n asks a reason,
+// and the reason reaches the log with who decided.
+func TestInboxMarksAndReject(t *testing.T) {
+	g := newGateway(t, "")
+	id1, id2 := g.park("ci", "one"), g.park("ci", "two")
+	g.park("ci", "three")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 80, 24)
+	s.readUntil("three calls", func(v string) bool { return strings.Contains(v, "3 calls waiting") })
+	s.press(time.Second, space, space)
+	s.press(time.Second, runes("n"))
+	containsAll(t, s.m.View(), "Reject 2 calls?", id1, id2, "reason")
+	s.press(time.Second, runes("n"), runes("o"), runes("t"), space, runes("now"))
+	s.press(time.Second, enter)
+	s.readUntil("one call left", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	calls, err := session.ParkedCallsOf(g.dir, s.m.calls[0].Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range calls {
+		if c.CallID == id1 || c.CallID == id2 {
+			n++
+			if c.Decision != "rejected" || c.By != "alice on /dev/pts/1" || c.Reason != "not now" {
+				t.Errorf("%s: %s by %q (%q)", c.CallID, c.Decision, c.By, c.Reason)
+			}
+		}
+	}
+	if n != 2 || g.ran("one")+g.ran("two")+g.ran("three") != 0 {
+		t.Errorf("rejected %d; ran %d", n, g.ran("one")+g.ran("two")+g.ran("three"))
+	}
+}
+
+// TestInboxTypedAheadKeysDecideNothing: keys that keep coming as the step
+// opens (a y typed twice, Enter hit in the same burst) are not taken: the
+// step decides only after a pause, whatever came before.
+func TestInboxTypedAheadKeysDecideNothing(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("ci", "x")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 80, 24)
+	s.readUntil("the call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	step := 100 * time.Millisecond
+	s.press(step, runes("y"), runes("y"), enter, enter, enter, enter, enter)
+	if s.m.step == nil || s.m.busy != 0 {
+		t.Fatalf("typed-ahead keys decided: step %v, busy %d", s.m.step, s.m.busy)
+	}
+	containsAll(t, s.m.View(), "(keys ignored for a moment)")
+	s.press(guard, enter)
+	s.readUntil("decided after a pause", func(v string) bool { return strings.Contains(v, "0 calls waiting") })
+	g.waitRan("x", 1)
+	if g.ran("x") != 1 {
+		t.Errorf("ran %d times", g.ran("x"))
+	}
+}
+
+// TestInboxFirstDecisionWins: two inboxes approve and reject the same call
+// at once: the gateway applies the first, the call runs at most once, and
+// the other inbox says it was already decided, and by whom.
+func TestInboxFirstDecisionWins(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("ci", "race")
+	a := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	b := newScreen(t, g.dir, "bob on /dev/pts/2", 100, 30)
+	for _, s := range []*screen{a, b} {
+		s.readUntil("the call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	}
+	a.press(time.Second, runes("y"))
+	b.press(time.Second, runes("n"))
+	a.now, b.now = a.now.Add(time.Second), b.now.Add(time.Second)
+	_, ca := a.m.Update(enter)
+	_, cb := b.m.Update(enter)
+	done := make(chan []string, 2)
+	go func() { done <- ca().(decidedMsg).lines }()
+	go func() { done <- cb().(decidedMsg).lines }()
+	out := strings.Join(append(<-done, <-done...), "\n")
+	won := strings.Contains(out, "approved 1 of 1") || strings.Contains(out, "rejected 1 of 1")
+	lost := strings.Contains(out, "already approved by alice") || strings.Contains(out, "already rejected by bob") ||
+		strings.Contains(out, "another decision on it is on its way")
+	if !won || !lost || strings.Contains(out, "approved 1 of 1") == strings.Contains(out, "rejected 1 of 1") {
+		t.Errorf("want one decision applied and the other told:\n%s", out)
+	}
+	if strings.Contains(out, "approved 1 of 1") {
+		g.waitRan("race", 1)
+	}
+	if n := g.ran("race"); n > 1 || (n == 1) != strings.Contains(out, "approved 1 of 1") {
+		t.Errorf("ran %d times:\n%s", n, out)
+	}
+}
+
+// TestInboxBurstRingsOnce: many calls parking at once (a client flooding
+// the gateway) ring the terminal once, not once a call; a call that comes
+// after a pause rings again.
+func TestInboxBurstRingsOnce(t *testing.T) {
+	g := newGateway(t, "")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	for i := range 20 {
+		g.park("flood", fmt.Sprint("n", i))
+	}
+	s.readUntil("the burst listed", func(v string) bool { return strings.Contains(v, "20 calls waiting") })
+	if len(s.rung) != 1 {
+		t.Fatalf("a burst of 20 calls rang %d times, want once", len(s.rung))
+	}
+	s.now = s.now.Add(ringEvery)
+	g.park("calm", "later")
+	s.readUntil("the later call", func(v string) bool { return strings.Contains(v, "21 calls waiting") })
+	if len(s.rung) != 2 {
+		t.Errorf("a call after the pause rang %d times in all, want 2", len(s.rung))
+	}
+}
+
+// TestInboxGatewayStoppedDecidesNothing: a gateway that stops while the
+// step is open gets no decision (as latch approve refuses one): nothing
+// is left in its inbox folder for a later start to apply, and the screen
+// says why.
+func TestInboxGatewayStoppedDecidesNothing(t *testing.T) {
+	g := newGateway(t, "")
+	id := g.park("ci", "late")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	s.readUntil("the call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	s.press(time.Second, runes("y"))
+	sess := s.m.calls[0].Session
+	g.sess.Close()
+	s.press(time.Second, enter)
+	containsAll(t, s.m.View(), "approved 0 of 1 call", id, "stopped: start it again to decide")
+	if session.DecisionQueued(g.dir, sess, id) {
+		t.Error("a decision was left in the stopped gateway's inbox")
+	}
+}
