@@ -23,6 +23,7 @@ type serveArgs struct {
 	quiet  bool   // --quiet: no line per call
 	json   bool   // --json: each line on stderr a JSON object
 	fresh  bool   // --fresh: a new session, not the parked calls of the last run
+	as     string // --as NAME: the client over stdio, as the config that starts latch names it
 }
 
 // parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet] [--json] [--fresh]`.
@@ -35,6 +36,7 @@ func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	fs.BoolVar(&a.quiet, "quiet", false, "no line on stderr per call")
 	fs.BoolVar(&a.json, "json", false, "write each line on stderr as a JSON object (for machines)")
 	fs.BoolVar(&a.fresh, "fresh", false, "start a new session rather than take up the calls the last run on this config parked")
+	fs.StringVar(&a.as, "as", "", "with --stdio, name the client `NAME` (unverified) for rules with a \"client\" and the log")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, errHelp
@@ -47,7 +49,7 @@ func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	case a.stdio == (a.listen != ""):
 		return a, errors.New("latch serve: give --stdio or --listen HOST:PORT (one of them)")
 	}
-	return a, nil
+	return a, gateway.CheckAs(a.as, a.stdio)
 }
 
 // serveToken is the bearer token --listen requires: serve.token_env's
@@ -88,7 +90,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 			say(stderr, err.Error())
 			return exitUsage
 		}
-		hopts = gateway.HTTPOptions{Addr: a.listen, Token: token, AllowRemote: s.cfg.Serve.AllowRemote,
+		hopts = gateway.HTTPOptions{Addr: a.listen, Token: token, Clients: serveClients(s, stderr, a.json), AllowRemote: s.cfg.Serve.AllowRemote,
 			TLSCert: s.cfg.Serve.TLSCert, TLSKey: s.cfg.Serve.TLSKey,
 			Ready: func(addr string) {
 				u := serveURL(addr, hopts)
@@ -144,7 +146,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		logw = stderr
 	}
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
-		LeftOut:      s.leftOut,
+		LeftOut: s.leftOut, As: a.as,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
 		Limits: gatewayLimits(s.cfg.Serve.ServeLimits)})
 	ctx, stop := context.WithCancel(quit)

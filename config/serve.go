@@ -22,10 +22,13 @@ type ServeConfig struct {
 	ApprovalTTL  time.Duration // "approval_ttl": how long a parked call waits (0: 24h)
 	AwaitPoll    time.Duration // "await_poll": how long one latch_await_decision waits at most (0: 20s)
 	ServeLimits                // the limits on clients (servelimits.go)
+	// Clients ("clients") are the MCP clients known by their own bearer
+	// token (serveclients.go), sorted by name.
+	Clients []ServeClient
 }
 
 var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
-	"park_unlisted", "approval_ttl", "await_poll"}, serveLimitKeys)
+	"park_unlisted", "approval_ttl", "await_poll", "clients"}, serveLimitKeys)
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -64,6 +67,9 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 	c.ApprovalTTL = l.duration("", "serve.approval_ttl", obj["approval_ttl"], 0)
 	c.AwaitPoll = l.duration("", "serve.await_poll", obj["await_poll"], 0)
 	c.ServeLimits = l.serveLimits(obj)
+	if raw, set := obj["clients"]; set {
+		c.Clients = l.serveClients(raw)
+	}
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)
 		l.checkExpose(c.Expose, servers)
