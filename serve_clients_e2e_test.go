@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	ciE2EToken     = "tok-ci-e2e-0123456789"
+	internE2EToken = "tok-intern-e2e-0123456789"
+	sharedE2EToken = "tok-shared-e2e-0123456789"
+)
+
+// clientsConfig is a config in ask mode whose one rule allows
+// mem__create_entities to clients named ci-*, with serve.clients naming
+// ci-bot (its token in the file ciFile) and, when intern is set, intern
+// (its token in $INTERN_TOKEN).
+func clientsConfig(ciFile string, intern bool) map[string]any {
+	clients := map[string]any{"ci-bot": map[string]any{"token_file": ciFile}}
+	if intern {
+		clients["intern"] = map[string]any{"token_env": "INTERN_TOKEN"}
+	}
+	return map[string]any{
+		"permissions": map[string]any{"mode": "ask",
+			"rules": []any{map[string]any{"tool": "mem__create_entities", "decision": "allow", "client": "ci-*"}}},
+		"serve": map[string]any{"clients": clients}}
+}
+
+// editServeConfig writes cfg (with the rig's mem server) over the rig's
+// config file, as a person editing it would.
+func editServeConfig(t *testing.T, r *promptRig, cfg map[string]any) {
+	t.Helper()
+	b, err := os.ReadFile(r.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old map[string]any
+	if err := json.Unmarshal(b, &old); err != nil {
+		t.Fatal(err)
+	}
+	cfg["mcpServers"] = old["mcpServers"]
+	if b, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The built latch serve --listen with two clients of their own tokens,
+// each an mcp-go client: the rule naming ci-* runs ci-bot's write; intern,
+// calling itself "ci-bot", has its write parked, and latch approvals names
+// it by its verified name and what it says. Then, with latch serve still
+// running, intern is removed from the config and ci-bot's token file is
+// given a new token: the old tokens are refused (401) at once, the new one
+// taken. A token in the URL is refused (400), never echoed.
+func TestServeClientsByTheirOwnTokens(t *testing.T) {
+	ciFile := filepath.Join(t.TempDir(), "ci.token")
+	if err := os.WriteFile(ciFile, []byte(ciE2EToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newPromptRig(t, clientsConfig(ciFile, true), true, "INTERN_TOKEN="+internE2EToken)
+	url := startServeHTTP(t, r, sharedE2EToken).url
+	ci := rawServeClientAs(t, url, ciE2EToken, "claude-code")
+	intern := rawServeClientAs(t, url, internE2EToken, "ci-bot")
+	create := `{"entities": [{"name": "alice", "entityType": "person", "observations": ["likes tea"]}]}`
+
+	if got := callRaw(t, ci, "mem__create_entities", create); !strings.Contains(got, "alice") {
+		t.Errorf("ci-bot's write: %q; want it run", got)
+	}
+	if got := callRaw(t, intern, "mem__create_entities", create); !strings.Contains(got, "latch_await_decision") {
+		t.Errorf("intern's write: %q; want it parked", got)
+	}
+	if n := r.memCalls("create_entities"); n != 1 {
+		t.Errorf("server-memory got %d writes; want ci-bot's alone", n)
+	}
+	list := r.run("", "approvals")
+	if !strings.Contains(list.stdout, `intern (says "ci-bot")`) || strings.Contains(list.stdout, "claude-code") {
+		t.Errorf("latch approvals:\n%s\nwant intern's call, named so, alone", list.stdout)
+	}
+
+	editServeConfig(t, r, clientsConfig(ciFile, false))
+	if err := os.WriteFile(ciFile, []byte("tok-ci-e2e-renewed-0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, url, token string
+		want             int
+	}{
+		{"intern's removed token", url, internE2EToken, http.StatusUnauthorized},
+		{"ci-bot's old token", url, ciE2EToken, http.StatusUnauthorized},
+		{"ci-bot's new token", url, "tok-ci-e2e-renewed-0123", http.StatusOK},
+		{"the shared token", url, sharedE2EToken, http.StatusOK},
+		{"a token in the URL", url + "?access_token=" + sharedE2EToken, "", http.StatusBadRequest},
+	} {
+		header := map[string]string{}
+		if c.token != "" {
+			header["Authorization"] = "Bearer " + c.token
+		}
+		if got := post(t, c.url, header); got != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// latch serve refuses to start when two clients have one token, naming
+// both and not the token; --as goes with --stdio alone, and takes a name.
+func TestServeClientsRefusals(t *testing.T) {
+	r := newPromptRig(t, map[string]any{"serve": map[string]any{"clients": map[string]any{
+		"a": map[string]any{"token_env": "A_TOKEN"}, "b": map[string]any{"token_env": "B_TOKEN"}}}}, false,
+		"A_TOKEN=same-token-0123456789", "B_TOKEN=same-token-0123456789")
+	res := r.run("", "serve", "--listen", "127.0.0.1:0")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "serve.clients.b has the same token as serve.clients.a") ||
+		strings.Contains(res.stderr, "same-token") {
+		t.Errorf("two clients with one token: exit %d, %q", res.code, res.stderr)
+	}
+	for _, args := range [][]string{{"serve", "--listen", "127.0.0.1:0", "--as", "ci"}, {"serve", "--stdio", "--as", "ci bot"}} {
+		if res := r.run("", args...); res.code != exitUsage || !strings.Contains(res.stderr, "--as") {
+			t.Errorf("%q: exit %d, %q; want a usage error about --as", args, res.code, res.stderr)
+		}
+	}
+}
