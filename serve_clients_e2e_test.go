@@ -54,7 +54,8 @@ func editServeConfig(t *testing.T, r *promptRig, cfg map[string]any) {
 // The built latch serve --listen with two clients of their own tokens,
 // each an mcp-go client: the rule naming ci-* runs ci-bot's write; intern,
 // calling itself "ci-bot", has its write parked, and latch approvals names
-// it by its verified name and what it says. Then, with latch serve still
+// it by its verified name and what it says, and a rule naming intern added
+// since is noticed there. Then, with latch serve still
 // running, intern is removed from the config and ci-bot's token file is
 // given a new token: the old tokens are refused (401) at once, the new one
 // taken. A token in the URL is refused (400), never echoed.
@@ -81,6 +82,16 @@ func TestServeClientsByTheirOwnTokens(t *testing.T) {
 	list := r.run("", "approvals")
 	if !strings.Contains(list.stdout, `intern (says "ci-bot")`) || strings.Contains(list.stdout, "claude-code") {
 		t.Errorf("latch approvals:\n%s\nwant intern's call, named so, alone", list.stdout)
+	}
+
+	// A rule naming intern, added since its call parked, is the
+	// approval list's notice: the call is judged as intern's.
+	denyIntern := clientsConfig(ciFile, true)
+	perms := denyIntern["permissions"].(map[string]any)
+	perms["rules"] = append(perms["rules"].([]any), map[string]any{"tool": "mem__create_entities", "decision": "deny", "client": "intern"})
+	editServeConfig(t, r, denyIntern)
+	if list := r.run("", "approvals"); !strings.Contains(list.stdout, "a rule now denies this call") {
+		t.Errorf("latch approvals after a rule naming intern was added:\n%s\nwant the notice", list.stdout)
 	}
 
 	editServeConfig(t, r, clientsConfig(ciFile, false))

@@ -102,7 +102,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}()
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
-		Client: gc.Client})
+		Client: gc.Client, ClientName: gc.Caller.Name, ClientVerified: gc.Caller.Verified})
 	out := GatewayOutcome{ID: c.id}
 	if !c.known {
 		s.fail(c, s.unknownTool(c.name))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"latch/permissions"
 )
 
 // ParkedCall is a call parked in a session's log, and what became of it,
@@ -15,8 +17,9 @@ import (
 type ParkedCall struct {
 	Session    string
 	ApprovalID string
-	CallID     string // a gateway's invocation id ("gw_…"), or the model's call id
-	Client     string // the MCP client of a gateway's call; "" for the chat's
+	CallID     string                 // a gateway's invocation id ("gw_…"), or the model's call id
+	Client     string                 // the MCP client of a gateway's call, as a person reads it; "" for the chat's
+	Caller     permissions.CallClient // the client as the config names it, for the rules
 	Tool       string
 	Arguments  map[string]any // as logged: redacted
 	Parked     time.Time
@@ -70,6 +73,8 @@ type parkedLine struct {
 	Content    string         `json:"content"`
 	IsError    bool           `json:"is_error"`
 	Error      string         `json:"error"`
+	ClientName string         `json:"client_name"`
+	ClientVer  bool           `json:"client_verified"`
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -120,7 +125,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
 					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
 						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
-						Server: e.Server, Digest: e.Digest, Description: e.Descr})
+						Server: e.Server, Digest: e.Digest, Description: e.Descr,
+						Caller: permissions.CallClient{Name: e.ClientName, Verified: e.ClientVer}})
 				case TypeApprovalResolved:
 					if i, ok := byApproval[e.ApprovalID]; ok {
 						calls[i].Decision, calls[i].By, calls[i].Reason = e.Decision, e.By, e.Reason
