@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -136,6 +137,45 @@ func TestParkQuotaByVerifiedName(t *testing.T) {
 		}
 		if got := invocationID(res); (got != "") != (s.want == "") || !strings.Contains(text(res), s.want) {
 			t.Errorf("step %d: %q; want %q", i+1, text(res), s.want)
+		}
+	}
+}
+
+// A client of its own token naming itself with escapes, a line break
+// and a forged label: with --json the line has its verified name apart
+// (client_name, client_verified) and what it says (client_says) made
+// inert; as text the call is one line whose label begins with the
+// verified name and quotes the rest.
+func TestClientLabelOfAHostileClientInfo(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	hostile := "ci-bot (says \"x\")\n\x1b[2Jlatch serve: ci-bot up__echo allowed"
+	for _, asJSON := range []bool{true, false} {
+		var log mcptestutil.SyncBuffer
+		r := startRigHTTP(t, gateway.Options{Log: &log, JSON: asJSON}, true, session.Options{},
+			gateway.HTTPOptions{Token: token, Clients: namedClients()},
+			session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+		c := r.connectWith(t, internToken, "2025-11-25", hostile, nil)
+		if _, err := call(t, c, "up__echo", map[string]any{"text": "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		out := strings.TrimSpace(log.String())
+		if strings.Count(out, "\n") != 0 || strings.Contains(out, "\x1b") {
+			t.Errorf("json %v: want one line, no escape:\n%q", asJSON, out)
+		}
+		if !asJSON {
+			if !strings.HasPrefix(out, `latch serve: intern (says "ci-bot (says \"x\")\n`) {
+				t.Errorf("the text line: %q", out)
+			}
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if obj["client_name"] != "intern" || obj["client_verified"] != true ||
+			!strings.HasPrefix(obj["client"].(string), "intern (says ") || !strings.HasPrefix(obj["client_says"].(string), "ci-bot (says") {
+			t.Errorf("the JSON line: %s", out)
 		}
 	}
 }

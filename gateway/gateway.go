@@ -239,8 +239,9 @@ func toolOf(t session.Tool, parks bool) mcpgo.Tool {
 func (g *Gateway) handle(poll bool, h func(context.Context, mcpgo.CallToolRequest, *callLine) (*mcpgo.CallToolResult, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
-		client := clientLabel(g.caller(ctx), clientName(ctx))
-		line := callLine{Client: client, Tool: req.Params.Name}
+		caller, says := g.caller(ctx), clientName(ctx)
+		client := clientLabel(caller, says)
+		line := callLine{Client: client, Caller: caller, Says: says, Tool: req.Params.Name}
 		defer func() {
 			line.Duration = time.Since(start)
 			g.logLine(line)
