@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"latch/mcp/mcptestutil"
 )
 
 const (
@@ -133,5 +135,40 @@ func TestServeClientsRefusals(t *testing.T) {
 		if res := r.run("", args...); res.code != exitUsage || !strings.Contains(res.stderr, "--as") {
 			t.Errorf("%q: exit %d, %q; want a usage error about --as", args, res.code, res.stderr)
 		}
+	}
+}
+
+// The named clients' tokens are latch's own, as the shared one is: an
+// upstream stdio server inheriting the whole environment is given
+// neither $INTERN_TOKEN nor any variable holding a client's token, and a
+// server that knows them anyway and sends them back (a result, an error)
+// shows "[redacted]" to the client.
+func TestServeClientTokensHeldFromUpstream(t *testing.T) {
+	fake := mcptestutil.BuildFakeMCP(t)
+	environ := filepath.Join(t.TempDir(), "environ")
+	ciFile := filepath.Join(t.TempDir(), "ci.token")
+	if err := os.WriteFile(ciFile, []byte(ciE2EToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientsConfig(ciFile, true)
+	cfg["mcpServers"] = map[string]any{"fake": map[string]any{"command": fake,
+		"args":        []string{"-environ-file", environ, "-fail-with", "upstream knows " + ciE2EToken},
+		"env_inherit": true, "allow": []string{"echo", "rpc_fail"}}}
+	r := newPromptRig(t, cfg, false, "INTERN_TOKEN="+internE2EToken, "LATCH_TEST_CI_COPY="+ciE2EToken)
+	srv := startServeHTTP(t, r, sharedE2EToken)
+
+	b, err := os.ReadFile(environ)
+	if err != nil {
+		t.Fatalf("the upstream server did not write its environment: %v", err)
+	}
+	if env := string(b); strings.Contains(env, internE2EToken) || strings.Contains(env, ciE2EToken) || strings.Contains(env, "INTERN_TOKEN=") {
+		t.Errorf("the upstream server was given a client's token:\n%s", env)
+	}
+	c := rawServeClientAs(t, srv.url, internE2EToken, "intern")
+	if got := callRaw(t, c, "fake__echo", `{"message": "echo `+internE2EToken+` `+ciE2EToken+`"}`); got != "echo [redacted] [redacted]" {
+		t.Errorf("the echoed tokens reached the client as %q", got)
+	}
+	if got := callRaw(t, c, "fake__rpc_fail", `{}`); strings.Contains(got, ciE2EToken) || !strings.Contains(got, "[redacted]") {
+		t.Errorf("the upstream error, as the client got it: %q", got)
 	}
 }
