@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -170,5 +171,30 @@ func TestServeClientTokensHeldFromUpstream(t *testing.T) {
 	}
 	if got := callRaw(t, c, "fake__rpc_fail", `{}`); strings.Contains(got, ciE2EToken) || !strings.Contains(got, "[redacted]") {
 		t.Errorf("the upstream error, as the client got it: %q", got)
+	}
+}
+
+// The chat's --serve takes serve.clients too: a client of its own token
+// calling itself e2e-agent is asked about in the chat's box by its
+// verified name, what it says beside it, and y runs its call.
+func TestE2EChatServeNamesTheClientByItsToken(t *testing.T) {
+	fake := newFake(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
+	cfg := map[string]any{
+		"serve":       map[string]any{"await_poll": "2m", "clients": map[string]any{"ci-bot": map[string]any{"token_env": "CI_TOKEN"}}},
+		"permissions": map[string]any{"mode": "ask"},
+		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+	}
+	b, _ := json.Marshal(cfg)
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startChatServeWith(t, fake.Host(), path, addr, ciE2EToken, []string{"XDG_STATE_HOME=" + t.TempDir(), "CI_TOKEN=" + ciE2EToken})
+	res := r.call("fake__add", map[string]any{"a": 2, "b": 3})
+	takeBoxWith(t, r.tm, `from    ci-bot (says "e2e-agent") (via latch serve)`, "the box naming the client by its token")
+	r.tm.typeKeys("y")
+	if got := r.result(res); got != "false 5" {
+		t.Errorf("after y the client got %q, want the tool's result 5", got)
 	}
 }
