@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"latch/permissions"
+	"latch/session"
 )
 
 // ClientTokens are the bearer tokens of the clients the config names
@@ -178,14 +178,14 @@ func withCaller(ctx context.Context, name string) context.Context {
 // caller is the client the config names for a call: the one its token
 // named (verified), or over stdio the one --as named (a claim); zero
 // when neither.
-func (g *Gateway) caller(ctx context.Context) permissions.CallClient {
+func (g *Gateway) caller(ctx context.Context) session.Caller {
 	if name, _ := ctx.Value(callerKey{}).(string); name != "" {
-		return permissions.CallClient{Name: name, Verified: true}
+		return session.Caller{Name: name, Verified: true}
 	}
 	if _, http := ctx.Value(callerKey{}).(string); http {
-		return permissions.CallClient{} // the shared token
+		return session.Caller{} // the shared token
 	}
-	return permissions.CallClient{Name: g.o.As}
+	return session.Caller{Name: g.o.As}
 }
 
 // clientLabel is how the log, the session and the approval screens name
@@ -194,14 +194,14 @@ func (g *Gateway) caller(ctx context.Context) permissions.CallClient {
 // "claude-code")`, `ci-bot, unverified (says "claude-code")` for one only
 // --as named; any other by what it says, as said (quoted when it is not a
 // plain name, so that it never reads as a named client's label).
-func clientLabel(c permissions.CallClient, says string) string {
+func clientLabel(c session.Caller, says string) string {
 	quoted := fmt.Sprintf("%q", says)
 	switch {
 	case c.Name != "" && c.Verified:
 		return c.Name + " (says " + quoted + ")"
 	case c.Name != "":
 		return c.Name + ", unverified (says " + quoted + ")"
-	case says == "?" || permissions.ValidClientName(says) == nil:
+	case says == "?" || session.ValidClientName(says) == nil:
 		return says
 	}
 	return quoted
@@ -217,7 +217,7 @@ func CheckAs(name string, stdio bool) error {
 	case !stdio:
 		return errors.New("latch serve: --as names the client over --stdio; over --listen each client is named by its own token (serve.clients)")
 	}
-	if err := permissions.ValidClientName(name); err != nil {
+	if err := session.ValidClientName(name); err != nil {
 		return fmt.Errorf("latch serve: --as: %v", err)
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"latch/permissions"
 	"latch/session"
 	"latch/ui/sanitize"
 )
@@ -22,9 +21,9 @@ const (
 // callLine is one call as the log tells it. Names only, and the
 // gateway's own words: never the arguments, the result or a token.
 type callLine struct {
-	Client   string                 // the client's label (clientLabel)
-	Caller   permissions.CallClient // the client as the config names it
-	Says     string                 // its clientInfo name
+	Client   string         // the client's label (clientLabel)
+	Caller   session.Caller // the client as the config names it
+	Says     string         // its clientInfo name
 	Tool     string
 	Decision string
 	ID       string        // the invocation id, when the call has one
