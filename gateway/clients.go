@@ -193,9 +193,13 @@ func (g *Gateway) caller(ctx context.Context) session.Caller {
 // itself (its clientInfo name), marked as such — `ci-bot (says
 // "claude-code")`, `ci-bot, unverified (says "claude-code")` for one only
 // --as named; any other by what it says, as said (quoted when it is not a
-// plain name, so that it never reads as a named client's label).
+// plain name, so that it never reads as a named client's label). A
+// named client that gives no name of its own "says nothing".
 func clientLabel(c session.Caller, says string) string {
 	quoted := fmt.Sprintf("%q", says)
+	if says == "?" {
+		quoted = "nothing" // no clientInfo name
+	}
 	switch {
 	case c.Name != "" && c.Verified:
 		return c.Name + " (says " + quoted + ")"

@@ -169,3 +169,42 @@ func TestClientTokensMustDiffer(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGuardTokens compares a request through the guard with the
+// shared token alone and with named clients (whose config is looked at
+// on every request): run it with -bench GuardTokens and compare the two
+// as a ratio.
+func BenchmarkGuardTokens(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "clients.json")
+	data, _ := json.Marshal(map[string]string{"ci-bot": ciTok, "intern": internTok})
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	src := &ClientTokens{Load: func() (map[string]string, []string, error) {
+		var m map[string]string
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		return m, []string{path}, err
+	}}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for _, c := range []struct {
+		name string
+		src  *ClientTokens
+		tok  string
+	}{{"shared", nil, sharedTok}, {"clients", src, ciTok}} {
+		tokens, err := newTokenTable(sharedTok, c.src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := guard(ok, "127.0.0.1:4567", "127.0.0.1:0", tokens)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if code, _ := send(h, "/mcp", "Bearer "+c.tok); code != 200 {
+					b.Fatal(code)
+				}
+			}
+		})
+	}
+}
