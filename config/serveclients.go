@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -91,4 +92,25 @@ func (c ServeClient) Token(ctx context.Context, getenv func(string) string) (str
 		}
 	}
 	return mcp.ReadSecret(ctx, field, c.TokenEnv, c.TokenFile, c.TokenCommand, getenv)
+}
+
+// checkRuleClients warns of each rule whose "client" matches no key of
+// serve.clients (a name mistyped, or a client not added yet): only
+// latch serve --stdio --as could name a client it is about.
+func (l *loader) checkRuleClients(cfg *Config) {
+	rules := slices.Clone(cfg.Permissions.Rules)
+	for _, s := range cfg.Servers {
+		rules = append(rules, s.Rules...)
+	}
+	for _, r := range rules {
+		glob := r.Spec.Client
+		if glob == "" || slices.ContainsFunc(cfg.Serve.Clients, func(c ServeClient) bool {
+			ok, err := path.Match(glob, c.Name)
+			return ok && err == nil
+		}) {
+			continue
+		}
+		l.warns = append(l.warns, fmt.Sprintf("%s.client: %q matches no client of serve.clients, "+
+			"so only latch serve --stdio --as could name a client this rule is about", r.Origin, glob))
+	}
 }

@@ -31,6 +31,25 @@ func TestLoadConfigServeClients(t *testing.T) {
 	if rs := cfg.Permissions.Rules; len(rs) != 1 || rs[0].Spec.Client != "intern" {
 		t.Errorf("rules: %+v; want the rule's client kept", rs)
 	}
+	if len(cfg.Warnings) != 0 {
+		t.Errorf("warnings: %q", cfg.Warnings)
+	}
+}
+
+// A rule whose client matches no key of serve.clients (a typo) is
+// warned of, naming the rule.
+func TestRuleClientMatchingNoClientIsWarned(t *testing.T) {
+	path, dir := writeConfig(t, `{"serve": {"clients": {"ci-bot": {"token_env": "T"}}},
+		"permissions": {"rules": [{"tool": "*", "decision": "allow", "client": "ci-*"},
+			{"tool": "*", "decision": "deny", "client": "ci-bto"}]}}`)
+	cfg, err := Load(path, fakeEnv(map[string]string{"HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "permissions.rules[1].client: \"ci-bto\" matches no client of serve.clients"
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], want) {
+		t.Errorf("warnings: %q; want one with %q", cfg.Warnings, want)
+	}
 }
 
 func TestLoadConfigServeClientsErrors(t *testing.T) {
