@@ -80,14 +80,19 @@ func countSet(bs ...bool) int {
 	return n
 }
 
-// Token reads the client's bearer token now. A token file must be the
-// owner's alone (0600; any group or other permission bit refuses it),
-// except on Windows. Errors name the source, never the token.
+// Token reads the client's bearer token now. A token file must be a
+// regular file, the owner's alone (0600; any group or other permission
+// bit refuses it, except on Windows). Errors name the source, never the token.
 func (c ServeClient) Token(ctx context.Context, getenv func(string) string) (string, error) {
 	field := "serve.clients." + c.Name + ".token"
-	if c.TokenFile != "" && runtime.GOOS != "windows" {
+	if c.TokenFile != "" {
 		fi, err := os.Stat(c.TokenFile)
-		if err == nil && fi.Mode().Perm()&0o077 != 0 {
+		switch {
+		case err != nil: // said by the read below
+		case !fi.Mode().IsRegular():
+			// A FIFO would hold latch serve's every request.
+			return "", fmt.Errorf("%s_file: %s is not a regular file", field, c.TokenFile)
+		case runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0:
 			return "", fmt.Errorf("%s_file: %s may be read by others (mode %v): run chmod 600 on it", field, c.TokenFile, fi.Mode().Perm())
 		}
 	}

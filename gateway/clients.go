@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -102,15 +103,28 @@ func (t *tokenTable) entries(tokens map[string]string) ([]tokenEntry, error) {
 	return out, nil
 }
 
-// fileSum is the digest of a file's content now; a file that cannot be
-// read has the digest of nothing with a mark, so that its coming back
-// counts as a change.
+// maxWatched bounds what fileSum reads of a file.
+const maxWatched = 4 << 20
+
+// fileSum is the digest of a file's content now, as far as maxWatched. A
+// file that cannot be read, or is not a regular file (a FIFO would block
+// every request), has the digest of nothing with a mark, so that its
+// coming back counts as a change.
 func fileSum(path string) [sha256.Size]byte {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return sha256.Sum256([]byte("\x00unreadable\x00" + path))
+	unreadable := sha256.Sum256([]byte("\x00unreadable\x00" + path))
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return unreadable
 	}
-	return sha256.Sum256(b)
+	f, err := os.Open(path)
+	if err != nil {
+		return unreadable
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxWatched)); err != nil {
+		return unreadable
+	}
+	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // match says whom token names: ok with name "" for the shared token, the
