@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,8 +81,18 @@ func TestClientRulesThroughTheGateway(t *testing.T) {
 		}
 	}
 	parked, err := session.ParkedCalls(dir)
-	if err != nil || len(parked) != 1 || parked[0].Client != "ci-bot" {
+	if err != nil || len(parked) != 1 || parked[0].Client != "ci-bot" || parked[0].Caller != (permissions.CallClient{}) {
 		t.Errorf("the parked calls: %v %+v; want the shared token's, named by what it says alone", err, parked)
+	}
+	logged, err := os.ReadFile(filepath.Join(dir, r.sess.ID()+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"client":"intern (says \"ci-bot\")","client_name":"intern","client_verified":true`,
+		`"client":"ci-bot (says \"claude-code\")","client_name":"ci-bot","client_verified":true`} {
+		if !strings.Contains(string(logged), want) {
+			t.Errorf("the session log has no %s:\n%s", want, logged)
+		}
 	}
 }
 
