@@ -267,7 +267,7 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 		line.Decision = session.GatewayUnknown
 		return errorResult(goneTool(name)), nil
 	}
-	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Caller: g.caller(ctx), Name: name, Arguments: arguments(req),
+	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Caller: line.Caller, Name: name, Arguments: arguments(req),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
 		Ask: g.awaitPoll(), Admit: func(size int64) (func(), string) { return g.pq.admit(g.quotaKey(ctx), client, size) }})
 	if out.Decision == session.GatewayLimited {
