@@ -64,7 +64,7 @@ Usage:
   latch sessions rm ID…         delete saved sessions
   latch sessions prune --older-than 30d [--dry-run]
                                 delete sessions idle that long
-  latch serve --stdio | --listen 127.0.0.1:PORT [--quiet] [--json] [--fresh]
+  latch serve --stdio [--as NAME] | --listen 127.0.0.1:PORT [--quiet] [--json] [--fresh]
                                 serve the servers' tools to other MCP clients, through the gate
   latch --fork ID               a new session branched from a saved one (which stays as it was)
   latch export ID [--format md|json|html] [-o FILE]

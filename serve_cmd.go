@@ -26,7 +26,7 @@ type serveArgs struct {
 	as     string // --as NAME: the client over stdio, as the config that starts latch names it
 }
 
-// parseServeArgs reads `latch serve --stdio | --listen ADDR [--quiet] [--json] [--fresh]`.
+// parseServeArgs reads `latch serve --stdio [--as NAME] | --listen ADDR [--quiet] [--json] [--fresh]`.
 func parseServeArgs(args []string, out io.Writer) (serveArgs, error) {
 	var a serveArgs
 	fs := flag.NewFlagSet("latch serve", flag.ContinueOnError)
