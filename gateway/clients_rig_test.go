@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -189,5 +190,36 @@ func TestClientLabelOfAHostileClientInfo(t *testing.T) {
 			!strings.HasPrefix(obj["client"].(string), "intern (says ") || !strings.HasPrefix(obj["client_says"].(string), "ci-bot (says") {
 			t.Errorf("the JSON line: %s", out)
 		}
+	}
+}
+
+// Stateless (2026-07-28) requests have no session: a client its token
+// names counts against its own limits, not those of the name it gives
+// itself, so a client of the shared token calling itself as ci-bot does
+// is not held back by ci-bot's calls, nor ci-bot by it.
+func TestStatelessLimitsByVerifiedName(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	r := startRigHTTP(t, gateway.Options{Limits: gateway.Limits{Concurrent: 1}}, true, session.Options{},
+		gateway.HTTPOptions{Token: token, Clients: namedClients()},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	ci := r.connectWith(t, ciToken, mcp.LATEST_PROTOCOL_VERSION, "agent", nil)
+	other := r.connectWith(t, token, mcp.LATEST_PROTOCOL_VERSION, "agent", nil)
+	held := make(chan error, 1)
+	go func() {
+		_, err := call(t, ci, "up__hold", nil)
+		held <- err
+	}()
+	mcptestutil.WaitFor(t, 20*time.Second, "ci-bot's held call running", func() bool { return up.running.Load() == 1 })
+	if res, err := call(t, other, "up__echo", map[string]any{"text": "hi"}); err != nil || res.IsError || text(res) != "echo hi" {
+		t.Errorf("the shared token's client of the same name: %v %+v; want its call run", err, res)
+	}
+	if res, err := call(t, ci, "up__echo", map[string]any{"text": "hi"}); err != nil || !res.IsError ||
+		!strings.Contains(text(res), `too many calls at once from ci-bot (says "agent")`) {
+		t.Errorf("ci-bot's second call: %v %+v; want it held back by its own limit", err, res)
+	}
+	up.release()
+	if err := <-held; err != nil {
+		t.Error(err)
 	}
 }
