@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,5 +223,45 @@ func TestStatelessLimitsByVerifiedName(t *testing.T) {
 	up.release()
 	if err := <-held; err != nil {
 		t.Error(err)
+	}
+}
+
+// An HTTP session belongs to the client whose token first used it: a
+// request with another client's token naming it is refused (404, as an
+// unknown session), and its owner goes on in it.
+func TestSessionOfAnotherClientIsRefused(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	r := startRigHTTP(t, gateway.Options{}, true, session.Options{},
+		gateway.HTTPOptions{Token: token, Clients: namedClients()},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	ci := r.connectWith(t, ciToken, "2025-11-25", "ci-bot", nil)
+	if _, err := call(t, ci, "up__echo", map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	id := ci.GetSessionId()
+	if id == "" {
+		t.Fatal("no session")
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"stolen"}}}`
+	for _, tok := range []string{internToken, token} {
+		req, _ := http.NewRequest("POST", r.url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || strings.Contains(string(b), "stolen") {
+			t.Errorf("ci-bot's session with another token: %d %s; want 404", resp.StatusCode, b)
+		}
+	}
+	if res, err := call(t, ci, "up__echo", map[string]any{"text": "again"}); err != nil || text(res) != "echo again" {
+		t.Errorf("ci-bot in its session afterwards: %v %+v", err, res)
 	}
 }
