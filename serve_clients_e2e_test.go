@@ -198,3 +198,42 @@ func TestE2EChatServeNamesTheClientByItsToken(t *testing.T) {
 		t.Errorf("after y the client got %q, want the tool's result 5", got)
 	}
 }
+
+// A call intern parked, taken up by latch serve after a restart, is
+// still intern's: a rule denying intern, added while latch serve was
+// down, refuses it when a person approves it (latch approve says so, exit
+// 1), and it never runs.
+func TestServeRestartJudgesAParkedCallAsItsClients(t *testing.T) {
+	ciFile := filepath.Join(t.TempDir(), "ci.token")
+	if err := os.WriteFile(ciFile, []byte(ciE2EToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newPromptRig(t, clientsConfig(ciFile, true), true, "INTERN_TOKEN="+internE2EToken)
+	srv := startServeHTTP(t, r, sharedE2EToken)
+	intern := rawServeClientAs(t, srv.url, internE2EToken, "intern")
+	got := callRaw(t, intern, "mem__create_entities", `{"entities": [{"name": "ann", "entityType": "person", "observations": []}]}`)
+	var h handle
+	if err := json.Unmarshal([]byte(got), &h); err != nil || h.InvocationID == "" {
+		t.Fatalf("intern's write: %q; want it parked", got)
+	}
+	_ = srv.cmd.Process.Kill()
+	<-srv.exited
+
+	denyIntern := clientsConfig(ciFile, true)
+	perms := denyIntern["permissions"].(map[string]any)
+	perms["rules"] = append(perms["rules"].([]any), map[string]any{"tool": "mem__create_entities", "decision": "deny", "client": "intern"})
+	editServeConfig(t, r, denyIntern)
+	srv = startServeHTTP(t, r, sharedE2EToken)
+	if ok := decideAsPerson(t, r, "approve", h.InvocationID); ok.code != exitError ||
+		!strings.Contains(ok.screen, "client intern (says \"intern\")") || !strings.Contains(ok.screen, "approved, but the gateway refused it") {
+		t.Errorf("approve: exit %d, %s; want the call shown as intern's and refused", ok.code, ok.screen)
+	}
+	intern = rawServeClientAs(t, srv.url, internE2EToken, "intern")
+	text := callRaw(t, intern, "latch_await_decision", `{"invocation_id": "`+h.InvocationID+`"}`)
+	if !strings.Contains(text, "a rule now denies this call") || !strings.Contains(text, "[client intern]") {
+		t.Errorf("intern's poll once approved: %q; want it refused by the rule naming intern", text)
+	}
+	if n := r.memCalls("create_entities"); n != 0 {
+		t.Errorf("server-memory got %d writes; want none", n)
+	}
+}
