@@ -208,9 +208,11 @@ func (g *Gateway) caller(ctx context.Context) session.Caller {
 // "claude-code")`, `ci-bot, unverified (says "claude-code")` for one only
 // --as named; any other by what it says, as said (quoted when it is not a
 // plain name, so that it never reads as a named client's label). A
-// named client that gives no name of its own "says nothing".
+// named client that gives no name of its own "says nothing". What it
+// says is put between quotes as it is, not escaped: the redactor finds a
+// credential in it as sent, and every screen and log makes it inert.
 func clientLabel(c session.Caller, says string) string {
-	quoted := fmt.Sprintf("%q", says)
+	quoted := `"` + says + `"`
 	if says == "?" {
 		quoted = "nothing" // no clientInfo name
 	}

@@ -160,7 +160,7 @@ func TestParkQuotaByVerifiedName(t *testing.T) {
 // and a forged label: with --json the line has its verified name apart
 // (client_name, client_verified) and what it says (client_says) made
 // inert; as text the call is one line whose label begins with the
-// verified name and quotes the rest.
+// verified name, what it says between quotes, its escapes shown inert.
 func TestClientLabelOfAHostileClientInfo(t *testing.T) {
 	up := newHoldServer()
 	defer up.release()
@@ -179,7 +179,7 @@ func TestClientLabelOfAHostileClientInfo(t *testing.T) {
 			t.Errorf("json %v: want one line, no escape:\n%q", asJSON, out)
 		}
 		if !asJSON {
-			if !strings.HasPrefix(out, `latch serve: intern (says "ci-bot (says \"x\")\n`) {
+			if !strings.HasPrefix(out, `latch serve: intern (says "ci-bot (says "x") ␛[2J`) {
 				t.Errorf("the text line: %q", out)
 			}
 			continue
