@@ -38,7 +38,7 @@ func listenBeside(s *settings, addr string) (*chatGateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := gateway.HTTPOptions{Addr: addr, Token: token, AllowRemote: s.cfg.Serve.AllowRemote,
+	o := gateway.HTTPOptions{Addr: addr, Token: token, Clients: serveClients(s, nil, false), AllowRemote: s.cfg.Serve.AllowRemote,
 		TLSCert: s.cfg.Serve.TLSCert, TLSKey: s.cfg.Serve.TLSKey}
 	if o.TLSCert != "" && o.TLSKey != "" {
 		// Loaded again when it serves; a bad pair is said now, not

@@ -52,16 +52,23 @@ func chatServeConfig(t *testing.T, mode string) string {
 // a client named e2e-agent.
 func startChatServe(t *testing.T, host, config, addr, stateDir string, args ...string) *chatServeRig {
 	t.Helper()
+	return startChatServeWith(t, host, config, addr, "tok-e2e", []string{"XDG_STATE_HOME=" + stateDir}, args...)
+}
+
+// startChatServeWith is startChatServe with the environment env, the
+// shared token tok-e2e, and the client connecting with token.
+func startChatServeWith(t *testing.T, host, config, addr, token string, env []string, args ...string) *chatServeRig {
+	t.Helper()
 	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: host,
 		Args: append([]string{"--model", e2eModel, "--config", config, "--serve", addr}, args...),
-		Env:  []string{"LATCH_SERVE_TOKEN=tok-e2e", "XDG_STATE_HOME=" + stateDir}})
+		Env:  append([]string{"LATCH_SERVE_TOKEN=tok-e2e"}, env...)})
 	r := &chatServeRig{t: t, tm: tm, addr: addr, serving: "serving http://" + addr + "/mcp"}
 	tm.waitScreen(t, 20*time.Second, "the server connected and the gateway serving", func(s string) bool {
 		return strings.Contains(s, "fake connected") && strings.Contains(statusLine(s), r.serving+" · 0 clients")
 	})
 	c, err := mcpclient.NewStreamableHttpClient("http://"+addr+"/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-e2e"}))
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		t.Fatal(err)
 	}

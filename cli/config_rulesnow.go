@@ -53,7 +53,7 @@ func ruleNotices(s *settings, g *permissions.Gate) func(session.ParkedCall) stri
 		if !slices.Contains(runs, p.Session) {
 			return ""
 		}
-		c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments, Bases: servers.Bases(p.Server)}
+		c := permissions.Call{Server: p.Server, Name: p.Tool, Args: p.Arguments, Bases: servers.Bases(p.Server), Client: p.Caller}
 		if t, ok := strings.CutPrefix(p.Tool, p.Server+permissions.NamespaceSep); ok {
 			c.Tool = t
 		}

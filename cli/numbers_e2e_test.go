@@ -122,6 +122,12 @@ func TestServeBigNumbersReachTheServerExact(t *testing.T) {
 // rawServeClient is an mcp-go client of latch serve at url, initialized.
 func rawServeClient(t *testing.T, url, token string) *mcpclient.Client {
 	t.Helper()
+	return rawServeClientAs(t, url, token, "numbers-e2e")
+}
+
+// rawServeClientAs is rawServeClient calling itself name (clientInfo).
+func rawServeClientAs(t *testing.T, url, token, name string) *mcpclient.Client {
+	t.Helper()
 	c, err := mcpclient.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +140,7 @@ func rawServeClient(t *testing.T, url, token string) *mcpclient.Client {
 	}
 	var ir mcp.InitializeRequest
 	ir.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	ir.Params.ClientInfo = mcp.Implementation{Name: "numbers-e2e", Version: "1"}
+	ir.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
 	if _, err := c.Initialize(ctx, ir); err != nil {
 		t.Fatal(err)
 	}

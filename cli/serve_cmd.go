@@ -23,10 +23,11 @@ type serveArgs struct {
 	quiet  bool   // --quiet: no line per call
 	json   bool   // --json: each line on stderr a JSON object
 	fresh  bool   // --fresh: a new session, not the parked calls of the last run
+	as     string // --as NAME: the client over stdio, as the config that starts latch names it
 }
 
 // newServeCmd is `latch serve --stdio | --listen ADDR [--quiet] [--json]
-// [--fresh]`.
+// [--fresh] [--as NAME]`.
 func newServeCmd(f *flags) *cobra.Command {
 	a := &f.serve
 	cmd := &cobra.Command{
@@ -42,7 +43,7 @@ func newServeCmd(f *flags) *cobra.Command {
 			if a.stdio == (a.listen != "") {
 				return errors.New("latch serve: give --stdio or --listen HOST:PORT (one of them)")
 			}
-			return nil
+			return gateway.CheckAs(a.as, a.stdio)
 		},
 	}
 	fs := cmd.Flags()
@@ -51,6 +52,7 @@ func newServeCmd(f *flags) *cobra.Command {
 	fs.BoolVar(&a.quiet, "quiet", false, "no line on stderr per call")
 	fs.BoolVar(&a.json, "json", false, "write each line on stderr as a JSON object (for machines)")
 	fs.BoolVar(&a.fresh, "fresh", false, "start a new session rather than take up the calls the last run on this config parked")
+	fs.StringVar(&a.as, "as", "", "with --stdio, name the client `NAME` (unverified) for rules with a \"client\" and the log")
 	return cmd
 }
 
@@ -92,7 +94,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 			say(stderr, err.Error())
 			return exitUsage
 		}
-		hopts = gateway.HTTPOptions{Addr: a.listen, Token: token, AllowRemote: s.cfg.Serve.AllowRemote,
+		hopts = gateway.HTTPOptions{Addr: a.listen, Token: token, Clients: serveClients(s, stderr, a.json), AllowRemote: s.cfg.Serve.AllowRemote,
 			TLSCert: s.cfg.Serve.TLSCert, TLSKey: s.cfg.Serve.TLSKey,
 			Ready: func(addr string) {
 				u := serveURL(addr, hopts)
@@ -147,7 +149,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		logw = stderr
 	}
 	g := gateway.New(gateway.Options{Session: sess, Expose: s.cfg.Serve.Expose, Log: logw, JSON: a.json, Version: version,
-		LeftOut:      s.leftOut,
+		LeftOut: s.leftOut, As: a.as,
 		ParkUnlisted: s.cfg.Serve.ParkUnlisted, TTL: s.cfg.Serve.ApprovalTTL, AwaitPoll: s.cfg.Serve.AwaitPoll,
 		Limits: gatewayLimits(s.cfg.Serve.ServeLimits), NotifyCommand: s.cfg.Serve.NotifyCommand})
 	ctx, stop := context.WithCancel(quit)

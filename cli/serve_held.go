@@ -36,5 +36,5 @@ func heldCredentials(s *settings) session.Held {
 			}
 		}
 	}
-	return h
+	return clientsHeld(s, h)
 }

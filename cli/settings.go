@@ -31,6 +31,7 @@ type settings struct {
 	themeFlag bool     // the theme came from --theme
 	roots     []string // the config's roots, then --root's; nil: no roots are offered
 	getenv    func(string) string
+	cfgPath   string // the config file read, "" for none
 	// leftOut are the servers not loaded for want of an ${input:…}
 	// value, by name: what each needed (config/inputs.go).
 	leftOut map[string]string
@@ -42,7 +43,7 @@ func loadSettings(f flags, getenv func(string) string) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{cfg: cfg, stateDir: session.StateDir(getenv), getenv: getenv}
+	s := &settings{cfg: cfg, stateDir: session.StateDir(getenv), getenv: getenv, cfgPath: path}
 	s.model = first(f.model, getenv("LATCH_MODEL"), cfg.Model)
 	s.host = session.ParseHost(first(f.host, getenv("OLLAMA_HOST"), cfg.Ollama.Host))
 	s.mode = first(f.mode, cfg.Permissions.Mode, "read_only")

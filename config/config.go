@@ -410,6 +410,7 @@ func (l *loader) load(data []byte) *Config {
 	l.checkAllowReadings(cfg.Permissions.Allow, cfg.Servers)
 	l.checkRuleReadings(cfg.Permissions.Rules, cfg.Servers)
 	cfg.Serve = l.serve(top["serve"], cfg.Servers)
+	l.checkRuleClients(cfg) // serveclients.go
 	l.ignoredNotice()
 	cfg.Warnings = l.warns
 	cfg.inputMark = l.mark

@@ -11,7 +11,7 @@ import (
 )
 
 // ruleKeys are the keys of one argument rule.
-var ruleKeys = []string{"tool", "args", "decision"}
+var ruleKeys = []string{"tool", "args", "decision", "client"}
 
 // rules reads a "rules" list: permissions.rules (server "") or a server's
 // own rules (server its name, scope its message scope). Every error names
@@ -62,6 +62,9 @@ func (l *loader) ruleSpec(scope, at string, obj map[string]json.RawMessage) (per
 	}
 	spec.Tool, _ = l.str(scope, at+".tool", obj["tool"])
 	spec.Decision, _ = l.str(scope, at+".decision", obj["decision"])
+	if raw, set := obj["client"]; set {
+		spec.Client = l.nonEmpty(scope, at+".client", raw)
+	}
 	if obj["args"] == nil {
 		return spec, ok
 	}

@@ -25,10 +25,13 @@ type ServeConfig struct {
 	// run once per parked call (gateway/notify.go); nil runs nothing.
 	NotifyCommand []string
 	ServeLimits   // the limits on clients (servelimits.go)
+	// Clients ("clients") are the MCP clients known by their own bearer
+	// token (serveclients.go), sorted by name.
+	Clients []ServeClient
 }
 
 var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
-	"park_unlisted", "approval_ttl", "await_poll", "notify_command"}, serveLimitKeys)
+	"park_unlisted", "approval_ttl", "await_poll", "notify_command", "clients"}, serveLimitKeys)
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -76,6 +79,9 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 		default:
 			c.NotifyCommand = argv
 		}
+	}
+	if raw, set := obj["clients"]; set {
+		c.Clients = l.serveClients(raw)
 	}
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)

@@ -60,6 +60,10 @@ type Options struct {
 	// NotifyCommand is serve.notify_command: run once per parked call
 	// (notify.go); nil runs nothing.
 	NotifyCommand []string
+	// As names the client over stdio (latch serve --stdio --as NAME):
+	// a claim of whoever started latch, which the gate takes as
+	// unverified (permissions.CallClient). "" names none.
+	As string
 	// LeftOut are the configured servers latch did not load (an
 	// ${input:…} value no one could give), by name: why. The
 	// instructions name them.
@@ -242,8 +246,9 @@ func toolOf(t session.Tool, parks bool) mcpgo.Tool {
 func (g *Gateway) handle(poll bool, h func(context.Context, mcpgo.CallToolRequest, *callLine) (*mcpgo.CallToolResult, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
-		client := clientName(ctx)
-		line := callLine{Client: client, Tool: req.Params.Name}
+		caller, says := g.caller(ctx), clientName(ctx)
+		client := clientLabel(caller, says)
+		line := callLine{Client: client, Caller: caller, Says: says, Tool: req.Params.Name}
 		defer func() {
 			line.Duration = time.Since(start)
 			g.logLine(line)
@@ -269,9 +274,9 @@ func (g *Gateway) call(ctx context.Context, req mcpgo.CallToolRequest, line *cal
 		line.Decision = session.GatewayUnknown
 		return errorResult(goneTool(name)), nil
 	}
-	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Name: name, Arguments: arguments(req),
+	out := g.o.Session.GatewayCall(ctx, session.GatewayCall{Client: client, Caller: line.Caller, Name: name, Arguments: arguments(req),
 		ParkUnlisted: g.o.ParkUnlisted, TTL: g.o.TTL, Progress: g.progressTo(ctx, req),
-		Ask: g.awaitPoll(), Admit: func(size int64) (func(), string) { return g.pq.admit(clientKey(ctx), client, size) }})
+		Ask: g.awaitPoll(), Admit: func(size int64) (func(), string) { return g.pq.admit(g.quotaKey(ctx), client, size) }})
 	if out.Decision == session.GatewayLimited {
 		line.Decision, line.Error = DecisionLimited, out.Reason
 		return errorResult(out.Reason), nil
@@ -328,7 +333,7 @@ func (g *Gateway) unknownCall(ctx context.Context, _ any, method mcpgo.MCPMethod
 	if req, ok := message.(*mcpgo.CallToolRequest); ok {
 		name = req.Params.Name
 	}
-	g.logCall(clientName(ctx), name, session.GatewayUnknown, 0)
+	g.logCall(clientLabel(g.caller(ctx), clientName(ctx)), name, session.GatewayUnknown, 0)
 }
 
 // errorResult is a tool error the client reads.

@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +19,11 @@ import (
 
 // HTTPOptions configure latch serve --listen.
 type HTTPOptions struct {
-	Addr        string // host:port to listen on
-	Token       string // the bearer token every request must carry; required
+	Addr  string // host:port to listen on
+	Token string // the shared bearer token; required unless Clients names a client
+	// Clients are the tokens of the clients the config names, each
+	// naming its client (clients.go); nil: the shared token alone.
+	Clients     *ClientTokens
 	AllowRemote bool   // a non-loopback Addr is allowed (with TLS)
 	TLSCert     string // PEM certificate file; with TLSKey, serve https
 	TLSKey      string
@@ -40,16 +41,20 @@ const Path = "/mcp"
 const MaxRequestBody = 8 << 20
 
 // CheckBind says why latch serve refuses to listen on o.Addr, or nil: a
-// token is needed always, and an address other than loopback needs
-// allow_remote and TLS.
+// token is needed always (the named clients' tokens must all be read, each
+// its own), and an address other than loopback needs allow_remote and
+// TLS.
 func CheckBind(o HTTPOptions) error {
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return fmt.Errorf("--listen %s: not HOST:PORT (e.g. 127.0.0.1:8765)", o.Addr)
 	}
-	if o.Token == "" {
+	if o.Token == "" && o.Clients == nil {
 		return errors.New("--listen needs a bearer token: set serve.token_env or serve.token_file in the config, or $LATCH_SERVE_TOKEN; " +
 			"every request must then carry it (Authorization: Bearer TOKEN)")
+	}
+	if _, err := newTokenTable(o.Token, o.Clients); err != nil {
+		return err
 	}
 	if loopback(host) {
 		return nil
@@ -102,6 +107,11 @@ func Listen(o HTTPOptions) (net.Listener, error) {
 // is guarded (see guard).
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	addr := ln.Addr().String()
+	tokens, err := newTokenTable(o.Token, o.Clients)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	ss := newSessions(g.o.Limits.withDefaults())
 	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path), server.WithSessionIdManager(ss))
 	ss.end = endSession(mcpSrv)
@@ -109,7 +119,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) err
 	mux := http.NewServeMux()
 	mux.Handle(Path, ss.track(g.taskHTTP(mcpSrv)))
 	// The server's own error log would print what clients sent: off.
-	hs := &http.Server{Handler: guard(mux, addr, o.Addr, o.Token), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: guard(mux, addr, o.Addr, tokens), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}
 	done := make(chan error, 1)
 	go func() {
@@ -135,11 +145,13 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) err
 }
 
 // guard refuses a request whose Host or Origin is not the address
-// listened on (DNS rebinding: 403), then one without the bearer token
-// (401). The token is compared in constant time and never echoed.
-func guard(next http.Handler, addr, asGiven, token string) http.Handler {
+// listened on (DNS rebinding: 403), then one with a token in its URL
+// (400: a token belongs in the header, never where logs and histories
+// keep it), then one without a bearer token the table takes (401). Tokens
+// are compared in constant time and never echoed. The request goes on
+// with the client its token names (withCaller).
+func guard(next http.Handler, addr, asGiven string, tokens *tokenTable) http.Handler {
 	hosts := allowedHosts(addr, asGiven)
-	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts[strings.ToLower(r.Host)] {
 			http.Error(w, "Forbidden: the Host header does not name the address latch serve listens on", http.StatusForbidden)
@@ -149,9 +161,13 @@ func guard(next http.Handler, addr, asGiven, token string) http.Handler {
 			http.Error(w, "Forbidden: the Origin header does not name the address latch serve listens on", http.StatusForbidden)
 			return
 		}
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		sum := sha256.Sum256([]byte(got))
-		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
+		if tokenInURL(r.URL) {
+			http.Error(w, "Bad Request: a token in the URL is refused; send it in the header (Authorization: Bearer TOKEN)", http.StatusBadRequest)
+			return
+		}
+		got, ok := bearer(r.Header.Values("Authorization"))
+		name, known := tokens.match(got)
+		if !ok || !known {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="latch serve"`)
 			http.Error(w, "Unauthorized: a valid bearer token is needed (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
 			return
@@ -159,8 +175,20 @@ func guard(next http.Handler, addr, asGiven, token string) http.Handler {
 		if !boundBody(w, r) {
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), name)))
 	})
+}
+
+// tokenInURL says whether the URL's query carries what may be a
+// credential: an access_token or token parameter (RFC 6750's query form).
+func tokenInURL(u *url.URL) bool {
+	for k := range u.Query() {
+		switch strings.ToLower(k) {
+		case "access_token", "token", "bearer", "authorization":
+			return true
+		}
+	}
+	return false
 }
 
 // boundBody reads r's body, refusing one over MaxRequestBody with 413

@@ -9,7 +9,11 @@ import (
 
 func TestGuard(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	h := guard(ok, "127.0.0.1:4567", "127.0.0.1:0", "s3cr3t")
+	tokens, err := newTokenTable("s3cr3t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := guard(ok, "127.0.0.1:4567", "127.0.0.1:0", tokens)
 	for _, c := range []struct {
 		name, host, origin, auth string
 		want                     int

@@ -45,6 +45,11 @@ type sessions struct {
 type liveSession struct {
 	last time.Time
 	busy int
+	// owner is the client whose token the session's first request after
+	// its initialize carried ("" for the shared token); owned once set.
+	// Another client's token is refused the session.
+	owner string
+	owned bool
 }
 
 func newSessions(l Limits) *sessions {
@@ -119,7 +124,8 @@ func (s *sessions) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(server.HeaderKeySessionID)
 		if id != "" {
-			live, why := s.enter(id)
+			caller, _ := r.Context().Value(callerKey{}).(string)
+			live, why := s.enter(id, caller)
 			if why != "" {
 				http.Error(w, why, http.StatusNotFound)
 				return
@@ -136,14 +142,21 @@ func (s *sessions) track(next http.Handler) http.Handler {
 	})
 }
 
-// enter notes a request of session id under way; false when id is not
-// live, with why when the gateway ended it.
-func (s *sessions) enter(id string) (live bool, why string) {
+// enter notes a request of session id under way, by the client caller
+// (the name its token gave; "" for the shared token); false when id is
+// not live, with why when the gateway ended it or it is another client's.
+func (s *sessions) enter(id, caller string) (live bool, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.live[id]
 	if l == nil {
 		return false, s.ended.get(id)
+	}
+	if !l.owned {
+		l.owner, l.owned = caller, true
+	}
+	if l.owner != caller {
+		return false, "Not Found: no such session for this token; initialize a new session"
 	}
 	l.busy++
 	l.last = time.Now()

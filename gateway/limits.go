@@ -203,11 +203,26 @@ func (lm *limiter) sweep(now time.Time) {
 
 // clientKey is who a call counts against: its MCP session (over stdio the
 // one client; over HTTP the session its Mcp-Session-Id names). A request
-// of the 2026-07-28 stateless form has no session: its clientInfo name
-// stands for it, so stateless clients of one name share one budget.
+// of the 2026-07-28 stateless form has no session: the client its own
+// token names stands for it, or else its clientInfo name, so stateless
+// clients of one name share one budget.
 func clientKey(ctx context.Context) string {
 	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
 		return "session " + s.SessionID()
 	}
+	if name, _ := ctx.Value(callerKey{}).(string); name != "" {
+		return "verified " + name
+	}
 	return "client " + clientName(ctx)
+}
+
+// quotaKey is who a call's waiting counts against (the park quota): the
+// client its own token names, whatever session or clientInfo name it
+// uses, so that no client spends another's quota, nor gets more by
+// opening sessions; else as clientKey.
+func (g *Gateway) quotaKey(ctx context.Context) string {
+	if name, _ := ctx.Value(callerKey{}).(string); name != "" {
+		return "verified " + name
+	}
+	return clientKey(ctx)
 }

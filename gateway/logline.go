@@ -21,7 +21,9 @@ const (
 // callLine is one call as the log tells it. Names only, and the
 // gateway's own words: never the arguments, the result or a token.
 type callLine struct {
-	Client   string
+	Client   string         // the client's label (clientLabel)
+	Caller   session.Caller // the client as the config names it
+	Says     string         // its clientInfo name
 	Tool     string
 	Decision string
 	ID       string        // the invocation id, when the call has one
@@ -59,7 +61,10 @@ func (g *Gateway) logLine(c callLine) {
 	if g.o.JSON {
 		fields := map[string]any{"client": c.Client, "tool": c.Tool, "decision": c.Decision,
 			"duration_ms": float64(c.Duration.Microseconds()) / 1000}
-		for k, v := range map[string]string{"invocation_id": c.ID, "outcome": c.Outcome, "error": c.Error} {
+		if c.Caller.Name != "" {
+			fields["client_name"], fields["client_verified"] = c.Caller.Name, c.Caller.Verified
+		}
+		for k, v := range map[string]string{"invocation_id": c.ID, "outcome": c.Outcome, "error": c.Error, "client_says": c.Says} {
 			if v != "" {
 				fields[k] = v
 			}

@@ -42,13 +42,19 @@ func newRig(t *testing.T, o gateway.Options, servers ...session.ServerConfig) *r
 // tools as they were when it started.
 func startRig(t *testing.T, o gateway.Options, follow bool, so session.Options, servers ...session.ServerConfig) *rig {
 	t.Helper()
+	return startRigHTTP(t, o, follow, so, gateway.HTTPOptions{Token: token}, servers...)
+}
+
+// startRigHTTP is startRig serving with ho's tokens.
+func startRigHTTP(t *testing.T, o gateway.Options, follow bool, so session.Options, ho gateway.HTTPOptions, servers ...session.ServerConfig) *rig {
+	t.Helper()
 	r := newGateway(t, o, follow, so, servers...)
 	ctx, stop := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
+	ho.Addr, ho.Ready = "127.0.0.1:0", func(addr string) { ready <- addr }
 	go func() {
-		done <- r.g.ServeHTTP(ctx, gateway.HTTPOptions{Addr: "127.0.0.1:0", Token: token,
-			Ready: func(addr string) { ready <- addr }})
+		done <- r.g.ServeHTTP(ctx, ho)
 	}()
 	t.Cleanup(func() { stop(); <-done })
 	select {
@@ -127,7 +133,13 @@ func (r *rig) connect(t *testing.T, name string, onNote func(mcp.JSONRPCNotifica
 // the initialize handshake and an Mcp-Session-Id session.
 func (r *rig) connectAt(t *testing.T, version, name string, onNote func(mcp.JSONRPCNotification)) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(r.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	return r.connectWith(t, token, version, name, onNote)
+}
+
+// connectWith is connectAt with the bearer token tok.
+func (r *rig) connectWith(t *testing.T, tok, version, name string, onNote func(mcp.JSONRPCNotification)) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(r.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok}))
 	if err != nil {
 		t.Fatal(err)
 	}

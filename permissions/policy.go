@@ -158,6 +158,9 @@ type Call struct {
 	// latch knows none (a remote server): a relative path then never
 	// matches an allow rule.
 	Bases []string
+	// Client is who made the call through latch serve, as rules with a
+	// "client" read it (rules_client.go); zero for the model's calls.
+	Client CallClient
 }
 
 // Entry is one allow-list entry and where it came from, as /allow lists it.

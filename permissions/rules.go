@@ -20,6 +20,10 @@ type RuleSpec struct {
 	Args map[string]any
 	// Decision is "allow", "ask" or "deny".
 	Decision string
+	// Client, when set, is a glob on the name of the MCP client that
+	// makes the call through latch serve: the rule is only about that
+	// client's calls (rules_client.go).
+	Client string
 }
 
 // Rule is a compiled argument rule. Build one with CompileRule.
@@ -94,6 +98,9 @@ func CompileRule(spec RuleSpec, server, origin, home string) (Rule, error) {
 		return fail("decision", "%v", err)
 	}
 	r.Decision = d
+	if err := checkClientGlob(spec.Client); err != nil {
+		return fail("client", "%v", err)
+	}
 	for _, name := range slices.Sorted(maps.Keys(spec.Args)) {
 		field := "args." + name
 		if name == "" {
@@ -117,7 +124,7 @@ const AnyArg = "*"
 // Compact returns the rule in the compact form of --allow and --deny,
 // prefixed with its server (`fs: read_text_file(…)`) for a server's rule.
 func (r Rule) Compact() string {
-	s := FormatCompact(r.Spec)
+	s := FormatCompact(r.Spec) + clientSuffix(r.Spec.Client)
 	if r.Server != "" {
 		return r.Server + ": " + s
 	}
@@ -150,6 +157,9 @@ func (r *Rule) covers(c Call, servers []string) bool {
 // it matches (every element of a list, every string under "*"); a deny or
 // ask rule fires when any does.
 func (r *Rule) matches(v *callValues) bool {
+	if !r.forClient(v.client) {
+		return false
+	}
 	every := r.Decision == Allow
 	for i := range r.args {
 		if !r.args[i].matches(v, every) {

@@ -249,6 +249,7 @@ type callValues struct {
 	home     string   // NFC, '/' as separator
 	bases    []string // Call.Bases: none known when empty
 	fold     bool     // paths compare case-folded
+	client   CallClient
 	strs     []leafString
 	strsDone bool
 	// readings are made once per string: most calls have a few, which a
@@ -260,7 +261,7 @@ type callValues struct {
 
 // newCallValues are c's arguments as the rules of rs read them.
 func newCallValues(c Call, home string, fold bool) *callValues {
-	return &callValues{args: c.Args, home: home, bases: c.Bases, fold: fold}
+	return &callValues{args: c.Args, home: home, bases: c.Bases, fold: fold, client: c.Client}
 }
 
 // leafString is a string of a call's arguments and how it is read: as a

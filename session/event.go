@@ -209,9 +209,14 @@ type ToolCallEvent struct {
 	// FromText is set when the model wrote the call as text in its reply
 	// rather than as a tool call, and latch recovered it (textcalls.go).
 	FromText bool `json:"from_text,omitempty"`
-	// Client is the clientInfo name of the MCP client that made the call
-	// through latch serve; "" for the model's calls.
+	// Client names the MCP client that made the call through latch
+	// serve, as a person reads it (its verified name and what it says of
+	// itself: `ci-bot (says "claude-code")`); "" for the model's calls.
 	Client string `json:"client,omitempty"`
+	// ClientName and ClientVerified are the client as the config names
+	// it (permissions.CallClient): unset for a client it does not name.
+	ClientName     string `json:"client_name,omitempty"`
+	ClientVerified bool   `json:"client_verified,omitempty"`
 }
 
 // PermissionEvent is the gate's (or the user's) decision on a call:
@@ -245,11 +250,15 @@ type ApprovalParkedEvent struct {
 	// is still the same.
 	Digest      string `json:"digest,omitempty"`
 	Description string `json:"description,omitempty"`
-	// Client is the clientInfo name of the MCP client whose call through
-	// latch serve this is, and Expires when it stops waiting; both unset
+	// Client names the MCP client whose call through latch serve this is
+	// (as ToolCallEvent's), and Expires when it stops waiting; both unset
 	// for the model's calls.
 	Client  string `json:"client,omitempty"`
 	Expires string `json:"expires,omitempty"` // RFC 3339
+	// ClientName and ClientVerified are as ToolCallEvent's: the rules of
+	// the moment judge the call with them when a person decides it.
+	ClientName     string `json:"client_name,omitempty"`
+	ClientVerified bool   `json:"client_verified,omitempty"`
 }
 
 // ApprovalResolvedEvent says a parked call was approved or rejected.

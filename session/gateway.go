@@ -27,7 +27,10 @@ const (
 
 // GatewayCall is one tool call an MCP client made through latch serve.
 type GatewayCall struct {
-	Client    string         // the client's clientInfo name
+	Client string // how the client is named to a person: its label (gateway.clientLabel)
+	// Caller is the client as the config names it, for the rules with a
+	// "client"; zero for a client it does not name.
+	Caller    permissions.CallClient
 	Name      string         // the tool's model-facing name (server__tool)
 	Arguments map[string]any // as the client sent them
 	// ParkUnlisted parks an unlisted tool's call in read_only mode
@@ -80,6 +83,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		c.tool, c.known = s.servers.Lookup(c.name)
 	}
 	c.perm = s.gateCall(c.tool, c.args)
+	c.perm.Client = gc.Caller
 	var v permissions.Verdict
 	release := func() {}
 	if c.known {
@@ -99,7 +103,7 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 	}()
 	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
-		Unsaid: c.tool.DestructiveUnsaid(), Client: gc.Client})
+		Unsaid: c.tool.DestructiveUnsaid(), Client: gc.Client, ClientName: gc.Caller.Name, ClientVerified: gc.Caller.Verified})
 	out := GatewayOutcome{ID: c.id}
 	if !c.known {
 		s.fail(c, s.unknownTool(c.name))

@@ -89,7 +89,8 @@ func (s *Session) gatewayPark(c *toolCall, client, reason string, ttl time.Durat
 	s.permission(c, "parked", "policy", reason)
 	s.publish(&ApprovalParkedEvent{Header: s.header(TypeApprovalParked), ApprovalID: p.approvalID,
 		CallID: c.id, Server: c.tool.Server, Tool: c.name, Arguments: c.args, Digest: c.tool.Digest,
-		Description: c.tool.Description, Client: client, Expires: p.expires.Format(time.RFC3339Nano)})
+		Description: c.tool.Description, Client: client, Expires: p.expires.Format(time.RFC3339Nano),
+		ClientName: c.perm.Client.Name, ClientVerified: c.perm.Client.Verified})
 	return p.awaiting(c.id)
 }
 

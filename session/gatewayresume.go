@@ -113,5 +113,6 @@ func (s *Session) parkedCall(p ParkedCall) *toolCall {
 	}
 	c.tool.Digest, c.tool.Description = p.Digest, p.Description
 	c.perm = s.gateCall(c.tool, c.args)
+	c.perm.Client = p.Caller
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"latch/permissions"
 	"latch/session/exactjson"
 )
 
@@ -18,8 +19,9 @@ import (
 type ParkedCall struct {
 	Session    string
 	ApprovalID string
-	CallID     string // a gateway's invocation id ("gw_…"), or the model's call id
-	Client     string // the MCP client of a gateway's call; "" for the chat's
+	CallID     string                 // a gateway's invocation id ("gw_…"), or the model's call id
+	Client     string                 // the MCP client of a gateway's call, as a person reads it; "" for the chat's
+	Caller     permissions.CallClient // the client as the config names it, for the rules
 	Tool       string
 	Arguments  map[string]any // as logged: redacted
 	Parked     time.Time
@@ -82,8 +84,10 @@ type parkedLine struct {
 	IsError    bool           `json:"is_error"`
 	Error      string         `json:"error"`
 	loggedParts
-	Mode string `json:"mode"`
-	Rule string `json:"rule"`
+	Mode       string `json:"mode"`
+	Rule       string `json:"rule"`
+	ClientName string `json:"client_name"`
+	ClientVer  bool   `json:"client_verified"`
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -143,7 +147,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
 					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
 						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
-						Server: e.Server, Digest: e.Digest, Description: e.Descr, Mode: why[e.CallID].Mode, Rule: why[e.CallID].Rule})
+						Server: e.Server, Digest: e.Digest, Description: e.Descr, Mode: why[e.CallID].Mode, Rule: why[e.CallID].Rule,
+						Caller: permissions.CallClient{Name: e.ClientName, Verified: e.ClientVer}})
 					delete(why, e.CallID)
 				case TypeApprovalResolved:
 					if i, ok := byApproval[e.ApprovalID]; ok {

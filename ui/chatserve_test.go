@@ -348,7 +348,8 @@ func TestServeClientCallApproveModeParks(t *testing.T) {
 
 // What a client sends to the screen (its name, the arguments) is made
 // inert and redacted as the model's calls are: in the box, on the card,
-// in the notice of a parked call and in /approvals.
+// in the notice of a parked call and in /approvals. A name that is not a
+// plain name is shown between quotes, never as a named client's label.
 func TestServeClientNameAndArgumentsInert(t *testing.T) {
 	h, _, url := serveHarness(t, permissions.Ask, time.Minute)
 	plant := mcptestutil.Plant(hostileSecret)
@@ -357,7 +358,7 @@ func TestServeClientNameAndArgumentsInert(t *testing.T) {
 	h.until(func() bool { return h.m.modal != nil })
 	pastGuard(h.m)
 	frames := []string{h.m.View()}
-	if !strings.Contains(frames[0], "from    claude") || !strings.Contains(frames[0], "[redacted]") {
+	if !strings.Contains(frames[0], `from    "claude`) || !strings.Contains(frames[0], "[redacted]") {
 		t.Errorf("the box does not name the client, or shows no redaction:\n%s", frames[0])
 	}
 	h.key(tea.KeyEsc)
