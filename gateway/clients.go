@@ -119,7 +119,7 @@ func fileSum(path string) [sha256.Size]byte {
 	if err != nil {
 		return unreadable
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(f, maxWatched)); err != nil {
 		return unreadable
