@@ -162,3 +162,35 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStdioHugeResult is one call over stdio whose result is 64 KiB
+// and one whose result is 12 MiB (truncated for the model): the second's
+// cost is mostly mcp-go decoding the JSON. Compare the two in one run: it
+// should grow no faster than the size (192×).
+// TestStdioHugeResultIsTruncated checks what comes back, not how fast.
+func BenchmarkStdioHugeResult(b *testing.B) {
+	ready := make(chan struct{})
+	var once sync.Once
+	m := New([]ServerConfig{fakeServer(b, "big")}, Options{OnEvent: func(e Event) {
+		if sc, ok := e.(StatusChanged); ok && sc.Status.State == StateConnected {
+			once.Do(func() { close(ready) })
+		}
+	}})
+	m.Start()
+	defer m.CloseAll()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		b.Fatal("the fake server did not connect within 30s")
+	}
+	for _, size := range []int{64 << 10, 12 << 20} {
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			for range b.N {
+				res, err := m.Call(context.Background(), "big__huge", map[string]any{"bytes": size}, "")
+				if err != nil || res.IsError {
+					b.Fatalf("call: %v %v", err, res)
+				}
+			}
+		})
+	}
+}

@@ -347,20 +347,9 @@ func TestStdioHugeResultIsTruncated(t *testing.T) {
 	m, _ := startFake(t, Options{}, fakeServer(t, "big"))
 	waitReady(t, m, "big", 10*time.Second)
 	const size = 12 << 20
-	start := time.Now()
+	// How long it takes is BenchmarkStdioHugeResult's (a timed budget
+	// here failed on a busy machine: 65 s under -race beside other work).
 	res := mustCall(t, m, "big__huge", map[string]any{"bytes": size})
-	d := time.Since(start)
-	// 2.5-4 s on a busy 2-core machine, most of it mcp-go decoding
-	// the JSON; the race detector makes that ~5× slower, and a loaded
-	// machine slower still.
-	budget := 8 * time.Second
-	if mcptestutil.RaceEnabled {
-		budget = time.Minute
-	}
-	t.Logf("a %d-byte result took %s (budget %s)", size, d, budget)
-	if d > budget {
-		t.Errorf("the huge result took %s", d)
-	}
 	if !res.Truncated || res.Size != size {
 		t.Fatalf("truncated %v, size %d", res.Truncated, res.Size)
 	}
