@@ -243,14 +243,7 @@ func findParked(dir, id string) (session.ParkedCall, error) {
 
 // outcome says what became of a decided call, and who decided.
 func outcome(p session.ParkedCall) string {
-	s := p.Decision
-	if p.By != "" && p.Decision != "expired" {
-		s += " by " + p.By
-	}
-	if p.Reason != "" {
-		s += " (" + p.Reason + ")"
-	}
-	return sanitize.Line(s)
+	return sanitize.Line(p.Outcome())
 }
 
 // decisionWord is how the log names the decision.

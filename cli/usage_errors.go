@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"latch/words"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -113,7 +114,7 @@ func nearestFlag(cmd *cobra.Command, name string) string {
 		if fl.Hidden {
 			return
 		}
-		d := distance(strings.ToLower(name), fl.Name)
+		d := words.Distance(strings.ToLower(name), fl.Name)
 		if strings.HasPrefix(fl.Name, name) && len(name) >= 3 {
 			d = 1
 		}
@@ -122,33 +123,6 @@ func nearestFlag(cmd *cobra.Command, name string) string {
 		}
 	})
 	return best
-}
-
-// distance is the edit distance between a and b by bytes (flag names
-// are ASCII), a swap of two neighbours counting as one edit (--mdoe is one
-// from --mode).
-func distance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // oldLongFlags rewrites the single-dash long flags Go's flag package took

@@ -64,6 +64,20 @@ type LoggedResult struct {
 // Waiting says whether the call still waits for a decision.
 func (p ParkedCall) Waiting() bool { return p.Decision == "" }
 
+// Outcome says what became of a decided call, and who decided, in
+// words: "approved by alice on /dev/pts/3 (reason)". Not sanitized: the
+// caller shows it.
+func (p ParkedCall) Outcome() string {
+	s := p.Decision
+	if p.By != "" && p.Decision != "expired" {
+		s += " by " + p.By
+	}
+	if p.Reason != "" {
+		s += " (" + p.Reason + ")"
+	}
+	return s
+}
+
 // parkedLine is the part of a logged event ParkedCalls reads.
 type parkedLine struct {
 	Type       string         `json:"type"`

@@ -26,15 +26,17 @@ func Suggest(k string, valid []string) string {
 	}
 	best, bestDist := "", limit+1
 	for _, v := range valid {
-		if d := editDistance(strings.ToLower(k), strings.ToLower(v)); d < bestDist {
+		if d := Distance(strings.ToLower(k), strings.ToLower(v)); d < bestDist {
 			best, bestDist = v, d
 		}
 	}
 	return best
 }
 
-// editDistance is the optimal string alignment distance of a and b.
-func editDistance(a, b string) int {
+// Distance is the optimal string alignment distance of a and b, by
+// runes: the edits from one to the other, a swap of two neighbours
+// counting as one (--mdoe is one from --mode).
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	d := make([][]int, len(ra)+1)
 	for i := range d {

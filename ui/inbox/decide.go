@@ -109,13 +109,4 @@ func notDecided(c Call, word, why string) string {
 }
 
 // outcome says what became of a decided call, and who decided.
-func outcome(p session.ParkedCall) string {
-	s := p.Decision
-	if p.By != "" && p.Decision != "expired" {
-		s += " by " + p.By
-	}
-	if p.Reason != "" {
-		s += " (" + p.Reason + ")"
-	}
-	return s
-}
+func outcome(p session.ParkedCall) string { return p.Outcome() }
