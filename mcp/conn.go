@@ -337,6 +337,10 @@ func (c *conn) describe(ctx context.Context, err error, cfg ServerConfig) error 
 		ce.reason = c.red.apply(httpReason(err, cfg, c.answers, c.started))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		ce.reason = fmt.Sprintf("no answer to the handshake within %s (connect_timeout)", cfg.connectTimeout())
+		if r := packageRunner(cfg); r != "" && c.proc != nil {
+			ce.reason += fmt.Sprintf("; a first start of %s downloads the package, which can take longer: "+
+				"try again once it is done, or raise connect_timeout", r)
+		}
 	case c.proc != nil && c.proc.wait(300*time.Millisecond):
 		ce.exit = c.proc.exitStatus()
 		ce.reason = "the server exited during the handshake (" + ce.exit + ")"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -569,5 +571,27 @@ func TestStdioEnvPassThrough(t *testing.T) {
 	// Only the server it is configured for gets it.
 	if res := mustCall(t, m, "plain__whoami", nil); res.Text != "FAKEMCP_TOKEN_ECHO is not set" {
 		t.Fatalf("whoami of the other server: %q", res.Text)
+	}
+}
+
+// TestStdioPackageRunnerTimeoutSaysWhy: a server started by npx that does
+// not answer in time (a first start downloading the package) is said to
+// be maybe still downloading, with what to do; another command is not.
+func TestStdioPackageRunnerTimeoutSaysWhy(t *testing.T) {
+	npx := filepath.Join(t.TempDir(), "npx")
+	if err := os.Symlink(mcptestutil.BuildFakeMCP(t), npx); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	slow := ServerConfig{Name: "memory", Transport: TransportStdio, Command: npx, Args: []string{"-hang-handshake"},
+		ConnectTimeout: 300 * time.Millisecond}
+	other := fakeServer(t, "other", "-hang-handshake")
+	other.ConnectTimeout = 300 * time.Millisecond
+	m, _ := startFake(t, Options{}, slow, other)
+	st := waitState(t, m, "memory", StateFailed, mcptestutil.HangBound(0))
+	if !strings.Contains(st.Reason, "a first start of npx downloads the package") || !strings.Contains(st.Reason, "try again") {
+		t.Errorf("npx's reason %q", st.Reason)
+	}
+	if st := waitState(t, m, "other", StateFailed, mcptestutil.HangBound(0)); strings.Contains(st.Reason, "download") {
+		t.Errorf("another command's reason %q", st.Reason)
 	}
 }
