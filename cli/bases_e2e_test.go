@@ -25,6 +25,7 @@ const (
 	nfdPrive      = "Prive\u0301" // "Privé" with a combining accent: NFD
 	rulesKeyIdx   = "permissions.rules[0]"
 	rulesPriveIdx = "permissions.rules[1]"
+	rulesDryIdx   = "permissions.rules[3]"
 )
 
 // basesRead is one read_text_file call of the bases tests and what the
@@ -40,7 +41,40 @@ var basesReads = []basesRead{
 	{"call_up", "proj/../.ssh/id_rsa", rulesKeyIdx},
 	{"call_nfd", nfdPrive + "/secret", rulesPriveIdx},
 	{"call_nfd_home", "~/" + nfdPrive + "/secret", rulesPriveIdx},
+	{"call_fullwidth", "~\uff0f.ssh\uff0fid_rsa", rulesKeyIdx},
+	{"call_zw", ".ss\u200bh/id_rsa", rulesKeyIdx},
 	{"call_proj", "proj/a.txt", ""},
+}
+
+// basesCall is a call of the bases tests with arguments of its own and
+// what the gate must make of it: "" runs (its answer holds want), else
+// the rule that denies it.
+type basesCall struct {
+	id, tool       string
+	args           map[string]any
+	deniedBy, want string
+}
+
+// basesEdit is edit_file's arguments on proj/a.txt with dryRun as given.
+func basesEdit(dryRun any) map[string]any {
+	return map[string]any{"path": "proj/a.txt", "dryRun": dryRun,
+		"edits": []any{map[string]any{"oldText": "contents", "newText": "CHANGED"}}}
+}
+
+// basesCalls hide a path where a string-only gate never looked, an
+// object's key at any depth, and spell the boolean a rule denies
+// (dryRun=false) as a lax validator reads it; edit_file as a dry run
+// runs.
+var basesCalls = []basesCall{
+	{"call_key", "fs__read_text_file", map[string]any{"path": "proj/a.txt",
+		"also": map[string]any{"~/.ssh/id_rsa": "x"}}, rulesKeyIdx, ""},
+	{"call_key_deep", "fs__read_text_file", map[string]any{"path": "proj/a.txt",
+		"also": []any{map[string]any{"to": map[string]any{".ssh/id_rsa": 1}}}}, rulesKeyIdx, ""},
+	{"call_lax_str", "fs__edit_file", basesEdit("false"), rulesDryIdx, ""},
+	{"call_lax_case", "fs__edit_file", basesEdit("False"), rulesDryIdx, ""},
+	{"call_lax_no", "fs__edit_file", basesEdit("no"), rulesDryIdx, ""},
+	{"call_lax_0", "fs__edit_file", basesEdit(0), rulesDryIdx, ""},
+	{"call_dry", "fs__edit_file", basesEdit(true), "", "CHANGED"},
 }
 
 // basesTea is a server-memory call with plain words in it: the "*" deny
@@ -51,10 +85,11 @@ var basesTea = map[string]any{"entities": []any{map[string]any{"name": "Ada", "e
 // newBasesRig is a prompt rig with server-filesystem ("fs") started on
 // $HOME (its argument and working folder, both "~"), read_text_file
 // allow-listed, server-memory ("mem", create_entities allowed), ask mode,
-// the rules that deny anything under ~/.ssh and ~/Privé and allow
-// get_file_info under ~/proj; and in $HOME the planted key, the Privé
+// the rules that deny anything under ~/.ssh and ~/Privé, allow
+// get_file_info under ~/proj and deny edit_file but as a dry run
+// (edit_file allow-listed); and in $HOME the planted key, the Privé
 // secret and proj/a.txt. Only the deny rules keep the secrets from a
-// read.
+// read and proj/a.txt from an edit.
 func newBasesRig(t *testing.T) (*promptRig, string) {
 	t.Helper()
 	return newBasesRigOn(t, "~", "~/proj/**", nil)
@@ -72,9 +107,10 @@ func newBasesRigOn(t *testing.T, folder, allow string, roots []string) (*promptR
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/.ssh/**"}, "decision": "deny"},
 			map[string]any{"tool": "*", "args": map[string]any{"*": "~/Privé/**"}, "decision": "deny"},
 			map[string]any{"tool": "fs__get_file_info", "args": map[string]any{"path": allow}, "decision": "allow"},
+			map[string]any{"tool": "fs__edit_file", "args": map[string]any{"dryRun": false}, "decision": "deny"},
 		}},
 		"mcpServers": map[string]any{"fs": map[string]any{"command": bin, "args": []string{folder}, "cwd": folder,
-			"allow": []string{"read_text_file"}}},
+			"allow": []string{"read_text_file", "edit_file"}}},
 	}
 	if roots != nil {
 		cfg["roots"] = roots
@@ -102,13 +138,20 @@ func newBasesRigOn(t *testing.T, folder, allow string, roots []string) (*promptR
 	return r, home
 }
 
-// basesScript has the model make every call of basesReads, get_file_info
-// of proj/a.txt and the tea call in one turn, then answer "Done
-// reading.".
+// basesScript has the model make every call of basesReads and
+// basesCalls, get_file_info of proj/a.txt and the tea call in one turn,
+// then answer "Done reading.".
 func basesScript(fake *ollamatest.Server) {
 	var calls []api.ToolCall
 	for _, c := range basesReads {
 		calls = append(calls, modelCall(c.id, "fs__read_text_file", "path", c.path))
+	}
+	for _, c := range basesCalls {
+		args := api.NewToolCallFunctionArguments()
+		for k, v := range c.args {
+			args.Set(k, v)
+		}
+		calls = append(calls, api.ToolCall{ID: c.id, Function: api.ToolCallFunction{Name: c.tool, Arguments: args}})
 	}
 	calls = append(calls, modelCall("call_info", "fs__get_file_info", "path", "proj/a.txt"),
 		modelCall("call_tea", "mem__create_entities", "entities", basesTea["entities"]))
@@ -123,8 +166,8 @@ func modelCall(id, tool, arg string, v any) api.ToolCall {
 }
 
 // checkBasesTold checks what each call answered (by call id): a denied
-// read names its rule, the project read holds the file, get_file_info
-// and the tea call ran.
+// call names its rule, the project read holds the file, the dry run its
+// diff, get_file_info and the tea call ran.
 func checkBasesTold(t *testing.T, told map[string]string, isErr map[string]bool) {
 	t.Helper()
 	for _, c := range basesReads {
@@ -136,11 +179,30 @@ func checkBasesTold(t *testing.T, told map[string]string, isErr map[string]bool)
 			t.Errorf("%s (%q): told %q, want it denied by %s", c.id, c.path, got, c.deniedBy)
 		}
 	}
+	for _, c := range basesCalls {
+		got := told[c.id]
+		switch {
+		case c.deniedBy == "" && (!strings.Contains(got, c.want) || isErr[c.id]):
+			t.Errorf("%s (%s %v): told %q, want it run", c.id, c.tool, c.args, got)
+		case c.deniedBy != "" && (!strings.Contains(got, "denied") || !strings.Contains(got, c.deniedBy)):
+			t.Errorf("%s (%s %v): told %q, want it denied by %s", c.id, c.tool, c.args, got, c.deniedBy)
+		}
+	}
 	if got := told["call_info"]; strings.Contains(got, "denied") || isErr["call_info"] || !strings.Contains(got, "size") {
 		t.Errorf("get_file_info of proj/a.txt, allowed by rules[2] against the server's folder: told %q, want it run", got)
 	}
 	if got := told["call_tea"]; strings.Contains(got, "denied") || isErr["call_tea"] || !strings.Contains(got, "Ada") {
 		t.Errorf("create_entities with plain words: told %q, want it run", got)
+	}
+}
+
+// projUnchanged fails the test when proj/a.txt under home was edited: no
+// edit_file but the dry run may have run.
+func projUnchanged(t *testing.T, home string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "proj", "a.txt"))
+	if err != nil || string(b) != projContents+"\n" {
+		t.Errorf("proj/a.txt holds %q (%v), want it as planted: an edit ran", b, err)
 	}
 }
 
@@ -185,12 +247,15 @@ func noSecretInRig(t *testing.T, r *promptRig) {
 // read_text_file allow-listed. The model's relative, "./", ".." and NFD
 // spellings of ~/.ssh/id_rsa and ~/Privé/secret are denied by the deny
 // rules (resolved against the server's folder, as the server reads
-// them); get_file_info of proj/a.txt, relative, runs under its allow rule
+// them), and so are a full-width-slash and a zero-width spelling, the
+// key as an object's key (at any depth), and edit_file with dryRun
+// false spelled "false", "False", "no" or 0; edit_file as a dry run
+// runs; get_file_info of proj/a.txt, relative, runs under its allow rule
 // (which holds for every folder the server may resolve it against);
 // create_entities with "likes tea" runs under the same "*" rules. No
-// secret reaches the model, the output or the log.
+// secret reaches the model, the output or the log, and no edit is made.
 func TestE2EBasesPrompt(t *testing.T) {
-	r, _ := newBasesRig(t)
+	r, home := newBasesRig(t)
 	basesScript(r.fake)
 	res := r.run("", "--model", e2eModel, "-p", "read my files")
 	if res.code != 0 || !strings.Contains(res.stdout, "Done reading.") {
@@ -203,14 +268,15 @@ func TestE2EBasesPrompt(t *testing.T) {
 	if n := r.memNames()["Ada"]; n != 1 {
 		t.Errorf("server-memory holds Ada %d times, want 1", n)
 	}
+	projUnchanged(t, home)
 }
 
 // TestE2EBasesChat: the same calls in the chat (the built binary in a
 // pty): the same verdicts, no box opens (the allowed ones run, the others
-// are denied), and no secret is on the terminal, in the model's requests
-// or in the log.
+// are denied), no secret is on the terminal, in the model's requests
+// or in the log, and no edit is made.
 func TestE2EBasesChat(t *testing.T) {
-	r, _ := newBasesRig(t)
+	r, home := newBasesRig(t)
 	basesScript(r.fake)
 	tm := startLatch(t, r.bin, ptyOptions{Rows: 40, Cols: 160, Host: r.fake.Host(), Env: r.env,
 		Args: []string{"--config", r.cfg, "--model", e2eModel}})
@@ -228,16 +294,20 @@ func TestE2EBasesChat(t *testing.T) {
 	quitAndCheck(t, tm)
 	noSecretIn(t, "the terminal's output", string(tm.rawOutput()))
 	noSecretInRig(t, r)
+	projUnchanged(t, home)
 }
 
 // TestE2EBasesServe: the same calls from an MCP client (the official
-// TypeScript SDK) through latch serve --stdio: the same verdicts, and no
-// secret in what the client got or in the log.
+// TypeScript SDK) through latch serve --stdio: the same verdicts, no
+// secret in what the client got or in the log, and no edit made.
 func TestE2EBasesServe(t *testing.T) {
-	r, _ := newBasesRig(t)
+	r, home := newBasesRig(t)
 	var calls []any
 	for _, c := range basesReads {
 		calls = append(calls, map[string]any{"name": "fs__read_text_file", "arguments": map[string]any{"path": c.path}})
+	}
+	for _, c := range basesCalls {
+		calls = append(calls, map[string]any{"name": c.tool, "arguments": c.args})
 	}
 	calls = append(calls, map[string]any{"name": "fs__get_file_info", "arguments": map[string]any{"path": "proj/a.txt"}},
 		map[string]any{"name": "mem__create_entities", "arguments": basesTea})
@@ -249,8 +319,13 @@ func TestE2EBasesServe(t *testing.T) {
 	for i, c := range basesReads {
 		told[c.id], isErr[c.id] = callText(t, res, i)
 	}
-	told["call_info"], isErr["call_info"] = callText(t, res, len(basesReads))
-	told["call_tea"], isErr["call_tea"] = callText(t, res, len(basesReads)+1)
+	n := len(basesReads)
+	for i, c := range basesCalls {
+		told[c.id], isErr[c.id] = callText(t, res, n+i)
+	}
+	n += len(basesCalls)
+	told["call_info"], isErr["call_info"] = callText(t, res, n)
+	told["call_tea"], isErr["call_tea"] = callText(t, res, n+1)
 	checkBasesTold(t, told, isErr)
 	out, err := json.Marshal(res)
 	if err != nil {
@@ -258,6 +333,7 @@ func TestE2EBasesServe(t *testing.T) {
 	}
 	noSecretIn(t, "the gateway client's results", string(out))
 	noSecretInRig(t, r)
+	projUnchanged(t, home)
 }
 
 // TestE2EBasesThroughLink: server-filesystem started on ~/work, a link to
