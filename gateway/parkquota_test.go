@@ -133,3 +133,48 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// The bytes all clients' waiting calls put in the session log
+// (serve.park_max_bytes) bound them together: a third client, within its
+// own quota, is refused once the calls of the first two hold the room
+// (a call of 10,000 bytes takes about 22 KB of the log: it is written as
+// the call and as the parked call),
+// the refusal naming the limit, and nothing of its call reaches the log;
+// once a person decides one of the others, it parks.
+func TestParkQuotaBytesOfAllClients(t *testing.T) {
+	up := newHoldServer()
+	defer up.release()
+	dir := t.TempDir()
+	r := startRig(t, gateway.Options{Limits: gateway.Limits{ParkBytes: 1 << 20, ParkBytesTotal: 50_000}}, true,
+		session.Options{LogDir: dir, Policy: permissions.Policy{Mode: permissions.Approve}},
+		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: up.srv})
+	logFile := filepath.Join(dir, r.sess.ID()+".jsonl")
+	var parked []string
+	for _, name := range []string{"a", "b"} {
+		c := r.connectAt(t, "2025-11-25", name, nil)
+		res, err := call(t, c, "up__echo", map[string]any{"text": strings.Repeat(name, 10_000)})
+		if err != nil || invocationID(res) == "" {
+			t.Fatalf("%s's call of 10,000 bytes: %v %.200v; want it parked", name, err, res)
+		}
+		parked = append(parked, invocationID(res))
+	}
+	third := r.connectAt(t, "2025-11-25", "c", nil)
+	big := strings.Repeat("c", 10_000)
+	res, err := call(t, third, "up__echo", map[string]any{"text": big})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "too many bytes waiting for approval: the waiting calls of all clients may hold at most 50000 bytes (serve.park_max_bytes)"
+	if invocationID(res) != "" || !res.IsError || !strings.Contains(text(res), want) {
+		t.Fatalf("c's call past all clients' bytes: isError %v, %.300q; want %q", res.IsError, text(res), want)
+	}
+	if b, err := os.ReadFile(logFile); err != nil || strings.Contains(string(b), big) {
+		t.Errorf("the session log holds the refused call (%v)", err)
+	}
+	if err := r.sess.GatewayDecide(parked[0], false, "tester", "not now"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := call(t, third, "up__echo", map[string]any{"text": big}); err != nil || invocationID(res) == "" {
+		t.Errorf("c's call once a person decided one: %v %.200v; want it parked", err, res)
+	}
+}
