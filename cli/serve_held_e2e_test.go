@@ -108,3 +108,64 @@ func TestPromptServeTokenHeldFromUpstream(t *testing.T) {
 		}
 	}
 }
+
+// latch -p with the gateway's token where a config names it instead of
+// $LATCH_SERVE_TOKEN: in serve.token_env's variable, or in
+// serve.token_file (one of them at a time, as the config takes them). A
+// server inheriting the whole environment does not see a variable that
+// holds the token (serve.token_env's, or with token_file another that
+// holds the same value), and a server that knows the token and puts it
+// in its error has it redacted in -p's output, the log and what the
+// model is sent.
+func TestPromptServeTokenSourcesHeldFromUpstream(t *testing.T) {
+	const envVar = "LATCH_TEST_GW_TOKEN"
+	fake := mcptestutil.BuildFakeMCP(t)
+	tokenFile := filepath.Join(t.TempDir(), "gw-token")
+	for _, tc := range []struct {
+		name, token string
+		serve       map[string]any
+	}{
+		{"token_env", "gw-token-env-5a1c7e90", map[string]any{"token_env": envVar}},
+		{"token_file", "gw-token-file-8b2d4f16", map[string]any{"token_file": tokenFile}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(tokenFile, []byte(tc.token+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := newPromptRig(t, map[string]any{
+				"serve": tc.serve,
+				"mcpServers": map[string]any{"fake": map[string]any{"command": fake,
+					"args":        []string{"-getenv", "-fail-with", "upstream knows " + tc.token},
+					"env_inherit": true, "allow": []string{"getenv", "rpc_fail"}}},
+			}, false, envVar+"="+tc.token)
+			name := api.NewToolCallFunctionArguments()
+			name.Set("name", envVar)
+			r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
+				{ID: "call_env", Function: api.ToolCallFunction{Name: "fake__getenv", Arguments: name}},
+				{ID: "call_fail", Function: api.ToolCallFunction{Name: "fake__rpc_fail", Arguments: api.NewToolCallFunctionArguments()}}}}}},
+				ollamatest.TextTurn("Done."))
+			res := r.run("", "--model", e2eModel, "-p", "look around")
+			if res.code != exitOK {
+				t.Fatalf("exit %d, want 0", res.code)
+			}
+			req := r.lastRequest()
+			if got := toolMessage(t, req, "call_env").Content; !strings.Contains(got, envVar+" is not set") {
+				t.Errorf("the server read $%s, which holds the token: %q", envVar, got)
+			}
+			if got := toolMessage(t, req, "call_fail").Content; !strings.Contains(got, "upstream knows [redacted]") {
+				t.Errorf("the model was sent the server's error as %q", got)
+			}
+			log, err := os.ReadFile(filepath.Join(r.state, r.onlySession()+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs, _ := json.Marshal(r.fake.Requests())
+			for where, s := range map[string]string{"stdout": res.stdout, "stderr": res.stderr, "the log": string(log),
+				"the requests to the model": string(reqs)} {
+				if strings.Contains(s, tc.token) {
+					t.Errorf("%s holds the gateway's token: %s", where, s)
+				}
+			}
+		})
+	}
+}
