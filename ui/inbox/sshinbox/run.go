@@ -27,8 +27,8 @@ const (
 	minRows, maxRows = 5, 500
 )
 
-// size is a client's size, bounded; 80×24 when it says 0.
-func size(cols, rows uint32) tea.WindowSizeMsg {
+// bound is a client's size, bounded; 80×24 when it says 0.
+func bound(cols, rows uint32) tea.WindowSizeMsg {
 	if cols == 0 {
 		cols = 80
 	}
@@ -95,7 +95,7 @@ func (s *server) run(ctx context.Context, ch ssh.Channel, pty ptyReq, by string,
 		st := themes.BuildFor(pal, r)
 		o.Styles = &st
 	}
-	m := &guarded{m: inbox.New(o), fault: fault, first: size(pty.Cols, pty.Rows)}
+	m := &guarded{m: inbox.New(o), fault: fault, first: bound(pty.Cols, pty.Rows)}
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(&keys{r: ch, touch: touch}), tea.WithOutput(ch),
 		tea.WithoutCatchPanics(), tea.WithoutSignalHandler())
 	started(p)

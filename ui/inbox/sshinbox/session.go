@@ -28,9 +28,12 @@ func (s *server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 	var (
 		mu      sync.Mutex
 		pty     *ptyReq
-		prog    *tea.Program
 		started bool
 		done    = make(chan struct{})
+		// The last size asked for, given to the screen in order (the
+		// latest wins) by one goroutine.
+		resized = make(chan struct{}, 1)
+		size    *tea.WindowSizeMsg
 	)
 	for {
 		var r *ssh.Request
@@ -61,11 +64,12 @@ func (s *server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 				if pty != nil {
 					pty.Cols, pty.Rows = w.Cols, w.Rows
 				}
-				p := prog
+				wm := bound(w.Cols, w.Rows)
+				size = &wm
 				mu.Unlock()
-				if p != nil {
-					wm := size(w.Cols, w.Rows)
-					go p.Send(wm)
+				select {
+				case resized <- struct{}{}:
+				default:
 				}
 				ok = true
 			}
@@ -89,9 +93,22 @@ func (s *server) session(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.R
 			go func() {
 				defer close(done)
 				status := s.run(ctx, ch, *p, by, touch, func(tp *tea.Program) {
-					mu.Lock()
-					prog = tp
-					mu.Unlock()
+					go func() {
+						for {
+							select {
+							case <-resized:
+							case <-done:
+								return
+							}
+							mu.Lock()
+							wm := size
+							size = nil
+							mu.Unlock()
+							if wm != nil {
+								tp.Send(*wm)
+							}
+						}
+					}()
 				})
 				exit(ch, status)
 			}()
