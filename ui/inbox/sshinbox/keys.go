@@ -155,3 +155,10 @@ func bounded(s string, n int) string {
 	}
 	return s
 }
+
+// CheckKeys reads the authorized keys file as each connection will, and
+// says how many keys it lets in, or why it cannot be used.
+func CheckKeys(path string) (int, error) {
+	keys, _, err := readKeys(path)
+	return len(keys), err
+}
