@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"errors"
 	"net"
 	"net/url"
 	"os"
@@ -301,10 +300,4 @@ func (tm *term) waitClosed(what string) {
 	case <-time.After(mcptestutil.HangBound(wait)):
 		tm.t.Fatalf("%s: the session was not closed:\n%s", what, tm.text())
 	}
-}
-
-// isRefused says whether err is a refused authentication.
-func isRefused(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "unable to authenticate") || errors.Is(err, net.ErrClosed) ||
-		strings.Contains(err.Error(), "handshake failed"))
 }
