@@ -6,6 +6,10 @@ package cli
 
 import (
 	"bufio"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,4 +231,113 @@ func mustRun(t *testing.T, name string, args ...string) []byte {
 		t.Fatalf("%s %v: %v", name, args, err)
 	}
 	return out
+}
+
+// Under latch serve --stdio, stdout is the MCP stream: an SSH session
+// of the inbox (a hostile terminal name, keys, quit) puts nothing on it;
+// the client's initialize is answered with JSON lines alone.
+func TestServeStdioInboxOverSSHKeepsStdoutClean(t *testing.T) {
+	keys := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authorized := filepath.Join(keys, "authorized_keys")
+	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
+		"serve": map[string]any{"inbox_ssh": map[string]any{"listen": "127.0.0.1:0", "authorized_keys": authorized}}}, false)
+	cmd := exec.Command(r.bin, "--config", r.cfg, "serve", "--stdio")
+	cmd.Env, cmd.Dir = r.env, r.cwd
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			t.Logf("latch serve: %s", sc.Text())
+			if rest, ok := strings.CutPrefix(sc.Text(), "latch serve: inbox over SSH on "); ok {
+				a, _, _ := strings.Cut(rest, ",")
+				addr <- a
+			}
+		}
+	}()
+	var out strings.Builder
+	outDone := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		b, _ := io.ReadAll(stdout)
+		out.Write(b)
+	}()
+	var sshAddr string
+	select {
+	case sshAddr = <-addr:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill() // this test's own child
+		t.Fatal("latch serve --stdio did not say where the inbox's SSH listens")
+	}
+	c, err := ssh.Dial("tcp", sshAddr, &ssh.ClientConfig{User: "me", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("\x1b]0;pwned\x07xterm-256color", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	screen, _ := s.StdoutPipe()
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var shown strings.Builder
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := screen.Read(b)
+			mu.Lock()
+			shown.Write(b[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	mcptestutil.WaitFor(t, time.Minute, "the inbox over SSH", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(shown.String(), "0 calls waiting")
+	})
+	_, _ = in.Write([]byte("jk/\x1b[A\x1b]0;x\x07\x1bq"))
+	_, _ = in.Write([]byte("q"))
+	_ = s.Wait()
+	_ = c.Close()
+	_, _ = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	_ = stdin.Close()
+	select {
+	case <-outDone:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill() // this test's own child
+		t.Fatal("latch serve --stdio did not end when its stdin closed")
+	}
+	_ = cmd.Wait()
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) == 0 || !strings.Contains(lines[0], `"id":1`) {
+		t.Errorf("stdout has no answer to initialize:\n%q", out.String())
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("stdout holds a line that is not JSON (the MCP stream is broken): %q", l)
+		}
+	}
 }
