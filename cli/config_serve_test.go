@@ -50,6 +50,12 @@ func TestPrepareSSHInbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A second gateway on the config finds the address in use: it says
+	// so and serves on without it.
+	s.cfg.Serve.InboxSSH.Listen = x.ln.Addr().String()
+	if y, err := prepareSSHInbox(s, false, &stderr); y != nil || err != nil || !strings.Contains(stderr.String(), "is in use: this gateway does not serve the inbox over SSH") {
+		t.Errorf("the address in use: %v, %v, stderr %q", y, err, stderr.String())
+	}
 	_ = x.ln.Close()
 	if !strings.Contains(stderr.String(), "lists no key yet") {
 		t.Errorf("an empty keys file: stderr %q, want it said", stderr.String())

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -47,6 +49,13 @@ func prepareSSHInbox(s *settings, asJSON bool, stderr io.Writer) (*sshInbox, err
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", c.Listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// Most likely another latch serve on this config serves it; its
+		// inbox shows every gateway's calls of the state folder.
+		say(stderr, "latch serve: serve.inbox_ssh.listen "+c.Listen+" is in use: this gateway does not serve the inbox over SSH "+
+			"(another latch serve on this config may: its inbox shows this gateway's calls too)")
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("serve.inbox_ssh.listen %s: %w", c.Listen, err)
 	}

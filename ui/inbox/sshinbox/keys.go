@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"golang.org/x/crypto/ssh"
 
@@ -95,7 +96,9 @@ func private(f *os.File, path, what string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s %s is not a regular file", what, path)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+	// Windows has no such mode bits (a file shows as 0666): its ACLs are
+	// not read, and neither the mode nor the owner is checked there.
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
 		return fmt.Errorf("%s %s can be read or written by others (mode %04o): chmod 600 %s", what, path, perm, path)
 	}
 	if uid, ok := owner(fi); ok && uid != os.Getuid() {
