@@ -336,3 +336,33 @@ func TestSSHIdleAndSessionLimit(t *testing.T) {
 	idle.waitClosed("with no key")
 	r2.log.waitLog(t, "the idle close logged", "with no key")
 }
+
+// A keys file of another user is refused (run as root, which can give it
+// away); a comment's escapes are made inert and long ones cut before
+// they name a decider.
+func TestSSHKeysFileOwnerAndComments(t *testing.T) {
+	key := newKey(t)
+	path := t.TempDir() + "/keys"
+	line := authorized(key, "\x1b]0;pwned\x07"+strings.Repeat("c", 200))
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, _, err := readKeys(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.ContainsAny(k.comment, "\x1b\x07") || len([]rune(k.comment)) > maxComment {
+			t.Errorf("the comment as recorded: %q", k.comment)
+		}
+	}
+	if os.Getuid() != 0 {
+		t.Skip("giving the file to another user needs root")
+	}
+	if err := os.Chown(path, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readKeys(path); err == nil || !strings.Contains(err.Error(), "belongs to another user (uid 65534)") {
+		t.Errorf("a keys file of another user: %v", err)
+	}
+}
