@@ -203,8 +203,8 @@ func TestServeInboxOverSSH(t *testing.T) {
 		says string
 	}{
 		{"an unlisted key", sshArgs(srv.sshAddr, other, knownHosts, "-T"), "Permission denied (publickey)"},
-		{"a command", append(sshArgs(srv.sshAddr, key, knownHosts), "cat", "/etc/passwd"), "exec request failed"},
-		{"no terminal", sshArgs(srv.sshAddr, key, knownHosts, "-T"), "shell request failed"},
+		{"a command", append(sshArgs(srv.sshAddr, key, knownHosts), "cat", "/etc/passwd"), "no commands here"},
+		{"no terminal", sshArgs(srv.sshAddr, key, knownHosts, "-T"), "needs a terminal"},
 	} {
 		cmd := exec.Command("ssh", c.args...)
 		cmd.Env = r.env

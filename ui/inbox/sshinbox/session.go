@@ -76,15 +76,15 @@ func (c *chanSession) request(ctx context.Context, r *ssh.Request) bool {
 		return c.shell(ctx, r)
 	case "exec", "subsystem":
 		c.s.refused(c.by, "a command (an "+r.Type+" request)")
-		_, _ = io.WriteString(c.ch.Stderr(), "latch: no commands here, only the inbox: connect with ssh -t and no command\r\n")
-		_ = r.Reply(false, nil)
 		c.mu.Lock()
 		started := c.started
 		c.mu.Unlock()
-		if !started {
-			exit(c.ch, 1)
+		if started {
+			_ = r.Reply(false, nil)
+			return true
 		}
-		return started
+		c.refuse(r, "latch: no commands here, only the inbox: connect with ssh -t and no command\r\n")
+		return false
 	case "auth-agent-req@openssh.com":
 		c.s.refused(c.by, "agent forwarding")
 	case "x11-req":
@@ -130,9 +130,7 @@ func (c *chanSession) shell(ctx context.Context, r *ssh.Request) bool {
 		return true
 	case p == nil:
 		c.s.refused(c.by, "a session with no terminal")
-		_, _ = io.WriteString(c.ch.Stderr(), "latch: the inbox needs a terminal: connect with ssh -t\r\n")
-		_ = r.Reply(false, nil)
-		exit(c.ch, 1)
+		c.refuse(r, "latch: the inbox needs a terminal: connect with ssh -t\r\n")
 		return false
 	}
 	_ = r.Reply(true, nil)
@@ -162,6 +160,16 @@ func (c *chanSession) resize(tp *tea.Program) {
 			}
 		}
 	}()
+}
+
+// refuse ends the session on r, saying why on its stderr: the channel is
+// closed before r is answered, as OpenSSH shows what came before the
+// close but not before a refused request.
+func (c *chanSession) refuse(r *ssh.Request, why string) {
+	_, _ = io.WriteString(c.ch.Stderr(), why)
+	exit(c.ch, 1)
+	_ = c.ch.Close()
+	_ = r.Reply(false, nil)
 }
 
 // exit tells the client the session's exit status.
