@@ -26,7 +26,7 @@ var importRules = []importRule{
 	// of ours (mcp/oauth through mcp); no other list names it, so none
 	// imports it.
 	{"cli", []string{"latch/config", "latch/gateway", "latch/mcp", "latch/permissions", "latch/session",
-		"latch/themes", "latch/ui", "latch/ui/inbox", "latch/ui/notice", "latch/ui/sanitize", "latch/words"}, nil},
+		"latch/themes", "latch/ui", "latch/ui/inbox", "latch/ui/inbox/sshinbox", "latch/ui/notice", "latch/ui/sanitize", "latch/words"}, nil},
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
@@ -52,6 +52,10 @@ var importRules = []importRule{
 	{"words", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/inbox", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
+		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
+	// ui/inbox/sshinbox: the inbox over SSH; it reaches the gateway as the
+	// inbox does, through the state folder, never through gateway.
+	{"ui/inbox/sshinbox", []string{"latch/ui/inbox", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	{"ui/notice", []string{"latch/ui/sanitize"}, []string{"github.com/", "golang.org/"}},
 }

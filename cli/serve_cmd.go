@@ -105,6 +105,14 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 			return exitUsage
 		}
 	}
+	sshIn, err := prepareSSHInbox(s, a.json, stderr) // serve_sshinbox.go
+	if err != nil {
+		say(stderr, "latch serve: "+err.Error())
+		return exitUsage
+	}
+	if sshIn != nil {
+		defer func() { _ = sshIn.ln.Close() }()
+	}
 	o := sessionOptions(s, f, true)
 	o.Client, o.Gateway = ollamaClient(s), true
 	if !a.fresh {
@@ -156,7 +164,13 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	defer stop()
 	go g.Follow(ctx, sub)
 	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
-	var err error
+	sshDone := make(chan struct{})
+	if sshIn != nil {
+		go func() { defer close(sshDone); sshIn.serve(ctx, a.json, stderr) }()
+	} else {
+		close(sshDone)
+	}
+	defer func() { stop(); <-sshDone }()
 	if a.stdio {
 		gateway.LogEvent(logw, a.json, "start", "serving on stdin and stdout, session "+sess.ID(),
 			map[string]any{"transport": "stdio", "session": sess.ID(), "version": version})

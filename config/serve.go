@@ -28,10 +28,13 @@ type ServeConfig struct {
 	// Clients ("clients") are the MCP clients known by their own bearer
 	// token (serveclients.go), sorted by name.
 	Clients []ServeClient
+	// InboxSSH ("inbox_ssh"), when set, serves the inbox over SSH
+	// (inboxssh.go).
+	InboxSSH *InboxSSH
 }
 
 var serveKeys = slices.Concat([]string{"token_env", "token_file", "allow_remote", "tls_cert", "tls_key", "expose",
-	"park_unlisted", "approval_ttl", "await_poll", "notify_command", "clients"}, serveLimitKeys)
+	"park_unlisted", "approval_ttl", "await_poll", "notify_command", "clients", "inbox_ssh"}, serveLimitKeys)
 
 // serve reads the "serve" section. Its files are checked when latch serve
 // starts, not here: the chat does not need them.
@@ -82,6 +85,9 @@ func (l *loader) serve(raw json.RawMessage, servers []ServerConfig) ServeConfig 
 	}
 	if raw, set := obj["clients"]; set {
 		c.Clients = l.serveClients(raw)
+	}
+	if raw, set := obj["inbox_ssh"]; set {
+		c.InboxSSH = l.inboxSSH(raw)
 	}
 	if raw, set := obj["expose"]; set {
 		c.Expose, _ = l.strList("", "serve.expose", raw)

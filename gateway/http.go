@@ -68,6 +68,20 @@ func CheckBind(o HTTPOptions) error {
 	return nil
 }
 
+// CheckRemote says why what (a flag or config key) may not listen on
+// addr, or nil: an address other than loopback needs serve.allow_remote,
+// as --listen's does.
+func CheckRemote(what, addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s %s: not HOST:PORT (e.g. 127.0.0.1:2222)", what, addr)
+	}
+	if loopback(host) || allowRemote {
+		return nil
+	}
+	return fmt.Errorf("%s %s: not a loopback address; serving other machines needs serve.allow_remote: true", what, addr)
+}
+
 // loopback says whether host (no port) is a loopback name or address.
 func loopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {

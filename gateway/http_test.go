@@ -72,3 +72,29 @@ func TestCheckBind(t *testing.T) {
 		}
 	}
 }
+
+// serve.inbox_ssh's address follows --listen's allow_remote rule (SSH
+// needs no TLS: it is encrypted already).
+func TestCheckRemote(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		allow bool
+		want  string
+	}{
+		{"127.0.0.1:2222", false, ""},
+		{"[::1]:2222", false, ""},
+		{"localhost:2222", false, ""},
+		{"0.0.0.0:2222", false, "serve.inbox_ssh.listen 0.0.0.0:2222: not a loopback address; serving other machines needs serve.allow_remote: true"},
+		{":2222", false, "serve.allow_remote"},
+		{"0.0.0.0:2222", true, ""},
+		{"2222", true, "not HOST:PORT"},
+	} {
+		err := CheckRemote("serve.inbox_ssh.listen", c.addr, c.allow)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s (allow_remote %v): %v", c.addr, c.allow, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s (allow_remote %v): %v, want one saying %q", c.addr, c.allow, err, c.want)
+		}
+	}
+}

@@ -48,45 +48,50 @@ type Styles struct {
 // Build derives the Styles from a palette. It is the one place a palette
 // becomes styles. A Mono palette gets no colour at all (see buildMono); a
 // Bold one adds bold to the emphasised roles.
-func Build(p Palette) Styles {
+func Build(p Palette) Styles { return BuildFor(p, lipgloss.DefaultRenderer()) }
+
+// BuildFor is Build for the terminal r renders for (its colour profile):
+// a screen shown on another terminal than latch's own (the inbox over
+// SSH) gets its own renderer.
+func BuildFor(p Palette, r *lipgloss.Renderer) Styles {
 	if p.Mono {
-		return buildMono(p)
+		return buildMono(p, r)
 	}
 	c := func(s string) lipgloss.Color { return lipgloss.Color(s) }
 	var s Styles
 	s.Palette = p
 
-	s.Status.Bar = lipgloss.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
-	s.Status.Brand = lipgloss.NewStyle().Foreground(c(p.Accent)).Background(c(p.StatusBg)).Bold(true)
-	s.Status.Item = lipgloss.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
-	s.Status.Busy = lipgloss.NewStyle().Foreground(c(p.Warning)).Background(c(p.StatusBg)).Bold(p.Bold)
-	s.Status.Failure = lipgloss.NewStyle().Foreground(c(p.Error)).Background(c(p.StatusBg)).Bold(true)
+	s.Status.Bar = r.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
+	s.Status.Brand = r.NewStyle().Foreground(c(p.Accent)).Background(c(p.StatusBg)).Bold(true)
+	s.Status.Item = r.NewStyle().Foreground(c(p.StatusFg)).Background(c(p.StatusBg))
+	s.Status.Busy = r.NewStyle().Foreground(c(p.Warning)).Background(c(p.StatusBg)).Bold(p.Bold)
+	s.Status.Failure = r.NewStyle().Foreground(c(p.Error)).Background(c(p.StatusBg)).Bold(true)
 
-	s.Chat.User = lipgloss.NewStyle().Foreground(c(p.Text))
-	s.Chat.UserMark = lipgloss.NewStyle().Foreground(c(p.User)).Bold(true)
-	s.Chat.Assistant = lipgloss.NewStyle().Foreground(c(p.Text))
-	s.Chat.Thinking = lipgloss.NewStyle().Foreground(c(p.Subtle)).Italic(true)
-	s.Chat.Notice = lipgloss.NewStyle().Foreground(c(p.Muted))
-	s.Chat.Error = lipgloss.NewStyle().Foreground(c(p.Error)).Bold(p.Bold)
-	s.Chat.Footer = lipgloss.NewStyle().Foreground(c(p.Muted)).Italic(true)
+	s.Chat.User = r.NewStyle().Foreground(c(p.Text))
+	s.Chat.UserMark = r.NewStyle().Foreground(c(p.User)).Bold(true)
+	s.Chat.Assistant = r.NewStyle().Foreground(c(p.Text))
+	s.Chat.Thinking = r.NewStyle().Foreground(c(p.Subtle)).Italic(true)
+	s.Chat.Notice = r.NewStyle().Foreground(c(p.Muted))
+	s.Chat.Error = r.NewStyle().Foreground(c(p.Error)).Bold(p.Bold)
+	s.Chat.Footer = r.NewStyle().Foreground(c(p.Muted)).Italic(true)
 
-	s.Input.Prompt = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
-	s.Input.Text = lipgloss.NewStyle().Foreground(c(p.Text))
-	s.Input.Placeholder = lipgloss.NewStyle().Foreground(c(p.Subtle))
-	s.Input.Separator = lipgloss.NewStyle().Foreground(c(p.Border))
+	s.Input.Prompt = r.NewStyle().Foreground(c(p.Accent)).Bold(true)
+	s.Input.Text = r.NewStyle().Foreground(c(p.Text))
+	s.Input.Placeholder = r.NewStyle().Foreground(c(p.Subtle))
+	s.Input.Separator = r.NewStyle().Foreground(c(p.Border))
 
-	s.Dialog.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Accent)).Padding(0, 1)
-	s.Dialog.Waiting = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(c(p.Muted)).Padding(0, 1)
-	s.Dialog.Title = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true)
-	s.Dialog.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Bold(true).Underline(p.Bold)
-	s.Dialog.Item = lipgloss.NewStyle().Foreground(c(p.Text))
-	s.Dialog.Hint = lipgloss.NewStyle().Foreground(c(p.Muted))
+	s.Dialog.Box = r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Accent)).Padding(0, 1)
+	s.Dialog.Waiting = r.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(c(p.Muted)).Padding(0, 1)
+	s.Dialog.Title = r.NewStyle().Foreground(c(p.Accent)).Bold(true)
+	s.Dialog.Selected = r.NewStyle().Foreground(c(p.Accent)).Bold(true).Underline(p.Bold)
+	s.Dialog.Item = r.NewStyle().Foreground(c(p.Text))
+	s.Dialog.Hint = r.NewStyle().Foreground(c(p.Muted))
 
-	s.Menu.Box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Border)).Padding(0, 1)
-	s.Menu.Item = lipgloss.NewStyle().Foreground(c(p.Text))
-	s.Menu.Help = lipgloss.NewStyle().Foreground(c(p.Muted))
-	s.Menu.Selected = lipgloss.NewStyle().Foreground(c(p.Accent)).Reverse(true).Bold(p.Bold)
-	s.Menu.Hint = lipgloss.NewStyle().Foreground(c(p.Subtle)).Italic(true)
+	s.Menu.Box = r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c(p.Border)).Padding(0, 1)
+	s.Menu.Item = r.NewStyle().Foreground(c(p.Text))
+	s.Menu.Help = r.NewStyle().Foreground(c(p.Muted))
+	s.Menu.Selected = r.NewStyle().Foreground(c(p.Accent)).Reverse(true).Bold(p.Bold)
+	s.Menu.Hint = r.NewStyle().Foreground(c(p.Subtle)).Italic(true)
 	return s
 }
 
@@ -102,8 +107,8 @@ func Build(p Palette) Styles {
 //     that waits while the person types has square corners;
 //   - in the completion menu the selected row is reversed bold,
 //     descriptions faint, its hints faint italic.
-func buildMono(p Palette) Styles {
-	n := lipgloss.NewStyle
+func buildMono(p Palette, r *lipgloss.Renderer) Styles {
+	n := r.NewStyle
 	var s Styles
 	s.Palette = p
 

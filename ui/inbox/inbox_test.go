@@ -200,3 +200,27 @@ func TestInboxGatewayStoppedDecidesNothing(t *testing.T) {
 		t.Error("a decision was left in the stopped gateway's inbox")
 	}
 }
+
+// Watch's reads may overlap (a read after a decision while a poll's is
+// under way, each in a goroutine of Bubble Tea's): they take turns, and
+// each sees the waiting call (go test -race finds it otherwise).
+func TestWatchReadsOverlap(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("claude", "overlap")
+	src := Watch(g.dir)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			calls, err := src()
+			if err == nil && len(calls) != 1 {
+				err = fmt.Errorf("%d calls, want 1", len(calls))
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

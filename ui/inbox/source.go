@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"latch/session"
@@ -37,7 +38,11 @@ func Watch(dir string) Source {
 }
 
 // watcher is Watch's memory: what each session log held when last read.
+// Reads may overlap (a read after a decision while a poll's is under
+// way: Bubble Tea runs each in a goroutine of its own), so they take
+// turns.
 type watcher struct {
+	mu   sync.Mutex
 	dir  string
 	logs map[string]watchedLog
 }
@@ -51,6 +56,8 @@ type watchedLog struct {
 
 // read is the Source.
 func (w *watcher) read() ([]Call, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	paths, err := filepath.Glob(filepath.Join(w.dir, "*.jsonl"))
 	if err != nil {
 		return nil, err
