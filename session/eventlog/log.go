@@ -27,6 +27,9 @@ type SessionLog struct {
 	path string
 	size int64  // bytes of whole lines written: a failed write is cut back to it
 	seq  uint64 // writes done, the last one's number
+	// lines is how many lines this log object wrote (for the crash
+	// test's count: crash.go).
+	lines int
 	// syncMu is held while the file is synced; synced is the number of
 	// the last write a sync that worked covered. (Taken before mu when
 	// both are.)
@@ -169,6 +172,8 @@ func (l *SessionLog) WriteAll(es []Event, sync bool) (LogChange, error) {
 	}
 	l.size += int64(n)
 	l.seq++
+	l.lines += len(es)
+	crashAfter(l.lines)
 	mine, f := l.seq, l.f
 	l.mu.Unlock()
 	if sync {
