@@ -16,9 +16,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,12 +154,23 @@ func startMCPProxy(t *testing.T, bin, mem, memFile, token string) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	url := "http://" + addr + "/mem/mcp"
-	mcptestutil.WaitFor(t, mcptestutil.HangBound(time.Minute), "mcp-proxy listening on "+addr, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			_ = c.Close()
+	// It listens before its upstream is connected, and routes /mem/ only
+	// after: ready is an initialize answered.
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
+	mcptestutil.WaitFor(t, mcptestutil.HangBound(time.Minute), "mcp-proxy serving server-memory at "+url, func() bool {
+		req, err := http.NewRequest("POST", url, strings.NewReader(initBody))
+		if err != nil {
+			return false
 		}
-		return err == nil
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		_ = res.Body.Close()
+		return res.StatusCode == http.StatusOK
 	})
 	return url
 }

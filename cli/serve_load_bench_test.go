@@ -52,6 +52,9 @@ func TestServeFiftyClients(t *testing.T) {
 		rb.bin = base
 		bsrv := startServeHTTP(t, &rb, token, "--quiet")
 		bms, bfail, bwall := fiftyClients(bsrv.url, token, "mem__read_graph", clients, calls)
+		if len(bms) == 0 {
+			t.Fatalf("before the change: no call done; failures: %s", strings.Join(bfail, "\n"))
+		}
 		t.Logf("before the change: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: this one's p50 is %.2f× its",
 			len(bms), len(bfail), bwall.Round(time.Millisecond), float64(len(bms))/bwall.Seconds(),
 			percentile(bms, 50), percentile(bms, 99), p50/percentile(bms, 50))
@@ -59,8 +62,8 @@ func TestServeFiftyClients(t *testing.T) {
 	if proxy := mcpProxy(t); proxy != "" {
 		url := startMCPProxy(t, proxy, mem, filepath.Join(t.TempDir(), "memory.jsonl"), token)
 		pms, pfail, pwall := fiftyClients(url, token, "read_graph", clients, calls)
-		if len(pfail) > 0 {
-			t.Logf("mcp-proxy failures (first): %s", pfail[0])
+		if len(pfail) > 0 || len(pms) == 0 {
+			t.Fatalf("mcp-proxy: %d calls done; failures: %s", len(pms), strings.Join(pfail, "\n"))
 		}
 		t.Logf("TBXark/mcp-proxy: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: latch serve's p50 is %.2f× its (target ≤ 1.3×)",
 			len(pms), len(pfail), pwall.Round(time.Millisecond), float64(len(pms))/pwall.Seconds(),
