@@ -38,11 +38,11 @@ var importRules = []importRule{
 	{"session/history", []string{"latch/session/eventlog"}, []string{"github.com/"}},
 	{"session/compaction", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"session/exactjson", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
-	{"gateway", []string{"latch/session", "latch/ui/sanitize"},
+	{"gateway", []string{"latch/session", "latch/procgroup", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	{"config", []string{"latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
-	{"mcp", []string{"latch/mcp/oauth", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
+	{"mcp", []string{"latch/mcp/oauth", "latch/procgroup", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	// mcp/oauth: the standard library and mcp-go's OAuth helpers
 	// (client/transport); never mcp, which imports it.
 	{"mcp/oauth", []string{"latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet",
@@ -50,6 +50,7 @@ var importRules = []importRule{
 	{"permissions", nil, []string{"github.com/"}},
 	{"themes", []string{"latch/words"}, []string{"github.com/mark3labs", "github.com/ollama"}},
 	{"words", nil, []string{"github.com/", "golang.org/"}},
+	{"procgroup", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/inbox", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
@@ -71,6 +72,7 @@ var neverPulledIn = map[string][]string{
 	"session/compaction": {"github.com/charmbracelet", "github.com/mark3labs"},
 	"session/exactjson":  {"github.com/charmbracelet", "github.com/mark3labs"},
 	"words":              {"github.com/", "golang.org/"},
+	"procgroup":          {"github.com/", "golang.org/"},
 	"ui/sanitize":        {"github.com/", "golang.org/"},
 }
 

@@ -11,7 +11,7 @@ import (
 
 // crashPointStrings are what the crash points (session/crash.go) put into a
 // binary: the variable that arms them and the points' names.
-var crashPointStrings = []string{"LATCH_TEST_CRASH_AT", "before-decision", "after-decision", "during-call", "after-result"}
+var crashPointStrings = []string{"LATCH_TEST_CRASH_AT", "LATCH_TEST_CRASH_AFTER_LINES", "before-decision", "after-decision", "during-call", "after-result"}
 
 // TestCrashPointsAreNotInTheReleaseBuild: the crash points exist only in a
 // build with the latchtest tag (the one the tests run, see latchBinary). A

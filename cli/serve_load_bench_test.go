@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,26 +34,7 @@ func TestServeFiftyClients(t *testing.T) {
 			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}}}, false)
 	srv := startServeHTTP(t, r, token, "--quiet")
 
-	var mu sync.Mutex
-	var ms []float64
-	var failures []string
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			took, err := benchClient(srv.url, token, fmt.Sprintf("bench-%02d", i), calls)
-			mu.Lock()
-			defer mu.Unlock()
-			ms = append(ms, took...)
-			if err != nil {
-				failures = append(failures, err.Error())
-			}
-		}()
-	}
-	wg.Wait()
-	wall := time.Since(start)
+	ms, failures, wall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls)
 	hwm, cpu := vmHWM(srv.cmd.Process.Pid), cpuTime(srv.cmd.Process.Pid)
 	t.Logf("%d clients × %d calls of read_graph through latch serve --listen: %d done, %d failed in %v (%.0f calls/s); "+
 		"latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; latch serve's peak RSS (VmHWM) %s, its CPU time %v (%.3f ms a call)",
@@ -63,12 +43,38 @@ func TestServeFiftyClients(t *testing.T) {
 	if len(failures) > 0 || len(ms) != clients*calls {
 		t.Errorf("%d calls of %d done; failures: %s", len(ms), clients*calls, strings.Join(failures, "\n"))
 	}
+	// The same load, the same upstream, in the same run: the binary
+	// before the change, and TBXark/mcp-proxy (which has no gate, no log
+	// and no limits: what a bare proxy costs).
+	p50 := percentile(ms, 50)
+	if base := benchBase(t); base != "" {
+		rb := *r
+		rb.bin = base
+		bsrv := startServeHTTP(t, &rb, token, "--quiet")
+		bms, bfail, bwall := fiftyClients(bsrv.url, token, "mem__read_graph", clients, calls)
+		if len(bms) == 0 {
+			t.Fatalf("before the change: no call done; failures: %s", strings.Join(bfail, "\n"))
+		}
+		t.Logf("before the change: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: this one's p50 is %.2f× its",
+			len(bms), len(bfail), bwall.Round(time.Millisecond), float64(len(bms))/bwall.Seconds(),
+			percentile(bms, 50), percentile(bms, 99), p50/percentile(bms, 50))
+	}
+	if proxy := mcpProxy(t); proxy != "" {
+		url := startMCPProxy(t, proxy, mem, filepath.Join(t.TempDir(), "memory.jsonl"), token)
+		pms, pfail, pwall := fiftyClients(url, token, "read_graph", clients, calls)
+		if len(pfail) > 0 || len(pms) == 0 {
+			t.Fatalf("mcp-proxy: %d calls done; failures: %s", len(pms), strings.Join(pfail, "\n"))
+		}
+		t.Logf("TBXark/mcp-proxy: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: latch serve's p50 is %.2f× its (target ≤ 1.3×)",
+			len(pms), len(pfail), pwall.Round(time.Millisecond), float64(len(pms))/pwall.Seconds(),
+			percentile(pms, 50), percentile(pms, 99), p50/percentile(pms, 50))
+	}
 }
 
-// benchClient connects as name and makes n calls of mem__read_graph, one
-// after another; it returns each call's duration in ms, and the first
+// benchClient connects as name and makes n calls of tool, one after
+// another; it returns each call's duration in ms, and the first
 // failure (it stops there).
-func benchClient(url, token, name string, n int) ([]float64, error) {
+func benchClient(url, token, name, tool string, n int) ([]float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
@@ -86,7 +92,7 @@ func benchClient(url, token, name string, n int) ([]float64, error) {
 		return nil, fmt.Errorf("%s: initialize: %w", name, err)
 	}
 	var req mcp.CallToolRequest
-	req.Params.Name = "mem__read_graph"
+	req.Params.Name = tool
 	out := make([]float64, 0, n)
 	for i := range n {
 		t0 := time.Now()

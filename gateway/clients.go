@@ -6,9 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +44,7 @@ type tokenTable struct {
 	shared  *tokenEntry
 	src     *ClientTokens
 	mu      sync.Mutex
-	files   map[string][sha256.Size]byte // each file's content, as last read
+	files   map[string]*fileMark // each file as last looked at
 	clients []tokenEntry
 }
 
@@ -64,12 +62,35 @@ func newTokenTable(shared string, src *ClientTokens) (*tokenTable, error) {
 }
 
 // reload reads the named clients' tokens again; on an error none is
-// taken.
+// taken. Each file is marked (stat'ed and hashed) before Load reads it,
+// so that a write while it reads shows as a change at the next request
+// rather than being taken as what was read; a file Load names for the
+// first time is marked and Load is run again (at most twice more).
 func (t *tokenTable) reload() error {
-	tokens, files, err := t.src.Load()
-	t.files = map[string][sha256.Size]byte{}
+	marks := map[string]*fileMark{}
+	for f := range t.files {
+		m := markFile(f)
+		marks[f] = &m
+	}
+	var tokens map[string]string
+	var files []string
+	var err error
+	for range 3 {
+		tokens, files, err = t.src.Load()
+		fresh := false
+		for _, f := range files {
+			if _, ok := marks[f]; !ok {
+				m := markFile(f)
+				marks[f], fresh = &m, true
+			}
+		}
+		if !fresh {
+			break
+		}
+	}
+	t.files = map[string]*fileMark{}
 	for _, f := range files {
-		t.files[f] = fileSum(f)
+		t.files[f] = marks[f]
 	}
 	t.clients = nil
 	if err == nil {
@@ -103,30 +124,6 @@ func (t *tokenTable) entries(tokens map[string]string) ([]tokenEntry, error) {
 	return out, nil
 }
 
-// maxWatched bounds what fileSum reads of a file.
-const maxWatched = 4 << 20
-
-// fileSum is the digest of a file's content now, as far as maxWatched. A
-// file that cannot be read, or is not a regular file (a FIFO would block
-// every request), has the digest of nothing with a mark, so that its
-// coming back counts as a change.
-func fileSum(path string) [sha256.Size]byte {
-	unreadable := sha256.Sum256([]byte("\x00unreadable\x00" + path))
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return unreadable
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return unreadable
-	}
-	defer func() { _ = f.Close() }()
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxWatched)); err != nil {
-		return unreadable
-	}
-	return [sha256.Size]byte(h.Sum(nil))
-}
-
 // match says whom token names: ok with name "" for the shared token, the
 // client's name for a named client's. Every token taken is compared, in
 // constant time, whatever matched before.
@@ -149,11 +146,14 @@ func (t *tokenTable) match(token string) (name string, ok bool) {
 	return name, ok
 }
 
-// refresh reads the tokens again when a file they came from changed.
+// refresh reads the tokens again when a file they came from changed. A
+// file is stat'ed on each request and hashed only when its stat changed
+// or is too recent to be trusted (fileMark.changed): a token removed is
+// refused from the next request on, edited within the same second or not.
 func (t *tokenTable) refresh() {
 	changed := false
-	for f, was := range t.files {
-		if fileSum(f) != was {
+	for f, m := range t.files {
+		if m.changed(f) {
 			changed = true
 			break
 		}

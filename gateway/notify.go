@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"latch/procgroup"
 	"latch/session"
 	"latch/ui/sanitize"
 )
@@ -93,7 +94,7 @@ func (n *notifier) run(out session.GatewayOutcome, client, tool string) error {
 	tail := &tailBuffer{max: notifyTail}
 	cmd.Stdout, cmd.Stderr = tail, tail
 	cmd.WaitDelay = time.Second // a child that keeps the output open is not waited for
-	ownGroup(cmd)
+	procgroup.KillOnCancel(cmd)
 	err := cmd.Run()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"latch/procgroup"
 )
 
 // tokenCommandTimeout bounds a token_command.
@@ -111,11 +113,7 @@ func runTokenCommand(ctx context.Context, argv []string) (string, error) {
 	// In its own process group, all of which is killed at the timeout: a
 	// child it left running (`helper &`) would otherwise hold its stdout
 	// open, and Wait with it, long past the timeout.
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error {
-		killGroup(cmd)
-		return nil
-	}
+	procgroup.KillOnCancel(cmd)
 	// However the pipe is held (a child that left the group), Wait
 	// returns this long after the timeout or the command's exit.
 	cmd.WaitDelay = tokenCommandWaitDelay

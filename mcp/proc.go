@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"latch/procgroup"
 )
 
 // Shutdown timing of a stdio server: after its stdin closes it has
@@ -44,7 +46,7 @@ func startProcess(c ServerConfig) (*process, error) {
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Env = c.held.withoutHeld(childEnv(os.Environ(), c, c.secretVars), hostEnv.fold)
 	cmd.Dir = c.Cwd
-	setProcessGroup(cmd)
+	procgroup.Own(cmd)
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -117,14 +119,14 @@ func (p *process) stop() {
 func (p *process) doStop() {
 	closeQuietly(p.stdin)
 	if !p.wait(stopGrace) {
-		signalGroup(p.cmd, false)
+		procgroup.Signal(p.cmd, false)
 		if !p.wait(termGrace) {
-			signalGroup(p.cmd, true)
+			procgroup.Signal(p.cmd, true)
 			p.wait(2 * time.Second)
 		}
 	}
 	// Anything of the group still alive is an orphan now.
-	killGroup(p.cmd)
+	procgroup.Kill(p.cmd)
 	closeQuietly(p.stdout, p.stderr)
 }
 

@@ -101,16 +101,28 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 			release()
 		}
 	}()
-	s.publish(&ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
+	called := &ToolCallEvent{Header: s.header(TypeToolCall), CallID: c.id, Server: c.tool.Server,
 		Tool: c.name, Arguments: c.args, ReadOnly: c.tool.ReadOnly, Destructive: c.tool.Destructive,
-		Unsaid: c.tool.DestructiveUnsaid(), Client: gc.Client, ClientName: gc.Caller.Name, ClientVerified: gc.Caller.Verified})
+		Unsaid: c.tool.DestructiveUnsaid(), Client: gc.Client, ClientName: gc.Caller.Name, ClientVerified: gc.Caller.Verified}
 	out := GatewayOutcome{ID: c.id}
+	c.decidedBy(v)
+	if c.known && v.Decision == permissions.Allow && v.Allowed() && !parks(v, gc.ParkUnlisted) {
+		// The call and its "allowed" go to the log as one write and one
+		// sync: the tool_call line is never synced alone anyway.
+		s.publish(called, s.permissionEvent(c, "allowed", v.By, v.Reason))
+		out.Decision = GatewayAllowed
+		if gc.Progress != nil {
+			defer s.watchProgress(c.id, gc.Progress)()
+		}
+		out.Result, out.Error = s.invoke(ctx, c)
+		return out
+	}
+	s.publish(called)
 	if !c.known {
 		s.fail(c, s.unknownTool(c.name))
 		out.Decision = GatewayUnknown
 		return out
 	}
-	c.decidedBy(v)
 	if v.Decision == permissions.AskUser && gc.Ask > 0 {
 		out := s.gatewayAsk(ctx, c, gc, v.Reason, release)
 		parked = out.Decision == GatewayParked
@@ -126,12 +138,9 @@ func (s *Session) GatewayCall(ctx context.Context, gc GatewayCall) GatewayOutcom
 		s.deny(c, permissions.ByPolicy, out.Reason, "denied: "+out.Reason)
 		return out
 	}
-	s.permission(c, "allowed", v.By, v.Reason)
-	out.Decision = GatewayAllowed
-	if gc.Progress != nil {
-		defer s.watchProgress(c.id, gc.Progress)()
-	}
-	out.Result, out.Error = s.invoke(ctx, c)
+	// Not reached: an allowed call ran above. Fail closed all the same.
+	out.Decision, out.Reason = GatewayDenied, "the gate gave no valid verdict"
+	s.deny(c, permissions.ByPolicy, out.Reason, "denied: "+out.Reason)
 	return out
 }
 

@@ -562,26 +562,35 @@ func (s *Session) header(typ string) Header {
 	return Header{Type: typ, Time: time.Now().UTC(), SessionID: s.id}
 }
 
-// publish logs an event (synced where the session must not go on before
-// it is on disk) and hands it to every subscriber. It is the one way out
-// of the session, and every credential the servers' manager knows is
-// redacted from every field on the way.
-func (s *Session) publish(e Event) {
-	e = mcp.RedactAll(s.servers, e)
-	if s.log != nil {
-		if write, sync := logged(e); write {
-			switch change, err := s.log.Write(e, sync); change {
-			case eventlog.LogBroke:
-				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
-					"cannot write the session log %s: %v (the chat goes on, unsaved; no tool call runs until the log can be written)",
-					s.log.Path(), err)})
-			case eventlog.LogRecovered:
-				s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: "the session log is written again " +
-					"(what happened while it could not be is not in it)"})
-			}
+// publish logs events (synced where the session must not go on before
+// they are on disk; several events given at once are one write and at
+// most one sync, all or none of them logged) and hands them to every
+// subscriber. It is the one way out of the session, and every credential
+// the servers' manager knows is redacted from every field on the way.
+func (s *Session) publish(es ...Event) {
+	var lines []Event
+	anySync := false
+	for i, e := range es {
+		es[i] = mcp.RedactAll(s.servers, e)
+		if write, sync := logged(es[i]); write {
+			lines = append(lines, es[i])
+			anySync = anySync || sync
 		}
 	}
-	s.events.Publish(e)
+	if s.log != nil && len(lines) > 0 {
+		switch change, err := s.log.WriteAll(lines, anySync); change {
+		case eventlog.LogBroke:
+			s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
+				"cannot write the session log %s: %v (the chat goes on, unsaved; no tool call runs until the log can be written)",
+				s.log.Path(), err)})
+		case eventlog.LogRecovered:
+			s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: "the session log is written again " +
+				"(what happened while it could not be is not in it)"})
+		}
+	}
+	for _, e := range es {
+		s.events.Publish(e)
+	}
 }
 
 // appendHistory adds a message to the conversation and logs it. Callers

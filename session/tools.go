@@ -390,8 +390,14 @@ func (s *Session) publishDecision(approvalID, callID, decision, by, reason strin
 
 // permission publishes the gate's (or the user's) decision on a call.
 func (s *Session) permission(c *toolCall, decision, by, reason string) {
-	s.publish(&PermissionEvent{Header: s.header(TypePermission), Turn: c.turn, CallID: c.id, Tool: c.name,
-		Decision: decision, By: by, Reason: reason, Mode: c.mode.String(), Rule: c.rule})
+	s.publish(s.permissionEvent(c, decision, by, reason))
+}
+
+// permissionEvent is the event of the gate's (or the user's) decision on
+// a call.
+func (s *Session) permissionEvent(c *toolCall, decision, by, reason string) *PermissionEvent {
+	return &PermissionEvent{Header: s.header(TypePermission), Turn: c.turn, CallID: c.id, Tool: c.name,
+		Decision: decision, By: by, Reason: reason, Mode: c.mode.String(), Rule: c.rule}
 }
 
 // reply is the tool message that answers the call with content.

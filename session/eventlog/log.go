@@ -15,11 +15,27 @@ import (
 // (session.logged): deltas are not written; finished messages are;
 // decisions, parked approvals and the start and end of tool calls are
 // synced.
+//
+// Writes that ask for a sync at about the same time share one fsync
+// (group commit): each is written under mu, then waits on syncMu; the
+// first to get it syncs everything written so far, and those it covered
+// return without a sync of their own. None returns before its line is
+// on disk, as when each synced alone.
 type SessionLog struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
-	size int64 // bytes of whole lines written: a failed write is cut back to it
+	size int64  // bytes of whole lines written: a failed write is cut back to it
+	seq  uint64 // writes done, the last one's number
+	// lines is how many lines this log object wrote (for the crash
+	// test's count: crash.go).
+	lines int
+	// syncMu is held while the file is synced; synced is the number of
+	// the last write a sync that worked covered. (Taken before mu when
+	// both are.)
+	syncMu sync.Mutex
+	synced uint64
+	syncs  atomic.Int64 // fsyncs done, for the tests
 	// err is why the last write failed (nil while writing works). It is
 	// read without mu, so that the status line never waits for a sync.
 	err atomic.Pointer[error]
@@ -128,29 +144,76 @@ const (
 // one would be glued to; the event is lost, and the log is broken until a
 // write works again. It reports how the log's health changed.
 func (l *SessionLog) Write(e Event, sync bool) (LogChange, error) {
-	b, err := Marshal(e)
-	if err != nil {
-		return LogSame, err
+	return l.WriteAll([]Event{e}, sync)
+}
+
+// WriteAll appends events as lines in one write (and syncs them when
+// asked): all or none of them are in the log. A sync is shared with the
+// writes that asked for one at the same time (see SessionLog).
+func (l *SessionLog) WriteAll(es []Event, sync bool) (LogChange, error) {
+	var b []byte
+	for _, e := range es {
+		line, err := Marshal(e)
+		if err != nil {
+			return LogSame, err
+		}
+		b = append(append(b, line...), '\n')
 	}
-	b = append(b, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	n, err := l.f.Write(b)
-	if err == nil && sync {
-		err = l.f.Sync()
-	}
 	if err != nil {
 		if n == len(b) {
-			l.size += int64(n) // written; only the sync failed
+			l.size += int64(n) // written: a write that says so and fails is kept
 		} else {
 			_ = os.Truncate(l.path, l.size) // no half line stays behind
 		}
+		l.mu.Unlock()
+		return l.health(err)
+	}
+	l.size += int64(n)
+	l.seq++
+	l.lines += len(es)
+	crashAfter(l.lines)
+	mine, f := l.seq, l.f
+	l.mu.Unlock()
+	if sync {
+		err = l.syncThrough(mine, f)
+	}
+	return l.health(err)
+}
+
+// syncThrough returns once write number seq (written to f) is on disk:
+// at once when a sync since covered it, else after a sync of its own,
+// which covers every write done before it starts.
+func (l *SessionLog) syncThrough(seq uint64, f *os.File) error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if l.synced >= seq {
+		return nil
+	}
+	l.mu.Lock()
+	upto, cur := l.seq, l.f
+	l.mu.Unlock()
+	if cur != f { // SwapFile since (tests only): sync the write's own file
+		return f.Sync()
+	}
+	l.syncs.Add(1)
+	if err := f.Sync(); err != nil {
+		return err // not covered: each waiting write tries a sync of its own
+	}
+	l.synced = upto
+	return nil
+}
+
+// health records the outcome of a write (nil: it worked) and says how
+// the log's health changed with it.
+func (l *SessionLog) health(err error) (LogChange, error) {
+	if err != nil {
 		if l.err.Swap(&err) == nil {
 			return LogBroke, err
 		}
 		return LogSame, err
 	}
-	l.size += int64(n)
 	if l.err.Swap(nil) != nil {
 		return LogRecovered, nil
 	}
@@ -165,8 +228,10 @@ func (l *SessionLog) Broken() error {
 	return nil
 }
 
-// Close closes the log file.
+// Close closes the log file (after a sync under way).
 func (l *SessionLog) Close() error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.f.Close()

@@ -99,6 +99,7 @@ import (
 )
 
 type options struct {
+	callLog          string
 	crashAfter       time.Duration
 	crashOnCall      bool
 	hangHandshake    bool
@@ -130,6 +131,7 @@ const grandchildLife = 300 * time.Second
 
 func main() {
 	var o options
+	flag.StringVar(&o.callLog, "call-log", "", "append the progress token (latch's call id) and message of every echo run to this `path`, one line each, before answering")
 	flag.DurationVar(&o.crashAfter, "crash-after", 0, "exit with status 3 after this `duration`")
 	flag.BoolVar(&o.crashOnCall, "crash-on-call", false, "exit with status 3 when a tool is called")
 	flag.BoolVar(&o.hangHandshake, "hang-handshake", false, "never answer anything")
@@ -310,6 +312,11 @@ func addTools(s *server.MCPServer, o options) {
 		msg, err := req.RequireString("message")
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
+		}
+		if o.callLog != "" {
+			if err := logCall(o.callLog, req, msg); err != nil {
+				return nil, err
+			}
 		}
 		return mcp.NewToolResultText(msg), nil
 	})
@@ -547,3 +554,21 @@ func waitForever(ctx context.Context) {
 // HostileError is rpc_error's message: an OSC 52 clipboard write, an OSC 0
 // window title and a DSR (which makes a terminal type its answer).
 const HostileError = "backend down \x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;pwned\x07\x1b[6n"
+
+// logCall appends the call's progress token and message as a line to
+// path: the witness that the call ran (a crash test counts each id's runs).
+func logCall(path string, req mcp.CallToolRequest, msg string) error {
+	token := ""
+	if m := req.Params.Meta; m != nil {
+		token = fmt.Sprint(m.ProgressToken)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, "%s %s\n", token, msg); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}

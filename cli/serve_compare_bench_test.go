@@ -1,0 +1,197 @@
+package cli
+
+// The gateway against the binary before a change and against another
+// proxy, on the same upstream (server-memory's read_graph), in one run:
+//
+//	LATCH_SERVE_BENCH=1 LATCH_BENCH_BASE_BIN=/path/to/old/latch \
+//	LATCH_BENCH_MCP_PROXY=/path/to/mcp-proxy go test -count=1 \
+//	  -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients' -v ./cli/
+//
+// `make bench BENCH_BASE=<git rev>` builds the old binary. Without one of
+// the two variables, that comparison is skipped and said so in the output.
+// Measurements, not pass/fail thresholds.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"latch/mcp/mcptestutil"
+)
+
+// benchBase is the binary before the change ($LATCH_BENCH_BASE_BIN), or
+// "" (said in the test's output).
+func benchBase(t *testing.T) string {
+	t.Helper()
+	b := os.Getenv("LATCH_BENCH_BASE_BIN")
+	if b == "" {
+		t.Log("NOT COMPARED with the binary before the change: set LATCH_BENCH_BASE_BIN (make bench BENCH_BASE=<git rev> builds it)")
+	}
+	return b
+}
+
+// TestServeConcurrentStdio: 32 callers at once on one stdio connection
+// to latch serve --stdio, each making calls of read_graph one after
+// another: calls/s, through this binary and (in alternating rounds, so a
+// drifting machine slows both alike) through the one before the change.
+func TestServeConcurrentStdio(t *testing.T) {
+	if os.Getenv("LATCH_SERVE_BENCH") != "1" {
+		t.Skip("a measurement; set LATCH_SERVE_BENCH=1 to run it")
+	}
+	const callers, each, rounds = 32, 25, 3
+	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
+	r := newPromptRig(t, map[string]any{
+		"serve": map[string]any{"max_concurrent_per_client": callers},
+		"mcpServers": map[string]any{"mem": map[string]any{"command": mem, "allow": []string{"read_graph"},
+			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}}}, false)
+	bins := map[string]string{"this": r.bin}
+	if base := benchBase(t); base != "" {
+		bins["before"] = base
+	}
+	took := map[string]time.Duration{}
+	for range rounds {
+		for _, name := range []string{"this", "before"} {
+			if bins[name] == "" {
+				continue
+			}
+			took[name] += concurrentStdio(t, r, bins[name], callers, each)
+		}
+	}
+	rate := func(name string) float64 { return float64(callers*each*rounds) / took[name].Seconds() }
+	t.Logf("%d callers at once over one stdio connection, %d calls of read_graph each, %d rounds: %.0f calls/s through latch serve",
+		callers, each, rounds, rate("this"))
+	if took["before"] > 0 {
+		t.Logf("before the change: %.0f calls/s; this one does %.2f× as many (target ≥ 3×)", rate("before"), rate("this")/rate("before"))
+	}
+}
+
+// concurrentStdio starts bin's latch serve --stdio, makes callers × each
+// calls at once after the handshake, and returns how long the calls took.
+func concurrentStdio(t *testing.T, r *promptRig, bin string, callers, each int) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(5*time.Minute))
+	defer cancel()
+	tr := transport.NewStdio(bin, r.env, "--config", r.cfg, "serve", "--stdio", "--quiet")
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	defer func() { _ = c.Close() }()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("%s: initialize: %v", bin, err)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = "mem__read_graph"
+	if _, err := c.CallTool(ctx, req); err != nil { // warm
+		t.Fatalf("%s: %v", bin, err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range each {
+				if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+					t.Errorf("%s: call: %v %+v", bin, err, res)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// mcpProxy is TBXark/mcp-proxy's binary ($LATCH_BENCH_MCP_PROXY), or ""
+// (said in the test's output).
+func mcpProxy(t *testing.T) string {
+	t.Helper()
+	b := os.Getenv("LATCH_BENCH_MCP_PROXY")
+	if b == "" {
+		t.Log("NOT COMPARED with TBXark/mcp-proxy: set LATCH_BENCH_MCP_PROXY to its binary (go build in a checkout of github.com/TBXark/mcp-proxy)")
+	}
+	return b
+}
+
+// startMCPProxy runs mcp-proxy serving server-memory over streamable HTTP
+// with token, and returns its URL once it answers.
+func startMCPProxy(t *testing.T, bin, mem, memFile, token string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	cfg := map[string]any{
+		"mcpProxy": map[string]any{"baseURL": "http://" + addr, "addr": addr, "name": "bench", "version": "1",
+			"type": "streamable-http", "options": map[string]any{"logEnabled": false, "authTokens": []string{token}}},
+		"mcpServers": map[string]any{"mem": map[string]any{"command": mem, "env": map[string]string{"MEMORY_FILE_PATH": memFile}}},
+	}
+	b, _ := json.Marshal(cfg)
+	path := filepath.Join(t.TempDir(), "mcp-proxy.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	url := "http://" + addr + "/mem/mcp"
+	// It listens before its upstream is connected, and routes /mem/ only
+	// after: ready is an initialize answered.
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
+	mcptestutil.WaitFor(t, mcptestutil.HangBound(time.Minute), "mcp-proxy serving server-memory at "+url, func() bool {
+		req, err := http.NewRequest("POST", url, strings.NewReader(initBody))
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		_ = res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
+	return url
+}
+
+// fiftyClients runs clients × calls calls of tool at url and returns
+// every call's time in ms, and the failures.
+func fiftyClients(url, token, tool string, clients, calls int) (ms []float64, failures []string, wall time.Duration) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range clients {
+		wg.Go(func() {
+			took, err := benchClient(url, token, fmt.Sprintf("bench-%02d", i), tool, calls)
+			mu.Lock()
+			defer mu.Unlock()
+			ms = append(ms, took...)
+			if err != nil {
+				failures = append(failures, err.Error())
+			}
+		})
+	}
+	wg.Wait()
+	return ms, failures, time.Since(start)
+}
