@@ -297,6 +297,9 @@ type ToolResultEvent struct {
 	// so that a restarted gateway gives back the same (gatewayresult.go).
 	Parts      []map[string]any `json:"parts,omitempty"`
 	Structured any              `json:"structured_content,omitempty"`
+	// soon: the result of a gateway client's call, written before the
+	// client is answered and synced soon after, not waited for (logged.go).
+	soon bool
 }
 
 // Notice is something the user should know that is not an error.

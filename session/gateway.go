@@ -156,11 +156,14 @@ func gatewayDenial(c *toolCall, v permissions.Verdict) string {
 	return "the gate gave no valid verdict"
 }
 
+// gatewayIDPrefix starts every gateway call's invocation id.
+const gatewayIDPrefix = "gw_"
+
 // newInvocationID names a gateway's call: "gw_" and 12 random hex digits.
 func newInvocationID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return "gw_" + hex.EncodeToString(b[:])
+	return gatewayIDPrefix + hex.EncodeToString(b[:])
 }
 
 // gatewayAsk puts a client's call to the person at the chat, as a model's

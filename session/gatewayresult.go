@@ -22,7 +22,7 @@ type loggedParts struct {
 // content part and the structured content, so that a gateway restarted
 // before the client collected it gives back the same result.
 func keepForClient(callID string, ev *ToolResultEvent, res *CallResult) {
-	if !strings.HasPrefix(callID, "gw_") || res == nil {
+	if !strings.HasPrefix(callID, gatewayIDPrefix) || res == nil {
 		return
 	}
 	parts, err := json.Marshal(res.Content)

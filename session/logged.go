@@ -44,6 +44,14 @@ func logged(e Event) (write, sync bool) {
 	if t, ok := e.(*ToolTaskEvent); ok {
 		return !t.polled, t.durable() // a task's start and end, synced (calltask.go)
 	}
+	if r, ok := e.(*ToolResultEvent); ok {
+		// A gateway client's result is written before the client is
+		// answered and synced soon after (SyncSoon): its "allowed" was
+		// synced before it ran, so a restart never runs it again, and a
+		// kill -9 loses no written line; only a power loss within
+		// eventlog.SoonDelay can lose the result.
+		return true, !r.soon
+	}
 	switch e.(type) {
 	case *AssistantDelta, *ThinkingDelta, *ToolProgress, *SamplingDelta, *CompactionDelta:
 		return false, false
@@ -51,7 +59,7 @@ func logged(e Event) (write, sync bool) {
 		// Always followed by a synced event (permission, or the result of
 		// a call that never ran) before anything runs: that sync covers it.
 		return true, false
-	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *ToolResultEvent, *MessageEvent, *SamplingEvent:
+	case *PermissionEvent, *ApprovalParkedEvent, *ApprovalResolvedEvent, *MessageEvent, *SamplingEvent:
 		return true, true
 	}
 	return true, false

@@ -569,16 +569,23 @@ func (s *Session) header(typ string) Header {
 // the servers' manager knows is redacted from every field on the way.
 func (s *Session) publish(es ...Event) {
 	var lines []Event
-	anySync := false
+	anySync, soon := false, false
 	for i, e := range es {
 		es[i] = mcp.RedactAll(s.servers, e)
 		if write, sync := logged(es[i]); write {
 			lines = append(lines, es[i])
 			anySync = anySync || sync
+			if r, ok := es[i].(*ToolResultEvent); ok && r.soon {
+				soon = true
+			}
 		}
 	}
 	if s.log != nil && len(lines) > 0 {
-		switch change, err := s.log.WriteAll(lines, anySync); change {
+		change, err := s.log.WriteAll(lines, anySync)
+		if soon && !anySync && err == nil {
+			s.log.SyncSoon()
+		}
+		switch change {
 		case eventlog.LogBroke:
 			s.events.Publish(&Notice{Header: s.header(TypeNotice), Text: fmt.Sprintf(
 				"cannot write the session log %s: %v (the chat goes on, unsaved; no tool call runs until the log can be written)",

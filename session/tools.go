@@ -454,7 +454,7 @@ func (s *Session) finishCall(c *toolCall, start time.Time, res *mcp.Result, err 
 		return nil, "latch closed while the call's task ran"
 	}
 	ev := &ToolResultEvent{Header: s.header(TypeToolResult), Turn: c.turn, CallID: c.id, Tool: c.tool.Name,
-		DurationMS: time.Since(start).Milliseconds()}
+		DurationMS: time.Since(start).Milliseconds(), soon: strings.HasPrefix(c.id, gatewayIDPrefix)}
 	if err != nil {
 		msg, cancelled := callErrorText(err)
 		ev.Cancelled = cancelled

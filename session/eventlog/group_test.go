@@ -81,3 +81,44 @@ func TestLogWriteAllIsOneLineEach(t *testing.T) {
 		t.Fatalf("LoadLog: %+v, %v, %v", evs, warns, err)
 	}
 }
+
+// TestLogSyncSoon: a write asked to be synced soon returns at once and is
+// synced without another write asking (one fsync for several such
+// writes); Close syncs what is still pending.
+func TestLogSyncSoon(t *testing.T) {
+	l, err := OpenLog(t.TempDir(), "20261201-000000-soon00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := l.Write(&Header{Type: "notice"}, false); err != nil {
+			t.Fatal(err)
+		}
+		l.SyncSoon()
+	}
+	deadline := time.Now().Add(time.Minute) // a hang's bound
+	for {
+		l.syncMu.Lock()
+		synced := l.synced
+		l.syncMu.Unlock()
+		if synced == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the writes asked to be synced soon were synced through %d of 3", synced)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := l.syncs.Load(); n < 1 || n > 3 {
+		t.Fatalf("%d fsyncs for 3 writes", n)
+	}
+	if _, err := l.Write(&Header{Type: "notice"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l.synced != 4 {
+		t.Fatalf("Close left write %d unsynced", l.synced+1)
+	}
+}

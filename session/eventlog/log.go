@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // SessionLog is a session's append-only JSONL file. The session says
@@ -36,6 +37,8 @@ type SessionLog struct {
 	syncMu sync.Mutex
 	synced uint64
 	syncs  atomic.Int64 // fsyncs done, for the tests
+	// soon is set while a sync asked for by SyncSoon is pending.
+	soon atomic.Bool
 	// err is why the last write failed (nil while writing works). It is
 	// read without mu, so that the status line never waits for a sync.
 	err atomic.Pointer[error]
@@ -228,12 +231,39 @@ func (l *SessionLog) Broken() error {
 	return nil
 }
 
-// Close closes the log file (after a sync under way).
+// SoonDelay is how long after SyncSoon the log is synced at the latest,
+// when no other write's sync covered its lines before.
+const SoonDelay = 10 * time.Millisecond
+
+// SyncSoon has the writes done so far synced within SoonDelay, without
+// waiting: a sync another write asks for in the meantime covers them (the
+// next gateway call's "allowed", usually), else a sync of their own. A
+// kill -9 loses nothing written (the system holds it); a power loss
+// within the delay can.
+func (l *SessionLog) SyncSoon() {
+	if l.soon.Swap(true) {
+		return // a pending sync will cover these writes too
+	}
+	time.AfterFunc(SoonDelay, func() {
+		l.soon.Store(false)
+		l.mu.Lock()
+		seq, f := l.seq, l.f
+		l.mu.Unlock()
+		_ = l.syncThrough(seq, f) // a failure shows at the next synced write
+	})
+}
+
+// Close closes the log file, syncing first what was written and not yet
+// synced (SyncSoon's lines).
 func (l *SessionLog) Close() error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.synced < l.seq {
+		_ = l.f.Sync()
+		l.synced = l.seq
+	}
 	return l.f.Close()
 }
 
