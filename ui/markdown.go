@@ -132,10 +132,16 @@ func fitRows(rows []string, w int) []string {
 
 // mdStream shows a reply whose markdown is still arriving. Finished blocks
 // (separated by a blank line outside a code fence) are rendered with glamour
-// once and kept; the unfinished block is shown as plain wrapped text. Its
-// complete lines are wrapped once; of the incomplete last line only the end
-// is wrapped again per delta (see tail). So the cost of a delta does not
-// grow with the reply, not even when the reply is one long line.
+// once and kept. The unfinished block is rendered by the same pipeline, as
+// the text so far (see provisional), when it is drawn (see segments), not
+// per delta: so it is drawn with the wrapping, margins and colours it will
+// keep, and when it ends its rows do not change. The cost of a frame is the
+// unfinished block's, not the reply's.
+//
+// A plain stream (a thinking trace) has no markdown: its complete lines
+// are wrapped once; of the incomplete last line only the end is wrapped
+// again per delta (see tailWrap). So the cost of a delta does not grow with
+// the trace, not even when it is one long line.
 type mdStream struct {
 	src       strings.Builder
 	scanned   int      // bytes of src searched for a newline
@@ -152,6 +158,10 @@ type mdStream struct {
 	plain  bool
 	indent string
 	style  func(...string) string
+
+	r       *mdRenderer // renders the unfinished block of a markdown stream
+	md      []string    // the unfinished block, rendered (markdown streams)
+	mdDirty bool        // md is older than the source
 }
 
 // tailWrap wraps the incomplete last line of a stream as it grows. Word
@@ -175,7 +185,7 @@ func (t *tailWrap) reset(from int) {
 // relayout clears the stream for a new width: everything is laid out again.
 func (s *mdStream) relayout(r *mdRenderer, width int) {
 	text := s.src.String()
-	*s = mdStream{width: width, plain: s.plain, indent: s.indent, style: s.style}
+	*s = mdStream{width: width, plain: s.plain, indent: s.indent, style: s.style, r: r}
 	s.append(r, text)
 }
 
@@ -256,6 +266,10 @@ func isWrapSpace(r rune) bool { return unicode.IsSpace(r) && r != '\u00a0' }
 // append adds a delta and updates the layout.
 func (s *mdStream) append(r *mdRenderer, delta string) {
 	s.src.WriteString(delta)
+	if !s.plain {
+		s.appendMarkdown(r)
+		return
+	}
 	src := s.src.String()
 	for {
 		nl := strings.IndexByte(src[s.scanned:], '\n')
@@ -299,9 +313,66 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 	}
 }
 
+// appendMarkdown finds the blocks that the source's new lines finished,
+// renders them and keeps them; the unfinished block is rendered when it is
+// drawn.
+func (s *mdStream) appendMarkdown(r *mdRenderer) {
+	s.r, s.mdDirty = r, true
+	src := s.src.String()
+	for {
+		nl := strings.IndexByte(src[s.scanned:], '\n')
+		if nl < 0 {
+			s.scanned = len(src)
+			break
+		}
+		end := s.scanned + nl
+		trimmed := strings.TrimSpace(src[s.lineStart:end])
+		switch {
+		case s.inFence:
+			if strings.HasPrefix(trimmed, s.fence) && strings.Trim(trimmed, s.fence[:1]) == "" {
+				s.inFence = false
+			}
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			s.inFence, s.fence = true, trimmed[:3]
+		case trimmed == "":
+			if block := src[s.cut:s.lineStart]; strings.TrimSpace(block) != "" {
+				if len(s.blocks) > 0 {
+					s.blocks = append(s.blocks, "")
+				}
+				s.blocks = append(s.blocks, r.render(sanitizeText(block), s.width)...)
+			}
+			s.cut = end + 1
+		}
+		s.lineStart, s.scanned = end+1, end+1
+	}
+}
+
+// renderTail renders the unfinished block of a markdown stream, if it
+// changed since it was last rendered.
+func (s *mdStream) renderTail() {
+	if !s.mdDirty {
+		return
+	}
+	s.mdDirty = false
+	block := s.src.String()[s.cut:]
+	if strings.TrimSpace(block) == "" || s.r == nil {
+		s.md = nil
+		return
+	}
+	s.md = s.r.render(provisional(sanitizeText(block)), s.width)
+}
+
 // segments returns the current lines, in order, as slices that must not be
-// modified: rendered blocks, a separator, and the plain tail.
+// modified: rendered blocks, a separator, and the unfinished block.
 func (s *mdStream) segments() [][]string {
+	if !s.plain {
+		s.renderTail()
+		segs := [][]string{s.blocks}
+		if len(s.blocks) > 0 && len(s.md) > 0 {
+			segs = append(segs, blankLine)
+		}
+		return append(segs, s.md)
+	}
 	tail := len(s.tailDone) + len(s.tail.frozen) + len(s.tail.live)
 	segs := make([][]string, 0, 5)
 	segs = append(segs, s.blocks)
@@ -314,3 +385,10 @@ func (s *mdStream) segments() [][]string {
 var blankLine = []string{""}
 
 func ansiWidth(s string) int { return ansi.StringWidth(s) }
+
+// provisional is the unfinished block of a reply as it is drawn while it
+// streams: the text so far, closed where a construct is open so that it
+// renders as its finished form will.
+func provisional(block string) string {
+	return block
+}

@@ -1,0 +1,42 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"latch/session/ollamatest"
+)
+
+// TestStreamWritesEachWordOnce plays the byte stream of a streamed reply
+// on a model of the terminal and counts the words written to the chat's
+// rows: each word of the reply is written about once (on average at most
+// 1.1 times), because the unfinished block is drawn as it will stay.
+func TestStreamWritesEachWordOnce(t *testing.T) {
+	for _, profile := range []termenv.Profile{termenv.ANSI256, termenv.TrueColor} {
+		t.Run(profileName(profile), func(t *testing.T) {
+			m, log := streamThroughScreen(t, profile)
+			term := make(termRows, 40)
+			written := 0
+			chatTop, chatBottom := 1, m.chat.height
+			for _, frame := range log.frames {
+				for row, w := range term.apply(t, frame) {
+					if row >= chatTop && row <= chatBottom {
+						written += len(strings.Fields(ansi.Strip(w[1])))
+					}
+				}
+			}
+			reply := 0
+			for _, l := range newMDRenderer("dark").render(sanitizeText(ollamatest.Markdown(3000)), 120) {
+				reply += len(strings.Fields(ansi.Strip(l)))
+			}
+			ratio := float64(written) / float64(reply)
+			t.Logf("%d words written for a reply of %d: %.2f writes a word", written, reply, ratio)
+			if ratio > 1.1 {
+				t.Errorf("each word of the reply written %.2f times on average, want at most 1.1", ratio)
+			}
+		})
+	}
+}
