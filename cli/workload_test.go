@@ -89,9 +89,10 @@ func TestStreamWorkload(t *testing.T) {
 	fmt.Print(report)
 }
 
-// cupRow matches a cursor move to a row's first column (CUP), the way
-// latch's screen starts writing a row.
-var cupRow = regexp.MustCompile(`\x1b\[(\d+)(?:;1)?H`)
+// cupRow matches a cursor move to a row (CUP), the way latch's screen
+// starts writing a row: at its first column, or where a row that grew
+// changed.
+var cupRow = regexp.MustCompile(`\x1b\[(\d+)(?:;\d+)?H`)
 
 // countFrames splits a terminal's byte stream into frames at each
 // synchronized-output bracket (CSI ? 2026 h) and counts them, the frames

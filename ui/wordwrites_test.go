@@ -24,7 +24,7 @@ func TestStreamWritesEachWordOnce(t *testing.T) {
 			for _, frame := range log.frames {
 				for row, w := range term.apply(t, frame) {
 					if row >= chatTop && row <= chatBottom {
-						written += len(strings.Fields(ansi.Strip(w[1])))
+						written += len(strings.Fields(ansi.Strip(w[2])))
 					}
 				}
 			}
