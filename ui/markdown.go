@@ -359,7 +359,7 @@ func (s *mdStream) renderTail() {
 		s.md = nil
 		return
 	}
-	s.md = s.r.render(provisional(sanitizeText(block)), s.width)
+	s.md = s.r.render(provisional(sanitizeText(block), s.inFence), s.width)
 }
 
 // segments returns the current lines, in order, as slices that must not be
@@ -386,9 +386,3 @@ var blankLine = []string{""}
 
 func ansiWidth(s string) int { return ansi.StringWidth(s) }
 
-// provisional is the unfinished block of a reply as it is drawn while it
-// streams: the text so far, closed where a construct is open so that it
-// renders as its finished form will.
-func provisional(block string) string {
-	return block
-}

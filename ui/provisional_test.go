@@ -1,0 +1,42 @@
+package ui
+
+import "testing"
+
+// TestProvisional: the unfinished block is cut or closed where a construct
+// is open, so that it renders as its finished form will.
+func TestProvisional(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain words", "plain words"},
+		{"a **bold te", "a **bold te**"},
+		{"a **bold text**", "a **bold text**"},
+		{"a **", "a"},
+		{"- **", "-"},
+		{"- **and", "- **and**"},
+		{"a *it and **bo", "a *it and **bo***"},
+		{"call `keep", "call `keep`"},
+		{"call `", "call"},
+		{"`a` and `b *c", "`a` and `b *c`"},
+		{"snake_case and _it", "snake_case and _it_"},
+		{"2 * 3 = 6", "2 * 3 = 6"},
+		{"para\n```g", "para\n"},
+		{"para\n-", "para\n"},
+		{"para\n12.", "para\n"},
+		{"## Ti", "## Ti"},
+		{"#", ""},
+		{"| Name | Tok", ""},
+		{"| Name | Tokens |\n|---", ""},
+		{"intro\n| Name | Tokens |\n", "intro\n"},
+		{"| Name | Tokens |\n|---|---|\n| up", "| Name | Tokens |\n|---|---|\n| up"},
+		{`escaped \*star`, `escaped \*star`},
+	} {
+		if got := provisional(c.in, false); got != c.want {
+			t.Errorf("provisional(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := provisional("```go\nfunc f() {\n``", true); got != "```go\nfunc f() {\n" {
+		t.Errorf("a closing fence's start is drawn: %q", got)
+	}
+	if got := provisional("```go\nfunc f() {\n\tx := `a", true); got != "```go\nfunc f() {\n\tx := `a" {
+		t.Errorf("code is changed: %q", got)
+	}
+}
