@@ -385,4 +385,3 @@ func (s *mdStream) segments() [][]string {
 var blankLine = []string{""}
 
 func ansiWidth(s string) int { return ansi.StringWidth(s) }
-
