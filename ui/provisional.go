@@ -14,30 +14,49 @@ import (
 //     its end of line, a bare list marker or heading mark, part of a
 //     closing fence) is not drawn yet.
 //   - A table is drawn once its header row and the row under it are
-//     complete; until then its lines are not drawn.
+//     complete; until then its lines are not drawn. Then each row is
+//     drawn when it is complete, and so is each line of code.
 //   - An open code span or emphasis on the last line is closed at the end
 //     of the text, so its words are drawn in the style they will keep;
 //     a marker with nothing after it yet is not drawn.
 //
-// An open code fence needs nothing: markdown draws it as code to the end.
+// An open code fence needs no closing: markdown draws it as code to the end.
 func provisional(block string, inFence bool) string {
 	start := strings.LastIndexByte(block, '\n') + 1
 	last := block[start:]
 	trimmed := strings.TrimSpace(last)
-	if inFence {
-		if trimmed != "" && strings.Trim(trimmed, "`~") == "" {
-			return block[:start] // part of the closing fence
-		}
-		return block
+	if cut, ok := tableStart(block); ok && !inFence {
+		return block[:cut]
+	}
+	if inFence || strings.HasPrefix(trimmed, "|") {
+		// A line of code is drawn when it is complete (highlighting an
+		// incomplete one differs: an open string, a keyword's start),
+		// and so is a table's row (its cells may change the columns).
+		return block[:start]
 	}
 	if bareStart.MatchString(trimmed) {
 		return block[:start]
 	}
-	if cut, ok := tableStart(block); ok {
-		return block[:cut]
-	}
-	return block[:start] + closeInline(last)
+	from := inlineStart(block)
+	return block[:from] + closeInline(block[from:])
 }
+
+// inlineStart is where the last paragraph's inline text starts: the last
+// line that starts a list item, a quote, a heading or a table row, or the
+// block's start. Emphasis does not run across them.
+func inlineStart(block string) int {
+	for end := len(block); end > 0; {
+		start := strings.LastIndexByte(block[:end], '\n') + 1
+		if lineStart.MatchString(block[start:end]) {
+			return start
+		}
+		end = start - 1
+	}
+	return 0
+}
+
+// lineStart is a line that starts a construct of its own.
+var lineStart = regexp.MustCompile(`^\s*([-*+>|#]|\d{1,9}[.)])`)
 
 // bareStart is a last line that is only the start of a construct: a fence
 // (its info string may be incomplete), a list marker, a heading's marks.
@@ -83,7 +102,35 @@ func closeInline(line string) string {
 			i += 2
 			continue
 		}
-		if c != '`' && c != '*' && c != '_' {
+		if c == '[' && !inCode() {
+			open = append(open, opener{i, "["})
+			i++
+			continue
+		}
+		if c == ']' && !inCode() && len(open) > 0 && open[len(open)-1].marker == "[" {
+			open[len(open)-1].marker = "]" // the link's text ended
+			if i+1 == len(line) || line[i+1] != '(' {
+				open = open[:len(open)-1] // not a link: text in brackets
+			} else {
+				open[len(open)-1].marker = "("
+				i += 2
+				continue
+			}
+			i++
+			continue
+		}
+		if c == ')' && !inCode() && len(open) > 0 && open[len(open)-1].marker == "(" {
+			open = open[:len(open)-1]
+			i++
+			continue
+		}
+		if c == '<' && !inCode() && strings.HasPrefix(line[i+1:], "http") {
+			if k := strings.IndexAny(line[i:], "> \n"); k < 0 {
+				open = append(open, opener{i, "<"})
+				break
+			}
+		}
+		if c != '`' && c != '*' && c != '_' && c != '~' {
 			i++
 			continue
 		}
@@ -93,11 +140,14 @@ func closeInline(line string) string {
 		}
 		run := line[i:j]
 		before, after := byte(' '), byte(0) // 0: the end, where text may follow
-		if i > 0 {
+		if i > 0 && line[i-1] != '\n' {
 			before = line[i-1]
 		}
 		if j < len(line) {
 			after = line[j]
+		}
+		if after == '\n' {
+			after = ' '
 		}
 		switch {
 		case c == '`' && inCode():
@@ -108,7 +158,7 @@ func closeInline(line string) string {
 			if run == "`" {
 				open = append(open, opener{i, run})
 			}
-		case inCode() || len(run) > 2:
+		case inCode() || len(run) > 2 || (c == '~' && len(run) != 2):
 		case len(open) > 0 && open[len(open)-1].marker == run && before != ' ':
 			open = open[:len(open)-1] // closes the innermost
 		case after != ' ' && (c == '*' || before == ' '):
@@ -119,14 +169,19 @@ func closeInline(line string) string {
 	if len(open) == 0 {
 		return line
 	}
-	if o := open[len(open)-1]; strings.TrimRight(line[o.at+len(o.marker):], " ") == "" {
+	if o := open[len(open)-1]; len(o.marker) <= 2 && strings.TrimSpace(line[o.at+len(o.marker):]) == "" {
 		// The innermost opener has no text after it yet.
 		line = line[:o.at]
 		open = open[:len(open)-1]
 	}
-	line = strings.TrimRight(line, " ")
+	line = strings.TrimRight(line, " \n")
 	for i := len(open) - 1; i >= 0; i-- {
-		line += open[i].marker
+		line += closer[open[i].marker]
 	}
 	return line
 }
+
+// closer is what closes each opener closeInline keeps: a link's text
+// before its destination, its destination, an autolink.
+var closer = map[string]string{"`": "`", "*": "*", "**": "**", "_": "_", "__": "__", "~~": "~~",
+	"[": "]()", "(": ")", "<": ">"}
