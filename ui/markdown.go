@@ -138,10 +138,11 @@ func fitRows(rows []string, w int) []string {
 // keep, and when it ends its rows do not change. The cost of a frame is the
 // unfinished block's, not the reply's.
 //
-// A plain stream (a thinking trace) has no markdown: its complete lines
-// are wrapped once; of the incomplete last line only the end is wrapped
-// again per delta (see tailWrap). So the cost of a delta does not grow with
-// the trace, not even when it is one long line.
+// A plain stream (a thinking trace) has no markdown, and an unfinished
+// block longer than maxLiveBlock is not rendered as markdown: their
+// complete lines are wrapped once; of the incomplete last line only the
+// end is wrapped again per delta (see tailWrap). So the cost of a delta
+// does not grow with the stream, not even when it is one long line.
 type mdStream struct {
 	src       strings.Builder
 	scanned   int      // bytes of src searched for a newline
@@ -266,10 +267,7 @@ func isWrapSpace(r rune) bool { return unicode.IsSpace(r) && r != '\u00a0' }
 // append adds a delta and updates the layout.
 func (s *mdStream) append(r *mdRenderer, delta string) {
 	s.src.WriteString(delta)
-	if !s.plain {
-		s.appendMarkdown(r)
-		return
-	}
+	s.r, s.mdDirty = r, true
 	src := s.src.String()
 	for {
 		nl := strings.IndexByte(src[s.scanned:], '\n')
@@ -313,39 +311,11 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 	}
 }
 
-// appendMarkdown finds the blocks that the source's new lines finished,
-// renders them and keeps them; the unfinished block is rendered when it is
-// drawn.
-func (s *mdStream) appendMarkdown(r *mdRenderer) {
-	s.r, s.mdDirty = r, true
-	src := s.src.String()
-	for {
-		nl := strings.IndexByte(src[s.scanned:], '\n')
-		if nl < 0 {
-			s.scanned = len(src)
-			break
-		}
-		end := s.scanned + nl
-		trimmed := strings.TrimSpace(src[s.lineStart:end])
-		switch {
-		case s.inFence:
-			if strings.HasPrefix(trimmed, s.fence) && strings.Trim(trimmed, s.fence[:1]) == "" {
-				s.inFence = false
-			}
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			s.inFence, s.fence = true, trimmed[:3]
-		case trimmed == "":
-			if block := src[s.cut:s.lineStart]; strings.TrimSpace(block) != "" {
-				if len(s.blocks) > 0 {
-					s.blocks = append(s.blocks, "")
-				}
-				s.blocks = append(s.blocks, r.render(sanitizeText(block), s.width)...)
-			}
-			s.cut = end + 1
-		}
-		s.lineStart, s.scanned = end+1, end+1
-	}
-}
+// maxLiveBlock is the largest unfinished block rendered as markdown each
+// frame. A larger one (a long code block, a megabyte line) is shown as
+// plain wrapped text, laid out as it arrives, so that a frame's cost does
+// not grow with it; its rows change when it ends.
+const maxLiveBlock = 16 << 10
 
 // renderTail renders the unfinished block of a markdown stream, if it
 // changed since it was last rendered.
@@ -355,7 +325,7 @@ func (s *mdStream) renderTail() {
 	}
 	s.mdDirty = false
 	block := s.src.String()[s.cut:]
-	if strings.TrimSpace(block) == "" || s.r == nil {
+	if strings.TrimSpace(block) == "" || s.r == nil || len(block) > maxLiveBlock {
 		s.md = nil
 		return
 	}
@@ -365,7 +335,7 @@ func (s *mdStream) renderTail() {
 // segments returns the current lines, in order, as slices that must not be
 // modified: rendered blocks, a separator, and the unfinished block.
 func (s *mdStream) segments() [][]string {
-	if !s.plain {
+	if !s.plain && s.src.Len()-s.cut <= maxLiveBlock {
 		s.renderTail()
 		segs := [][]string{s.blocks}
 		if len(s.blocks) > 0 && len(s.md) > 0 {
