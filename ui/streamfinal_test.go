@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
 	"latch/session"
@@ -200,4 +201,48 @@ func visibleChars(row string) int {
 		}
 	}
 	return n
+}
+
+// TestGoldenStreamedReplyEnd: the screen after a turn streamed in pieces
+// cut at random points (every construct, emphasis across the cuts, the
+// thinking folded, a tool card between two replies), at 80×24 and 120×40,
+// in 256 colours; the status line (which names the session) left out. It
+// is the screen a model given the whole turn at once draws.
+func TestGoldenStreamedReplyEnd(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+	a := strings.Join(replyParts[:5], "")
+	b := strings.TrimSuffix(strings.Join(replyParts[5:], ""), "\n")
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			srv := ollamatest.New(ollamatest.Model{Name: "qwen3:8b"})
+			t.Cleanup(srv.Close)
+			sess := session.New(session.Options{Client: srv.Client(), Host: srv.Host(), Model: "qwen3:8b"})
+			final := func(streamed bool) []string {
+				log := &frameLog{}
+				m := New(Options{Backend: sess, Styles: themes.Default(), FrameInterval: -1, Output: log, SyncOutput: true})
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				for _, evs := range chatTurn(rand.New(rand.NewPCG(3, 7)), a, b, streamed) {
+					m.Update(eventsMsg{events: evs})
+					if streamed {
+						m.View()
+					}
+				}
+				m.View()
+				log.expect(m)
+				term := make(termRows, size[1])
+				for _, f := range log.frames {
+					term.apply(t, f)
+				}
+				return term[1:]
+			}
+			got, want := final(true), final(false)
+			for r := range got {
+				if got[r] != want[r] {
+					t.Errorf("row %d after streaming:\n %q\nthe one-shot render's:\n %q", r+2, got[r], want[r])
+				}
+			}
+			golden.RequireEqual(t, []byte(strings.Join(got, "\n")+"\n"))
+		})
+	}
 }
