@@ -86,99 +86,128 @@ func tableStart(block string) (int, bool) {
 	return run, true
 }
 
-// closeInline closes the code span and the emphasis still open at the end
-// of line, the last line of a paragraph: an opener followed by text gets
-// its closer after the text; one with nothing after it is dropped.
-func closeInline(line string) string {
-	type opener struct {
-		at     int
-		marker string
+// closeInline closes the code span, emphasis and link still open at the
+// end of text, the last paragraph's: an opener followed by text gets its
+// closer after the text; one with nothing after it is dropped.
+func closeInline(text string) string {
+	sc := inlineScan{text: text}
+	for i := 0; i < len(text); {
+		i = sc.step(i)
 	}
-	var open []opener
-	inCode := func() bool { return len(open) > 0 && open[len(open)-1].marker == "`" }
-	for i := 0; i < len(line); {
-		c := line[i]
-		if c == '\\' && !inCode() {
-			i += 2
-			continue
-		}
-		if c == '[' && !inCode() {
-			open = append(open, opener{i, "["})
-			i++
-			continue
-		}
-		if c == ']' && !inCode() && len(open) > 0 && open[len(open)-1].marker == "[" {
-			open[len(open)-1].marker = "]" // the link's text ended
-			if i+1 == len(line) || line[i+1] != '(' {
-				open = open[:len(open)-1] // not a link: text in brackets
-			} else {
-				open[len(open)-1].marker = "("
-				i += 2
-				continue
-			}
-			i++
-			continue
-		}
-		if c == ')' && !inCode() && len(open) > 0 && open[len(open)-1].marker == "(" {
-			open = open[:len(open)-1]
-			i++
-			continue
-		}
-		if c == '<' && !inCode() && strings.HasPrefix(line[i+1:], "http") {
-			if k := strings.IndexAny(line[i:], "> \n"); k < 0 {
-				open = append(open, opener{i, "<"})
-				break
-			}
-		}
-		if c != '`' && c != '*' && c != '_' && c != '~' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(line) && line[j] == c {
-			j++
-		}
-		run := line[i:j]
-		before, after := byte(' '), byte(0) // 0: the end, where text may follow
-		if i > 0 && line[i-1] != '\n' {
-			before = line[i-1]
-		}
-		if j < len(line) {
-			after = line[j]
-		}
-		if after == '\n' {
-			after = ' '
-		}
-		switch {
-		case c == '`' && inCode():
-			if run == "`" {
-				open = open[:len(open)-1]
-			}
-		case c == '`':
-			if run == "`" {
-				open = append(open, opener{i, run})
-			}
-		case inCode() || len(run) > 2 || (c == '~' && len(run) != 2):
-		case len(open) > 0 && open[len(open)-1].marker == run && before != ' ':
-			open = open[:len(open)-1] // closes the innermost
-		case after != ' ' && (c == '*' || before == ' '):
-			open = append(open, opener{i, run})
-		}
-		i = j
+	return sc.closed()
+}
+
+// inlineScan follows the openers of a paragraph's inline text.
+type inlineScan struct {
+	text string
+	open []opener // innermost last
+}
+
+// opener is an open construct: where it starts, and its marker ("**",
+// "`", "[" for a link's text, "(" for its destination, "<" an autolink).
+type opener struct {
+	at     int
+	marker string
+}
+
+func (sc *inlineScan) top() string {
+	if len(sc.open) == 0 {
+		return ""
 	}
-	if len(open) == 0 {
-		return line
+	return sc.open[len(sc.open)-1].marker
+}
+
+func (sc *inlineScan) pop() { sc.open = sc.open[:len(sc.open)-1] }
+
+// step reads the text at i and returns where to go on.
+func (sc *inlineScan) step(i int) int {
+	c := sc.text[i]
+	if sc.top() == "`" {
+		if c == '`' {
+			return sc.delimiter(i)
+		}
+		return i + 1
 	}
-	if o := open[len(open)-1]; len(o.marker) <= 2 && strings.TrimSpace(line[o.at+len(o.marker):]) == "" {
+	switch c {
+	case '\\':
+		return i + 2
+	case '[', ']', ')', '<':
+		return sc.link(i)
+	case '`', '*', '_', '~':
+		return sc.delimiter(i)
+	}
+	return i + 1
+}
+
+// link follows a link's brackets and parentheses and an autolink's '<'.
+func (sc *inlineScan) link(i int) int {
+	switch c := sc.text[i]; {
+	case c == '[':
+		sc.open = append(sc.open, opener{i, "["})
+	case c == ']' && sc.top() == "[":
+		if i+1 < len(sc.text) && sc.text[i+1] == '(' {
+			sc.open[len(sc.open)-1].marker = "("
+			return i + 2
+		}
+		sc.pop() // text in brackets, not a link
+	case c == ')' && sc.top() == "(":
+		sc.pop()
+	case c == '<' && strings.HasPrefix(sc.text[i+1:], "http") && !strings.ContainsAny(sc.text[i:], "> \n"):
+		sc.open = append(sc.open, opener{i, "<"})
+		return len(sc.text) // the rest is the address
+	}
+	return i + 1
+}
+
+// delimiter follows a run of '`', '*', '_' or '~' at i.
+func (sc *inlineScan) delimiter(i int) int {
+	c, j := sc.text[i], i
+	for j < len(sc.text) && sc.text[j] == c {
+		j++
+	}
+	run := sc.text[i:j]
+	before, after := byte(' '), byte(0) // 0: the end, where text may follow
+	if i > 0 && sc.text[i-1] != '\n' {
+		before = sc.text[i-1]
+	}
+	if j < len(sc.text) {
+		after = sc.text[j]
+	}
+	if after == '\n' {
+		after = ' '
+	}
+	switch {
+	case c == '`':
+		if run == "`" && sc.top() == "`" {
+			sc.pop()
+		} else if run == "`" {
+			sc.open = append(sc.open, opener{i, run})
+		}
+	case len(run) > 2 || (c == '~' && len(run) != 2):
+	case sc.top() == run && before != ' ':
+		sc.pop() // closes the innermost
+	case after != ' ' && (c == '*' || before == ' '):
+		sc.open = append(sc.open, opener{i, run})
+	}
+	return j
+}
+
+// closed is the text with what is still open closed.
+func (sc *inlineScan) closed() string {
+	text := sc.text
+	if len(sc.open) == 0 {
+		return text
+	}
+	if o := sc.open[len(sc.open)-1]; len(o.marker) <= 2 && strings.TrimSpace(text[o.at+len(o.marker):]) == "" {
 		// The innermost opener has no text after it yet.
-		line = line[:o.at]
-		open = open[:len(open)-1]
+		text = text[:o.at]
+		sc.pop()
 	}
-	line = strings.TrimRight(line, " \n")
-	for i := len(open) - 1; i >= 0; i-- {
-		line += closer[open[i].marker]
+	text = strings.TrimRight(text, " \n")
+	for i := len(sc.open) - 1; i >= 0; i-- {
+		text += closer[sc.open[i].marker]
 	}
-	return line
+	return text
 }
 
 // closer is what closes each opener closeInline keeps: a link's text

@@ -1,6 +1,10 @@
 package ui
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // TestProvisional: the unfinished block is cut or closed where a construct
 // is open, so that it renders as its finished form will.
@@ -49,5 +53,27 @@ func TestProvisional(t *testing.T) {
 	}
 	if got := provisional("```go\nfunc f() {\n\tx := `a", true); got != "```go\nfunc f() {\n" {
 		t.Errorf("an incomplete line of code is drawn: %q", got)
+	}
+}
+
+// TestProvisionalAnyText: provisional takes any text (markers in every
+// order, cut anywhere) without failing, and only ever cuts the text or
+// adds closing markers at its end.
+func TestProvisionalAnyText(t *testing.T) {
+	parts := []string{"*", "**", "_", "`", "~~", "[", "]", "(", ")", "<http", ">", "\\", "\n", " ", "word", "|", "- ", "1. ", "```", "#"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		var b strings.Builder
+		for n := rng.IntN(30); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		in := b.String()
+		for _, fence := range []bool{false, true} {
+			out := provisional(in, fence)
+			kept := strings.TrimRight(out, "*_`~])>(")
+			if !strings.HasPrefix(in, kept) && !strings.HasPrefix(in, strings.TrimRight(kept, " \n")) {
+				t.Fatalf("provisional(%q, %v) = %q: not the text's start and closers", in, fence, out)
+			}
+		}
 	}
 }
