@@ -162,6 +162,7 @@ type mdStream struct {
 
 	r       *mdRenderer // renders the unfinished block of a markdown stream
 	md      []string    // the unfinished block, rendered (markdown streams)
+	mdSrc   string      // the markdown md was rendered from
 	mdDirty bool        // md is older than the source
 }
 
@@ -329,7 +330,11 @@ func (s *mdStream) renderTail() {
 		s.md = nil
 		return
 	}
-	s.md = s.r.render(provisional(sanitizeText(block), s.inFence), s.width)
+	md := provisional(sanitizeText(block), s.inFence)
+	if md == s.mdSrc && s.md != nil {
+		return // what arrived is not drawn yet (an incomplete line of code)
+	}
+	s.md, s.mdSrc = s.r.render(md, s.width), md
 }
 
 // segments returns the current lines, in order, as slices that must not be
