@@ -116,6 +116,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'ToolCallOverhead(Stdio)?$$/(manager|session$$|paired)' -benchtime 60000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench 'ToolCallOverhead$$/session_logged' -benchtime 2000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench '^Benchmark(StreamToken|Frame|Scroll2000)$$' -benchmem ./ui/
+	$(GO) test -run '^$$' -bench '^BenchmarkStreamReply$$' -benchtime 10x -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'FirstFrame' -benchtime 20x ./ui/
 	$(GO) test -run '^$$' -bench 'WrapLongLine' -benchtime 5x -benchmem ./ui/
 	$(GO) test -run '^$$' -bench 'ManyServers' -benchtime 3x ./mcp/

@@ -8,8 +8,11 @@ package cli
 //
 //	LATCH_WORKLOAD=1 go test -count=1 -run TestStreamWorkload -v .
 //
-// LATCH_WORKLOAD_BIN=path measures that binary instead (an older commit's
-// build, to compare).
+// It measures two binaries in the same run, interleaved: this tree's and a
+// base, built from the commit LATCH_WORKLOAD_BASE names (main by default;
+// "none" measures this tree's alone), and reports each figure for both and
+// their ratio. LATCH_WORKLOAD_BIN=path measures that binary instead of this
+// tree's.
 
 import (
 	"bytes"
@@ -17,6 +20,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -25,7 +29,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
+	"latch/mcp/mcptestutil"
 	"latch/session/ollamatest"
 )
 
@@ -59,6 +65,9 @@ type workloadRun struct {
 	streamCPUns time.Duration
 	idleCPUns   time.Duration
 	peakRSSKiB  int
+	startup     time.Duration // latch started → the input line drawn
+	wordWrites  int           // words written to the chat's rows, Enter → end on screen
+	replyWords  int           // words of the reply
 }
 
 func (r workloadRun) idlePct() float64 {
@@ -77,21 +86,63 @@ func TestStreamWorkload(t *testing.T) {
 	if other := os.Getenv("LATCH_WORKLOAD_BIN"); other != "" {
 		bin = other // another build, e.g. an older commit's, to compare
 	}
+	base, baseName := baseBinary(t)
 	tck, tckNote := clockTicks()
-	var runs []workloadRun
+	var runs, baseRuns []workloadRun
 	for i := 1; i <= 3; i++ {
-		r := runWorkload(t, bin, tck)
-		runs = append(runs, r)
+		if base != "" {
+			baseRuns = append(baseRuns, runWorkload(t, base, tck))
+		}
+		runs = append(runs, runWorkload(t, bin, tck))
 		t.Logf("run %d done", i)
 	}
 	report := workloadReport(runs, tck, tckNote)
+	if base != "" {
+		report += "\n" + compareReport(baseName, baseRuns, runs)
+	}
 	t.Log("\n" + report)
 	fmt.Print(report)
 }
 
-// cupRow matches a cursor move to a row's first column (CUP), the way
-// latch's screen starts writing a row.
-var cupRow = regexp.MustCompile(`\x1b\[(\d+)(?:;1)?H`)
+// baseBinary builds latch at the commit LATCH_WORKLOAD_BASE names (main
+// by default) into a temp dir, to measure beside this tree's; "" when it is
+// "none" or cannot be built (said in the log).
+func baseBinary(t *testing.T) (bin, name string) {
+	t.Helper()
+	name = os.Getenv("LATCH_WORKLOAD_BASE")
+	if name == "" {
+		name = "main"
+	}
+	if name == "none" {
+		return "", ""
+	}
+	root := mcptestutil.ModuleRoot(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.Mkdir(src, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	archive := exec.Command("sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", root, name, src)
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Logf("no base binary: git archive %s: %v\n%s", name, err, out)
+		return "", ""
+	}
+	bin = filepath.Join(dir, "latch-base")
+	build := exec.Command("go", "build", "-tags", "latchtest", "-o", bin, ".")
+	build.Dir = src
+	start := time.Now()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Logf("no base binary: go build at %s: %v\n%s", name, err, out)
+		return "", ""
+	}
+	t.Logf("built the base (%s) in %v", name, time.Since(start).Round(time.Millisecond))
+	return bin, name
+}
+
+// cupRow matches a cursor move to a row (CUP), the way latch's screen
+// starts writing a row: at its first column, or where a row that grew
+// changed.
+var cupRow = regexp.MustCompile(`\x1b\[(\d+)(?:;\d+)?H`)
 
 // countFrames splits a terminal's byte stream into frames at each
 // synchronized-output bracket (CSI ? 2026 h) and counts them, the frames
@@ -127,6 +178,48 @@ func countFrames(raw []byte, rows int) (frames, repaints, written int) {
 	return frames, repaints, written
 }
 
+// cupAny matches a cursor move (CUP) to a row and perhaps a column.
+var cupAny = regexp.MustCompile(`\x1b\[(\d+)(?:;\d+)?H`)
+
+// chatWordsWritten counts the words written to rows first..last (1-based,
+// the chat's) in a terminal byte stream: the text after each cursor move
+// to one of those rows, up to the next move, without escape sequences.
+// A word cut by a frame (its start written in one, its end in the next)
+// counts twice.
+func chatWordsWritten(raw []byte, first, last int) int {
+	n := 0
+	locs := cupAny.FindAllSubmatchIndex(raw, -1)
+	for i, l := range locs {
+		row, _ := strconv.Atoi(string(raw[l[2]:l[3]]))
+		if row < first || row > last {
+			continue
+		}
+		end := len(raw)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		n += countWords(stripEscapes(string(raw[l[1]:end])))
+	}
+	return n
+}
+
+// escape matches the escape sequences latch writes (CSI, OSC).
+var escape = regexp.MustCompile(`\x1b(\[[0-9;:?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)`)
+
+func stripEscapes(s string) string { return escape.ReplaceAllString(s, " ") }
+
+// countWords counts the words of s that hold a letter or a digit (not a
+// markdown marker, not a table's rule).
+func countWords(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // runWorkload runs latch once against the workload and measures it.
 func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	t.Helper()
@@ -138,12 +231,14 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	tap := newWireTap(t, fake.Host())
 	defer tap.Close()
 
+	started := time.Now()
 	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: tap.Addr(), Args: []string{"--model", e2eModel}})
 	defer func() {
 		if ctrlCUntilExit(tm, 5*time.Second) == nil {
 			t.Errorf("latch did not exit after Ctrl+C")
 		}
 	}()
+	_, drawn, _ := tm.waitScreenAt(mcptestutil.HangBound(10*time.Second), func(s string) bool { return inputRow(s) >= 0 })
 	tm.waitScreen(t, 10*time.Second, "the first screen", func(s string) bool {
 		return strings.HasPrefix(s, " latch │ ") && inputRow(s) >= 0
 	})
@@ -155,7 +250,7 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 		return inputText(s) == prompt
 	})
 
-	r := workloadRun{chunks: len(chunks)}
+	r := workloadRun{chunks: len(chunks), replyWords: countWords(text), startup: drawn.Sub(started)}
 	out0 := len(tm.rawOutput())
 	tap.mark()
 	self0 := selfCPU(t, tck)
@@ -174,6 +269,7 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	raw := tm.rawOutput()
 	r.outBytes = len(raw) - out0
 	r.frames, r.repaints, r.rowsWritten = countFrames(raw[out0:], 40)
+	r.wordWrites = chatWordsWritten(raw[out0:], 2, 37)
 
 	_, done, ok := tm.waitScreenAt(10*time.Second, func(s string) bool {
 		return strings.Contains(statusLine(s), "tok/s")
@@ -305,6 +401,49 @@ func workloadReport(runs []workloadRun, tck int, tckNote string) string {
 	fmt.Fprintln(&b, "\n(targets are reported, not enforced; \"end on screen\" = the reply's last sentence is in the emulated screen;")
 	fmt.Fprintln(&b, " \"stream end\" = the last byte of the chat response on the wire, seen by a TCP tap in front of the fake;")
 	fmt.Fprintln(&b, " the idle window starts when the status line shows tok/s)")
+	return b.String()
+}
+
+// compareReport sets the figures of the base's runs beside this tree's,
+// each a median of the runs, and their ratio.
+func compareReport(baseName string, base, runs []workloadRun) string {
+	type row struct {
+		name, target string
+		val          func(workloadRun) float64
+		format       string
+	}
+	rows := []row{
+		{"bytes to the terminal per reply", "≤ 32 KB", func(r workloadRun) float64 { return float64(r.outBytes) / 1000 }, "%.1f KB"},
+		{"each word of the reply written (times)", "≤ 1.1", func(r workloadRun) float64 { return float64(r.wordWrites) / float64(max(r.replyWords, 1)) }, "%.2f"},
+		{"latch CPU, Enter → end on screen (schedstat)", "≤ 0.30 s", func(r workloadRun) float64 { return r.streamCPUns.Seconds() }, "%.3f s"},
+		{"end of reply on screen after stream end", "≤ 50 ms", func(r workloadRun) float64 { return float64(r.endLatency) / float64(time.Millisecond) }, "%.0f ms"},
+		{"frames during the stream", "", func(r workloadRun) float64 { return float64(r.frames) }, "%.0f"},
+		{"peak RSS (VmHWM)", "≤ 30 MB", func(r workloadRun) float64 { return float64(r.peakRSSKiB) * 1024 / 1e6 }, "%.1f MB"},
+		{"start-up to a drawn input", "≤ 0.05 s", func(r workloadRun) float64 { return r.startup.Seconds() }, "%.3f s"},
+		{"idle CPU over 5 s afterwards (schedstat)", "", func(r workloadRun) float64 { return r.idlePctNs() }, "%.2f %%"},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "this tree against the base (%s), medians of %d interleaved runs each\n\n", baseName, len(runs))
+	w := 46
+	fmt.Fprintf(&b, "%-*s %12s %12s %7s  %s\n", w, "measure", "base", "this", "ratio", "target")
+	fmt.Fprintln(&b, strings.Repeat("-", w+12+12+7+14))
+	for _, r := range rows {
+		bv, tv := make([]float64, len(base)), make([]float64, len(runs))
+		for i := range base {
+			bv[i] = r.val(base[i])
+		}
+		for i := range runs {
+			tv[i] = r.val(runs[i])
+		}
+		bm, tm := median(bv), median(tv)
+		ratio := "-"
+		if bm > 0 {
+			ratio = fmt.Sprintf("%.2f×", tm/bm)
+		}
+		fmt.Fprintf(&b, "%-*s %12s %12s %7s  %s\n", w, r.name, fmt.Sprintf(r.format, bm), fmt.Sprintf(r.format, tm), ratio, r.target)
+	}
+	fmt.Fprintln(&b, "\n(a word counts as written each time a frame writes it, or part of it, to a row of the chat;")
+	fmt.Fprintln(&b, " a reply's words are its markdown's words that hold a letter or a digit)")
 	return b.String()
 }
 

@@ -132,10 +132,17 @@ func fitRows(rows []string, w int) []string {
 
 // mdStream shows a reply whose markdown is still arriving. Finished blocks
 // (separated by a blank line outside a code fence) are rendered with glamour
-// once and kept; the unfinished block is shown as plain wrapped text. Its
-// complete lines are wrapped once; of the incomplete last line only the end
-// is wrapped again per delta (see tail). So the cost of a delta does not
-// grow with the reply, not even when the reply is one long line.
+// once and kept. The unfinished block is rendered by the same pipeline, as
+// the text so far (see provisional), when it is drawn (see segments), not
+// per delta: so it is drawn with the wrapping, margins and colours it will
+// keep, and when it ends its rows do not change. The cost of a frame is the
+// unfinished block's, not the reply's.
+//
+// A plain stream (a thinking trace) has no markdown, and an unfinished
+// block longer than maxLiveBlock is not rendered as markdown: their
+// complete lines are wrapped once; of the incomplete last line only the
+// end is wrapped again per delta (see tailWrap). So the cost of a delta
+// does not grow with the stream, not even when it is one long line.
 type mdStream struct {
 	src       strings.Builder
 	scanned   int      // bytes of src searched for a newline
@@ -152,6 +159,11 @@ type mdStream struct {
 	plain  bool
 	indent string
 	style  func(...string) string
+
+	r       *mdRenderer // renders the unfinished block of a markdown stream
+	md      []string    // the unfinished block, rendered (markdown streams)
+	mdSrc   string      // the markdown md was rendered from
+	mdDirty bool        // md is older than the source
 }
 
 // tailWrap wraps the incomplete last line of a stream as it grows. Word
@@ -175,7 +187,7 @@ func (t *tailWrap) reset(from int) {
 // relayout clears the stream for a new width: everything is laid out again.
 func (s *mdStream) relayout(r *mdRenderer, width int) {
 	text := s.src.String()
-	*s = mdStream{width: width, plain: s.plain, indent: s.indent, style: s.style}
+	*s = mdStream{width: width, plain: s.plain, indent: s.indent, style: s.style, r: r}
 	s.append(r, text)
 }
 
@@ -256,6 +268,7 @@ func isWrapSpace(r rune) bool { return unicode.IsSpace(r) && r != '\u00a0' }
 // append adds a delta and updates the layout.
 func (s *mdStream) append(r *mdRenderer, delta string) {
 	s.src.WriteString(delta)
+	s.r, s.mdDirty = r, true
 	src := s.src.String()
 	for {
 		nl := strings.IndexByte(src[s.scanned:], '\n')
@@ -299,9 +312,42 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 	}
 }
 
+// maxLiveBlock is the largest unfinished block rendered as markdown each
+// frame. A larger one (a long code block, a megabyte line) is shown as
+// plain wrapped text, laid out as it arrives, so that a frame's cost does
+// not grow with it; its rows change when it ends.
+const maxLiveBlock = 16 << 10
+
+// renderTail renders the unfinished block of a markdown stream, if it
+// changed since it was last rendered.
+func (s *mdStream) renderTail() {
+	if !s.mdDirty {
+		return
+	}
+	s.mdDirty = false
+	block := s.src.String()[s.cut:]
+	if strings.TrimSpace(block) == "" || s.r == nil || len(block) > maxLiveBlock {
+		s.md = nil
+		return
+	}
+	md := provisional(sanitizeText(block), s.inFence)
+	if md == s.mdSrc && s.md != nil {
+		return // what arrived is not drawn yet (an incomplete line of code)
+	}
+	s.md, s.mdSrc = s.r.render(md, s.width), md
+}
+
 // segments returns the current lines, in order, as slices that must not be
-// modified: rendered blocks, a separator, and the plain tail.
+// modified: rendered blocks, a separator, and the unfinished block.
 func (s *mdStream) segments() [][]string {
+	if !s.plain && s.src.Len()-s.cut <= maxLiveBlock {
+		s.renderTail()
+		segs := [][]string{s.blocks}
+		if len(s.blocks) > 0 && len(s.md) > 0 {
+			segs = append(segs, blankLine)
+		}
+		return append(segs, s.md)
+	}
 	tail := len(s.tailDone) + len(s.tail.frozen) + len(s.tail.live)
 	segs := make([][]string, 0, 5)
 	segs = append(segs, s.blocks)

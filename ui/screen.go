@@ -114,8 +114,16 @@ func (s *screen) paint(rows []string, region [2]int) {
 			continue
 		}
 		s.stats.rows++
-		fmt.Fprintf(&s.buf, "\x1b[%dH", i+1)
-		s.buf.WriteString(r)
+		if col, style, rest, ok := rowGrew(old[i], r); ok {
+			// Only the end changed (a growing line of a reply): the cells
+			// before it stay, and the rest is written from there.
+			fmt.Fprintf(&s.buf, "\x1b[%d;%dH", i+1, col+1)
+			s.buf.WriteString(style)
+			s.buf.WriteString(rest)
+		} else {
+			fmt.Fprintf(&s.buf, "\x1b[%dH", i+1)
+			s.buf.WriteString(r)
+		}
 		if ansi.StringWidth(r) < s.width {
 			s.buf.WriteString(ansi.EraseLineRight)
 		}
@@ -158,4 +166,44 @@ func scrollBy(old, rows []string, region [2]int) int {
 		}
 	}
 	return best
+}
+
+// minKept is the fewest bytes a row must keep of the row before it for
+// only its end to be written (a cursor move and a style cost about as much).
+const minKept = 16
+
+// rowGrew reports whether the tidied row r starts with the cells of the
+// tidied row old (bar its closing reset): then only r's end needs writing,
+// from column col (0-based) on, in style (the codes that set the style in
+// effect there, from the default the terminal is in between rows) then
+// rest. A row with a hyperlink is always written whole.
+func rowGrew(old, r string) (col int, style, rest string, ok bool) {
+	if len(old) < minKept || strings.Contains(old, "\x1b]") || strings.Contains(r, "\x1b]") {
+		return 0, "", "", false
+	}
+	var st sgr
+	state := byte(0)
+	cut, cutCol, cutSt := -1, 0, sgr{}
+	for i := 0; i < len(r); {
+		seq, width, n, next := ansi.DecodeSequence(r[i:], state, nil)
+		if i+n > len(old) || r[i:i+n] != old[i:i+n] {
+			break
+		}
+		state = next
+		i += n
+		col += width
+		if width == 0 && strings.HasPrefix(seq, "\x1b[") && strings.HasSuffix(seq, "m") {
+			st.apply(seq[2 : len(seq)-1])
+			continue
+		}
+		if width > 0 {
+			cut, cutCol, cutSt = i, col, st
+		}
+	}
+	// Every visible cell of old must be kept: old is r's start, up to
+	// its closing reset.
+	if cut < minKept || ansi.StringWidth(old) != cutCol {
+		return 0, "", "", false
+	}
+	return cutCol, sgr{}.to(cutSt), r[cut:], true
 }

@@ -80,7 +80,7 @@ func streamThroughScreen(t *testing.T, profile termenv.Profile) (*Model, *frameL
 }
 
 var (
-	cupSeq    = regexp.MustCompile(`^\x1b\[(\d+)H`)
+	cupSeq    = regexp.MustCompile(`^\x1b\[(\d+)(?:;(\d+))?H`)
 	scrollSeq = regexp.MustCompile(`^\x1b\[(\d+);(\d+)r\x1b\[(\d+)S\x1b\[r`)
 )
 
@@ -88,9 +88,9 @@ var (
 // written (the screen always writes a row whole, from its first column).
 type termRows []string
 
-// apply plays one frame on the rows and returns the rows it wrote, with
-// what each held before.
-func (r termRows) apply(t *testing.T, frame []byte) (written map[int][2]string) {
+// apply plays one frame on the rows and returns the rows it wrote: what
+// each held before, what it holds now, and the bytes written to it.
+func (r termRows) apply(t *testing.T, frame []byte) (written map[int][3]string) {
 	t.Helper()
 	f := string(frame)
 	if !strings.HasPrefix(f, syncOn) || !strings.HasSuffix(f, syncOff) {
@@ -111,7 +111,7 @@ func (r termRows) apply(t *testing.T, frame []byte) (written map[int][2]string) 
 		}
 		f = f[len(m[0]):]
 	}
-	written = map[int][2]string{}
+	written = map[int][3]string{}
 	for f != "" {
 		m := cupSeq.FindStringSubmatch(f)
 		if m == nil {
@@ -132,7 +132,13 @@ func (r termRows) apply(t *testing.T, frame []byte) (written map[int][2]string) 
 		}
 		row := atoi(m[1]) - 1
 		content := strings.TrimSuffix(f[:end], ansi.EraseLineRight)
-		written[row] = [2]string{r[row], content}
+		bytesWritten := content
+		if m[2] != "" && m[2] != "1" {
+			// Written from a column on: the cells before it stay, and
+			// the text after it starts in the default style.
+			content = tidyRow(cellsBefore(t, r[row], atoi(m[2])-1) + "\x1b[m" + content)
+		}
+		written[row] = [3]string{r[row], content, bytesWritten}
 		r[row] = content
 		f = f[end:]
 	}
@@ -140,6 +146,25 @@ func (r termRows) apply(t *testing.T, frame []byte) (written map[int][2]string) 
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// cellsBefore is the start of a row as written, up to its col'th cell.
+func cellsBefore(t *testing.T, row string, col int) string {
+	t.Helper()
+	state, w := byte(0), 0
+	for i := 0; i < len(row); {
+		if w == col {
+			return row[:i]
+		}
+		_, width, n, next := ansi.DecodeSequence(row[i:], state, nil)
+		state = next
+		i += n
+		w += width
+	}
+	if w < col {
+		t.Fatalf("a row written from column %d, but the row before has %d cells: %q", col+1, w, row)
+	}
+	return row
+}
 
 // TestScreenWritesOnlyWhatChanged plays the byte stream of a streaming
 // reply on a model of the terminal: after the first frame, no frame writes
