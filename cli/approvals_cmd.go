@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -80,11 +81,17 @@ func newDecideCmd(f *flags, verb string) *cobra.Command {
 // client that made it, decided with latch approve/reject) and of chat
 // sessions (decided in the chat, or with --resume ID --approve).
 func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writer) int {
-	all, err := session.ParkedCalls(s.stateDir)
+	idx := openParked(s.stateDir, stderr)
+	defer idx.close()
+	all, err := idx.waiting()
 	if err != nil {
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
+	// One write for the table, not one a cell.
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	defer func() { _ = out.Flush() }() // what is left of the notices; an error shows as a short listing
+	stdout = out
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	g := rulesGate(s) // approvals_args.go
 	n := 0
@@ -153,7 +160,9 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		return exitUsage
 	}
 	defer tty.close()
-	p, err := decidable(s.stateDir, a.id, clock())
+	idx := openParked(s.stateDir, stderr)
+	defer idx.close()
+	p, err := decidable(idx, a.id, clock())
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -168,7 +177,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	}
 	// It may have been decided elsewhere, or have expired, while the
 	// question waited.
-	if p, err = decidable(s.stateDir, a.id, clock()); err != nil {
+	if p, err = decidable(idx, a.id, clock()); err != nil {
 		return fail(err.Error())
 	}
 	d := session.Decision{InvocationID: p.CallID, Approve: a.approve, By: decider(), Reason: a.reason}
@@ -184,7 +193,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	after, err := findParked(s.stateDir, a.id)
+	after, err := findParked(idx, a.id)
 	switch {
 	case err != nil:
 		return fail(err.Error())
@@ -203,8 +212,9 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 
 // decidable finds the gateway's call id, and says why if it cannot be
 // decided now.
-func decidable(dir, id string, now time.Time) (session.ParkedCall, error) {
-	p, err := findParked(dir, id)
+func decidable(idx *parkedIndex, id string, now time.Time) (session.ParkedCall, error) {
+	dir := idx.dir
+	p, err := findParked(idx, id)
 	switch {
 	case err != nil:
 		return p, err
@@ -221,8 +231,8 @@ func decidable(dir, id string, now time.Time) (session.ParkedCall, error) {
 }
 
 // findParked finds a gateway's parked call by its invocation id.
-func findParked(dir, id string) (session.ParkedCall, error) {
-	all, err := session.ParkedCalls(dir)
+func findParked(idx *parkedIndex, id string) (session.ParkedCall, error) {
+	all, err := idx.find(id)
 	if err != nil {
 		return session.ParkedCall{}, err
 	}

@@ -42,8 +42,9 @@ func TestServeParkedAtScale(t *testing.T) {
 	}
 	r := newPromptRig(t, map[string]any{
 		"permissions": map[string]any{"mode": "approve"},
-		"serve":       map[string]any{"await_poll": "100ms"},
-		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+		"serve": map[string]any{"await_poll": "100ms", "park_max_calls_per_client": 20000, "park_max_calls": 20000,
+			"park_max_bytes_per_client": 1 << 30, "park_max_bytes": 1 << 30},
+		"mcpServers": map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
 	}, false)
 
 	gw := startServeStdio(t, r, "--quiet")

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"latch/parkindex"
+	"latch/session"
+)
+
+// parkedIndex is latch approvals' and latch approve's way to the parked
+// calls: the index (parkindex), caught up from the session logs, or the
+// logs themselves when the index cannot be used (said once on stderr;
+// the logs are the truth, so nothing is lost but time).
+type parkedIndex struct {
+	dir    string
+	x      *parkindex.Index // nil: read the logs
+	stderr io.Writer
+}
+
+// openParked opens the index of the state folder for one command.
+func openParked(dir string, stderr io.Writer) *parkedIndex {
+	return &parkedIndex{dir: dir, stderr: stderr}
+}
+
+// ready catches the index up, opening it the first time; false when it
+// cannot be used (said, and the logs read instead).
+func (p *parkedIndex) ready() bool {
+	o := parkindex.Options{Warn: func(msg string) { say(p.stderr, msg) }, Progress: p.progress}
+	var err error
+	if p.x == nil {
+		p.x, err = parkindex.Ready(p.dir, o)
+	} else if err = p.x.CatchUp(); err != nil {
+		_ = p.x.Close() // given up on
+		p.x, err = parkindex.Ready(p.dir, o)
+	}
+	if err != nil {
+		say(p.stderr, "the index of parked calls cannot be used ("+err.Error()+"): reading the session logs instead, which is slower; "+
+			"remove "+parkindex.FileName+" in "+p.dir+" if this stays")
+		p.x = nil
+		return false
+	}
+	return true
+}
+
+// progress says how far a long rebuild of the index has come.
+func (p *parkedIndex) progress(done, total int64) {
+	if done == total {
+		fmt.Fprintf(p.stderr, "latch: indexed the parked calls of %.0f MB of session logs\n", float64(total)/(1<<20))
+		return
+	}
+	fmt.Fprintf(p.stderr, "latch: indexing the parked calls of the session logs: %.0f of %.0f MB…\n", float64(done)/(1<<20), float64(total)/(1<<20))
+}
+
+// waiting is every call waiting for a decision, oldest first.
+func (p *parkedIndex) waiting() ([]session.ParkedCall, error) {
+	if p.ready() {
+		if calls, err := p.x.Waiting(); err == nil {
+			return calls, nil
+		}
+	}
+	all, err := session.ParkedCalls(p.dir)
+	var out []session.ParkedCall
+	for _, c := range all {
+		if c.Waiting() {
+			out = append(out, c)
+		}
+	}
+	return out, err
+}
+
+// find is every call whose invocation or approval id is id.
+func (p *parkedIndex) find(id string) ([]session.ParkedCall, error) {
+	if p.ready() {
+		if calls, err := p.x.Find(id); err == nil {
+			return calls, nil
+		}
+	}
+	all, err := session.ParkedCalls(p.dir)
+	var out []session.ParkedCall
+	for _, c := range all {
+		if c.CallID == id || c.ApprovalID == id {
+			out = append(out, c)
+		}
+	}
+	return out, err
+}
+
+// close closes the index.
+func (p *parkedIndex) close() {
+	if p.x != nil {
+		_ = p.x.Close() // read from only, or each catch-up committed
+	}
+}
