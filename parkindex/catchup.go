@@ -47,6 +47,7 @@ func (x *Index) CatchUp() error {
 	if err != nil {
 		return err
 	}
+	x.lastRead = 0
 	if !changed(now, known) {
 		return nil
 	}
@@ -86,6 +87,7 @@ func (x *Index) CatchUp() error {
 			return err
 		}
 	}
+	x.lastRead = c.done
 	if err := c.flushWhy(); err != nil {
 		return err
 	}

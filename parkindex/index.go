@@ -23,6 +23,8 @@ type Index struct {
 	dir  string
 	db   *sql.DB
 	opts Options
+	// lastRead is how many bytes of the logs the last CatchUp read.
+	lastRead int64
 }
 
 // Options are what an index tells its user.
