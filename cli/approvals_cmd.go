@@ -184,14 +184,14 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if err := session.SendDecision(s.stateDir, p.Session, d); err != nil {
 		return fail(err.Error())
 	}
-	// The gateway looks every quarter of a second; it logs the decision
+	// The gateway looks every session.InboxEvery; it logs the decision
 	// that applied before it takes the file away.
 	deadline := time.Now().Add(10 * time.Second)
 	for session.DecisionQueued(s.stateDir, p.Session, p.CallID) {
 		if time.Now().After(deadline) {
 			return fail("sent, but the gateway has not taken it in 10 s; it applies it when it does")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	after, err := findParked(idx, a.id)
 	switch {

@@ -155,7 +155,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)
-	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
+	go sess.WatchInbox(ctx, session.InboxEvery, g.LogDecision)
 	var err error
 	if a.stdio {
 		gateway.LogEvent(logw, a.json, "start", "serving on stdin and stdout, session "+sess.ID(),

@@ -17,7 +17,7 @@ type decidedMsg struct {
 }
 
 // takeWait is how long a gateway has to take a decision (it looks every
-// quarter of a second).
+// session.InboxEvery).
 const takeWait = 10 * time.Second
 
 // send puts the decision on each call in its gateway's inbox, waits until
