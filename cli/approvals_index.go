@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 
 	"latch/parkindex"
 	"latch/session"
+	"latch/ui/inbox"
 )
 
 // parkedIndex is latch approvals' and latch approve's way to the parked
@@ -52,10 +54,11 @@ func (p *parkedIndex) progress(done, total int64) {
 	fmt.Fprintf(p.stderr, "latch: indexing the parked calls of the session logs: %.0f of %.0f MB…\n", float64(done)/(1<<20), float64(total)/(1<<20))
 }
 
-// waiting is every call waiting for a decision, oldest first.
+// waiting is every call waiting for a decision, oldest first, with what
+// a list shows of each (parkindex.WaitingList).
 func (p *parkedIndex) waiting() ([]session.ParkedCall, error) {
 	if p.ready() {
-		if calls, err := p.x.Waiting(); err == nil {
+		if calls, err := p.x.WaitingList(); err == nil {
 			return calls, nil
 		}
 	}
@@ -91,4 +94,46 @@ func (p *parkedIndex) close() {
 	if p.x != nil {
 		_ = p.x.Close() // read from only, or each catch-up committed
 	}
+}
+
+// inboxSource is latch inbox's Source on the index (parkindex.Live): a
+// poll reads only what changed in the logs and in the index. When the
+// index cannot be used it is the session logs (inbox.Watch), said on
+// stderr before the screen opens; if it fails later, the logs, silently
+// (the screen owns the terminal), and nothing is lost but time.
+func inboxSource(dir string, stderr io.Writer) (inbox.Source, func()) {
+	idx := openParked(dir, stderr)
+	if !idx.ready() {
+		return inbox.Watch(dir), func() {}
+	}
+	live := idx.x.Live()
+	var fallback inbox.Source
+	var last []inbox.Call
+	var lastStopped map[string]bool
+	src := func() ([]inbox.Call, error) {
+		if fallback != nil {
+			return fallback()
+		}
+		calls, changed, err := live.Waiting()
+		if err != nil {
+			fallback = inbox.Watch(dir)
+			return fallback()
+		}
+		stopped := map[string]bool{}
+		for _, c := range calls {
+			if _, ok := stopped[c.Session]; !ok {
+				stopped[c.Session] = !session.Running(dir, c.Session)
+			}
+		}
+		if !changed && maps.Equal(stopped, lastStopped) {
+			return last, nil
+		}
+		out := make([]inbox.Call, len(calls))
+		for i, c := range calls {
+			out[i] = inbox.Call{ParkedCall: c, Stopped: stopped[c.Session] && c.Client != ""}
+		}
+		last, lastStopped = out, stopped
+		return out, nil
+	}
+	return src, idx.close
 }

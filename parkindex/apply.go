@@ -12,14 +12,14 @@ import (
 // session.ParkedCallsOf reads the same lines.
 const (
 	insertCall = `INSERT INTO calls (session, approval_id, call_id, client, caller, caller_verified, tool, server,
-		digest, description, arguments, parked, expires, mode, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		digest, description, arguments, parked, expires, mode, rule, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	lastOfCall     = `SELECT id, decision, started FROM calls WHERE session = ? AND call_id = ? ORDER BY id DESC LIMIT 1`
 	lastOfApproval = `SELECT id FROM calls WHERE session = ? AND approval_id = ? ORDER BY id DESC LIMIT 1`
-	setDecision    = `UPDATE calls SET decision = ?, decided_by = ?, reason = ? WHERE id = ?`
-	setStarted     = `UPDATE calls SET started = 1 WHERE id = ?`
-	setAnswered    = `UPDATE calls SET decision = 'answered' WHERE id = ?`
-	setRan         = `UPDATE calls SET ran = 1, is_error = ?, error = ? WHERE id = ?`
-	setRefused     = `UPDATE calls SET refused = ? WHERE id = ?`
+	setDecision    = `UPDATE calls SET decision = ?, decided_by = ?, reason = ?, changed = ? WHERE id = ?`
+	setStarted     = `UPDATE calls SET started = 1, changed = ? WHERE id = ?`
+	setAnswered    = `UPDATE calls SET decision = 'answered', changed = ? WHERE id = ?`
+	setRan         = `UPDATE calls SET ran = 1, is_error = ?, error = ?, changed = ? WHERE id = ?`
+	setRefused     = `UPDATE calls SET refused = ?, changed = ? WHERE id = ?`
 	selectWhy      = `SELECT mode, rule FROM why WHERE session = ? AND call_id = ?`
 	deleteWhy      = `DELETE FROM why WHERE session = ? AND call_id = ?`
 	insertWhy      = `INSERT OR REPLACE INTO why (session, call_id, mode, rule) VALUES (?, ?, ?, ?)`
@@ -66,7 +66,7 @@ func (c *catchUp) apply(id string, line []byte) error {
 		if err != nil || !found {
 			return err
 		}
-		return c.exec(setDecision, e.Decision, e.By, e.Reason, row.id)
+		return c.exec(setDecision, e.Decision, e.By, e.Reason, c.gen, row.id)
 	case session.TypeToolResult:
 		return c.result(id, e)
 	}
@@ -84,7 +84,7 @@ func (c *catchUp) permission(id string, e session.ParkLine) error {
 		if err != nil || !found || row.decision != "approved" {
 			return err
 		}
-		return c.exec(setStarted, row.id)
+		return c.exec(setStarted, c.gen, row.id)
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func (c *catchUp) parked(id string, e session.ParkLine) error {
 		expires = p.Expires.UnixNano()
 	}
 	return c.exec(insertCall, id, p.ApprovalID, p.CallID, p.Client, p.Caller.Name, p.Caller.Verified, p.Tool, p.Server,
-		p.Digest, p.Description, args, p.Parked.UnixNano(), expires, p.Mode, p.Rule)
+		p.Digest, p.Description, args, p.Parked.UnixNano(), expires, p.Mode, p.Rule, c.gen)
 }
 
 // result: what a tool_result says of a parked call.
@@ -134,11 +134,11 @@ func (c *catchUp) result(id string, e session.ParkLine) error {
 	case err != nil || !found:
 		return err
 	case row.decision == "":
-		return c.exec(setAnswered, row.id)
+		return c.exec(setAnswered, c.gen, row.id)
 	case row.started:
-		return c.exec(setRan, e.IsError, e.Error, row.id)
+		return c.exec(setRan, e.IsError, e.Error, c.gen, row.id)
 	case row.decision == "approved" && e.Error != "":
-		return c.exec(setRefused, e.Error, row.id)
+		return c.exec(setRefused, e.Error, c.gen, row.id)
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func (x *Index) CatchUp() error {
 		return err
 	}
 	c := catchUp{tx: tx, why: map[string]whyRow{}}
+	if err := tx.QueryRow("UPDATE meta SET gen = gen + 1 RETURNING gen").Scan(&c.gen); err != nil {
+		return err
+	}
 	for id := range known {
 		if _, ok := now[id]; !ok {
 			if err := c.forget(id); err != nil {
@@ -166,6 +169,7 @@ func (s logState) same(now logState) bool {
 // lines.
 type catchUp struct {
 	tx    *sql.Tx
+	gen   int64 // this catch-up's number
 	stmts map[string]*sql.Stmt
 	why   map[string]whyRow // by session and call id: parked, not yet approval_parked
 
@@ -179,6 +183,9 @@ type whyRow struct{ mode, rule string }
 
 // forget removes a log's calls (the log is gone, or is read again).
 func (c *catchUp) forget(id string) error {
+	if _, err := c.tx.Exec("UPDATE meta SET reset = ?", c.gen); err != nil {
+		return err
+	}
 	for _, q := range []string{"DELETE FROM calls WHERE session = ?", "DELETE FROM why WHERE session = ?", "DELETE FROM logs WHERE session = ?"} {
 		if _, err := c.tx.Exec(q, id); err != nil {
 			return err

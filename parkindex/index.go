@@ -100,7 +100,7 @@ func (x *Index) checkSchema() error {
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v == schemaVersion {
 		return err // another process made it meanwhile
 	}
-	for _, t := range []string{"logs", "calls", "why"} {
+	for _, t := range []string{"logs", "calls", "why", "meta"} {
 		if _, err := tx.Exec("DROP TABLE IF EXISTS " + t); err != nil {
 			return err
 		}

@@ -312,3 +312,44 @@ func childCatchUp(t *testing.T) {
 		_ = x.Close()
 	}
 }
+
+// Live gives the waiting calls again without reading anything when no
+// log changed, takes in a decision and a new call, and drops the calls
+// of a log removed.
+func TestLiveReadsWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	g := newGateway(t, dir)
+	a, b := g.park("ci", map[string]any{"text": "a"}), g.park("ci", map[string]any{"text": "b"})
+	x := ready(t, dir, Options{})
+	l := x.Live()
+	ids := func(want bool) []string {
+		t.Helper()
+		calls, changed, err := l.Waiting()
+		if err != nil || changed != want {
+			t.Fatalf("Waiting: changed %v, %v; want changed %v", changed, err, want)
+		}
+		var out []string
+		for _, c := range calls {
+			out = append(out, c.CallID)
+		}
+		return out
+	}
+	if got := ids(true); !reflect.DeepEqual(got, []string{a, b}) {
+		t.Errorf("first read: %v", got)
+	}
+	if got := ids(false); !reflect.DeepEqual(got, []string{a, b}) || x.lastRead != 0 {
+		t.Errorf("unchanged: %v, %d bytes read", got, x.lastRead)
+	}
+	if err := g.decide(a, false, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	c := g.park("ci", map[string]any{"text": "c"})
+	if got := ids(true); !reflect.DeepEqual(got, []string{b, c}) {
+		t.Errorf("after a decision and a new call: %v, want %v", got, []string{b, c})
+	}
+	g.sess.Close()
+	_ = os.Remove(filepath.Join(dir, g.sess.ID()+".jsonl"))
+	if got := ids(true); len(got) != 0 {
+		t.Errorf("after the log was removed: %v", got)
+	}
+}

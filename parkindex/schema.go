@@ -14,6 +14,12 @@ const schemaVersion = 1
 // calls: one row a parked call, in the order logged (id). decision is ""
 // while it waits.
 //
+// meta: one row: gen counts the catch-ups that changed anything, and
+// every row of calls a catch-up adds or changes carries its gen
+// (changed); reset is the last gen that removed calls (a log gone, or
+// read again whole). A reader that keeps the waiting calls (Live) reads
+// only the rows changed since it last read.
+//
 // why: the permission event that put a call to a person, until its
 // approval_parked line comes (they are logged one after the other, but a
 // catch-up may stop between them).
@@ -33,8 +39,12 @@ CREATE TABLE IF NOT EXISTS calls (
 	mode TEXT NOT NULL, rule TEXT NOT NULL,
 	decision TEXT NOT NULL DEFAULT '', decided_by TEXT NOT NULL DEFAULT '', reason TEXT NOT NULL DEFAULT '',
 	started INTEGER NOT NULL DEFAULT 0, ran INTEGER NOT NULL DEFAULT 0,
-	is_error INTEGER NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', refused TEXT NOT NULL DEFAULT ''
+	is_error INTEGER NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', refused TEXT NOT NULL DEFAULT '',
+	changed INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS calls_changed ON calls (changed);
+CREATE TABLE IF NOT EXISTS meta (gen INTEGER NOT NULL, reset INTEGER NOT NULL);
+INSERT INTO meta (gen, reset) SELECT 0, 0 WHERE NOT EXISTS (SELECT 1 FROM meta);
 CREATE INDEX IF NOT EXISTS calls_waiting ON calls (parked, call_id) WHERE decision = '';
 CREATE INDEX IF NOT EXISTS calls_call ON calls (call_id);
 CREATE INDEX IF NOT EXISTS calls_approval ON calls (session, approval_id);
