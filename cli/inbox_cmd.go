@@ -49,7 +49,7 @@ func runInbox(ctx context.Context, s *settings, stdin io.Reader, stdout, stderr 
 			"run it yourself in a terminal (latch approvals lists the waiting calls)")
 		return exitUsage
 	}
-	g := rulesGate(s) // approvals_args.go
+	g := rulesGate(s)                                // approvals_args.go
 	src, closeSrc := inboxSource(s.stateDir, stderr) // approvals_index.go
 	defer closeSrc()
 	o := inbox.Options{

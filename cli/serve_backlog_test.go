@@ -119,10 +119,19 @@ func timeBulk(t *testing.T, r *promptRig, bin string, n int) time.Duration {
 	tm := startLatch(t, bin, ptyOptions{Rows: 30, Cols: 120, Host: r.fake.Host(),
 		Args: []string{"--config", r.cfg, "inbox"}, Env: r.env})
 	tm.waitScreen(t, mcptestutil.HangBound(time.Minute), "the waiting calls", func(s string) bool { return strings.Contains(s, "calls waiting") })
-	tm.typeKeys("a")
-	tm.waitScreen(t, time.Minute, "the marked calls", func(s string) bool {
-		return strings.Contains(unwrapped(s), fmt.Sprintf("marked %d calls like this", n))
-	})
+	// A key typed as the screen first shows may be dropped before the
+	// inbox reads its input: a (which marks the same calls however often)
+	// is typed again until it takes.
+	marked := func(s string) bool { return strings.Contains(unwrapped(s), fmt.Sprintf("marked %d calls like this", n)) }
+	for deadline := time.Now().Add(time.Minute); ; {
+		tm.typeKeys("a")
+		if _, _, ok := tm.waitScreenAt(2*time.Second, marked); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s inbox did not mark the %d calls like the first; screen:\n%s", bin, n, dumpScreen(tm.screen()))
+		}
+	}
 	tm.typeKeys("y")
 	tm.waitScreen(t, time.Minute, "the step", func(s string) bool {
 		return strings.Contains(unwrapped(s), fmt.Sprintf("enter approves all %d", n))

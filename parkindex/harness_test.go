@@ -111,4 +111,3 @@ func eventually(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	mcptestutil.WaitFor(t, time.Minute, what, ok)
 }
-

@@ -2,7 +2,7 @@ package parkindex
 
 // schemaVersion is the schema's number, kept as the database's
 // user_version: an index of another number is built again.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schema is the index's tables.
 //
