@@ -22,7 +22,8 @@ const (
 	setRefused     = `UPDATE calls SET refused = ?, changed = ? WHERE id = ?`
 	selectWhy      = `SELECT mode, rule FROM why WHERE session = ? AND call_id = ?`
 	deleteWhy      = `DELETE FROM why WHERE session = ? AND call_id = ?`
-	insertWhy      = `INSERT OR REPLACE INTO why (session, call_id, mode, rule) VALUES (?, ?, ?, ?)`
+	insertWhy      = `INSERT INTO why (session, call_id, mode, rule) VALUES (?, ?, ?, ?)
+		ON CONFLICT (session, call_id) DO UPDATE SET mode = excluded.mode, rule = excluded.rule`
 )
 
 // stmt is the prepared statement q of the catch-up's transaction.
