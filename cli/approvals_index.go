@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 
 	"latch/parkindex"
 	"latch/session"
@@ -18,6 +19,7 @@ type parkedIndex struct {
 	dir    string
 	x      *parkindex.Index // nil: read the logs
 	stderr io.Writer
+	broken bool // the index failed once: this process reads the logs
 }
 
 // openParked opens the index of the state folder for one command.
@@ -28,6 +30,9 @@ func openParked(dir string, stderr io.Writer) *parkedIndex {
 // ready catches the index up, opening it the first time; false when it
 // cannot be used (said, and the logs read instead).
 func (p *parkedIndex) ready() bool {
+	if p.broken {
+		return false
+	}
 	o := parkindex.Options{Warn: func(msg string) { say(p.stderr, msg) }, Progress: p.progress}
 	var err error
 	if p.x == nil {
@@ -39,7 +44,7 @@ func (p *parkedIndex) ready() bool {
 	if err != nil {
 		say(p.stderr, "the index of parked calls cannot be used ("+err.Error()+"): reading the session logs instead, which is slower; "+
 			"remove "+parkindex.FileName+" in "+p.dir+" if this stays")
-		p.x = nil
+		p.x, p.broken = nil, true
 		return false
 	}
 	return true
@@ -97,14 +102,15 @@ func (p *parkedIndex) close() {
 }
 
 // inboxSource is latch inbox's Source on the index (parkindex.Live): a
-// poll reads only what changed in the logs and in the index. When the
+// poll reads only what changed in the logs and in the index; and its Find,
+// what became of the decisions sent, from the index too. When the
 // index cannot be used it is the session logs (inbox.Watch), said on
 // stderr before the screen opens; if it fails later, the logs, silently
 // (the screen owns the terminal), and nothing is lost but time.
-func inboxSource(dir string, stderr io.Writer) (inbox.Source, func()) {
+func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, string) ([]session.ParkedCall, error), func()) {
 	idx := openParked(dir, stderr)
 	if !idx.ready() {
-		return inbox.Watch(dir), func() {}
+		return inbox.Watch(dir), nil, func() {}
 	}
 	live := idx.x.Live()
 	var fallback inbox.Source
@@ -135,5 +141,18 @@ func inboxSource(dir string, stderr io.Writer) (inbox.Source, func()) {
 		last, lastStopped = out, stopped
 		return out, nil
 	}
-	return src, idx.close
+	// The decisions' outcomes are read by another goroutine than the
+	// polls: an index of its own, or the session's log when it fails.
+	found := openParked(dir, io.Discard)
+	find := func(sessionID, callID string) ([]session.ParkedCall, error) {
+		if !found.ready() {
+			return session.ParkedCallsOf(dir, sessionID)
+		}
+		calls, err := found.x.Find(callID)
+		if err != nil {
+			return session.ParkedCallsOf(dir, sessionID)
+		}
+		return slices.DeleteFunc(calls, func(c session.ParkedCall) bool { return c.Session != sessionID }), nil
+	}
+	return src, find, func() { idx.close(); found.close() }
 }

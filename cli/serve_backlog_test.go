@@ -122,7 +122,9 @@ func timeBulk(t *testing.T, r *promptRig, bin string, n int) time.Duration {
 	// A key typed as the screen first shows may be dropped before the
 	// inbox reads its input: a (which marks the same calls however often)
 	// is typed again until it takes.
-	marked := func(s string) bool { return strings.Contains(unwrapped(s), fmt.Sprintf("marked %d calls like this", n)) }
+	marked := func(s string) bool {
+		return strings.Contains(unwrapped(s), fmt.Sprintf("marked %d calls like this", n))
+	}
 	for deadline := time.Now().Add(time.Minute); ; {
 		tm.typeKeys("a")
 		if _, _, ok := tm.waitScreenAt(2*time.Second, marked); ok {

@@ -23,8 +23,9 @@ const takeWait = 10 * time.Second
 // send puts the decision on each call in its gateway's inbox, waits until
 // the gateways have taken them, and reads what each logged: a call
 // decided first by someone else (another inbox, latch approve) is said to
-// be so, with who decided.
-func send(dir, by string, approve bool, reason string, calls []Call) []string {
+// be so, with who decided. find, when set, gives what was logged of a
+// call (else each session's log is read whole).
+func send(dir, by string, approve bool, reason string, calls []Call, find func(string, string) ([]session.ParkedCall, error)) []string {
 	word := "approved"
 	if !approve {
 		word = "rejected"
@@ -65,7 +66,10 @@ func send(dir, by string, approve bool, reason string, calls []Call) []string {
 	ok := 0
 	for _, c := range sent {
 		all, read := logged[c.Session]
-		if !read {
+		switch {
+		case find != nil:
+			all, _ = find(c.Session, c.CallID)
+		case !read:
 			all, _ = session.ParkedCallsOf(dir, c.Session)
 			logged[c.Session] = all
 		}
