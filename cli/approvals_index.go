@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"io"
 	"maps"
 	"slices"
@@ -32,6 +35,9 @@ func openParked(dir string, stderr io.Writer) *parkedIndex {
 func (p *parkedIndex) ready() bool {
 	if p.broken {
 		return false
+	}
+	if _, err := os.Stat(p.dir); errors.Is(err, fs.ErrNotExist) {
+		return false // no state folder yet: no call was ever parked, and none is made for an index
 	}
 	o := parkindex.Options{Warn: func(msg string) { say(p.stderr, msg) }, Progress: p.progress}
 	var err error
