@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 
 	"latch/parkindex"
@@ -113,7 +113,7 @@ func (p *parkedIndex) close() {
 // index cannot be used it is the session logs (inbox.Watch), said on
 // stderr before the screen opens; if it fails later, the logs, silently
 // (the screen owns the terminal), and nothing is lost but time.
-func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, string) ([]session.ParkedCall, error), func()) {
+func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, []string) ([]session.ParkedCall, error), func()) {
 	idx := openParked(dir, stderr)
 	if !idx.ready() {
 		return inbox.Watch(dir), nil, func() {}
@@ -150,15 +150,19 @@ func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, strin
 	// The decisions' outcomes are read by another goroutine than the
 	// polls: an index of its own, or the session's log when it fails.
 	found := openParked(dir, io.Discard)
-	find := func(sessionID, callID string) ([]session.ParkedCall, error) {
-		if !found.ready() {
+	find := func(sessionID string, callIDs []string) ([]session.ParkedCall, error) {
+		if !found.ready() { // one catch-up, then a look-up of each call
 			return session.ParkedCallsOf(dir, sessionID)
 		}
-		calls, err := found.x.Find(callID)
-		if err != nil {
-			return session.ParkedCallsOf(dir, sessionID)
+		var out []session.ParkedCall
+		for _, id := range callIDs {
+			calls, err := found.x.Find(id)
+			if err != nil {
+				return session.ParkedCallsOf(dir, sessionID)
+			}
+			out = append(out, slices.DeleteFunc(calls, func(c session.ParkedCall) bool { return c.Session != sessionID })...)
 		}
-		return slices.DeleteFunc(calls, func(c session.ParkedCall) bool { return c.Session != sessionID }), nil
+		return out, nil
 	}
 	return src, find, func() { idx.close(); found.close() }
 }
