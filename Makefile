@@ -107,8 +107,9 @@ $(GOLANGCI_LINT):
 ## bench: Go benchmarks (each with a run count that keeps it quick), then the
 ## built binary on a real streaming workload and with 10,000 parked gateway calls,
 ## and a gateway client's latency beside another's slow decisions.
-## BENCH_BASE=<git rev> builds that revision too (into bin/latch-base) and
-## measures the gateway's three figures against it in the same run;
+## Each figure of the built binary is measured against the build before
+## the change in the same run: BENCH_BASE=<git rev> (by default where this
+## branch left main, or HEAD~1 on main; none: this build alone);
 ## LATCH_BENCH_MCP_PROXY=<binary> adds TBXark/mcp-proxy to the --listen one.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
@@ -126,10 +127,9 @@ bench:
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
 	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/
 	$(GO) test -run '^$$' -bench 'MatchSegsOldNew' -benchtime 5x ./permissions/
-	LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v ./cli/
+	BENCH_BASE=$(BENCH_BASE) LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v ./cli/
 	$(GO) test -run '^$$' -bench 'GatewayStdio' -benchtime 2000x ./gateway/
-	$(if $(BENCH_BASE),rm -rf bin/base-src && mkdir -p bin/base-src && git archive $(BENCH_BASE) | tar -x -C bin/base-src && cd bin/base-src && $(GO) build -tags latchtest -o ../latch-base .)
-	LATCH_SERVE_BENCH=1 $(if $(BENCH_BASE),LATCH_BENCH_BASE_BIN=$(CURDIR)/bin/latch-base) $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients|TestServeParkedAtScale' -v ./cli/
+	BENCH_BASE=$(BENCH_BASE) LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients|TestServeParkedAtScale' -v ./cli/
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:

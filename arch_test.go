@@ -25,7 +25,7 @@ var importRules = []importRule{
 	// cli: the commands, the top of the tree; it may import every package
 	// of ours (mcp/oauth through mcp); no other list names it, so none
 	// imports it.
-	{"cli", []string{"latch/config", "latch/gateway", "latch/mcp", "latch/permissions", "latch/session",
+	{"cli", []string{"latch/config", "latch/gateway", "latch/mcp", "latch/parkindex", "latch/permissions", "latch/session",
 		"latch/themes", "latch/ui", "latch/ui/inbox", "latch/ui/inbox/sshinbox", "latch/ui/notice", "latch/ui/sanitize", "latch/words"}, nil},
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
@@ -38,6 +38,10 @@ var importRules = []importRule{
 	{"session/history", []string{"latch/session/eventlog"}, []string{"github.com/"}},
 	{"session/compaction", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	{"session/exactjson", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
+	// parkindex: the index of parked calls, a cache of the session logs
+	// in SQLite; nothing of the user interface.
+	{"parkindex", []string{"latch/session", "latch/session/exactjson"},
+		[]string{"github.com/charmbracelet", "github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	{"gateway", []string{"latch/session", "latch/procgroup", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	{"config", []string{"latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -94,7 +93,7 @@ func (g *chatGateway) start(ctx context.Context, s *settings, sess *session.Sess
 				go send(ui.ServingChanged{})
 			}})
 		go gw.Follow(ctx, sub)
-		go sess.WatchInbox(ctx, 250*time.Millisecond, nil)
+		go sess.WatchInbox(ctx, session.InboxEvery, nil)
 		_ = gw.Serve(ctx, g.ln, g.opts)
 	}()
 }

@@ -49,9 +49,11 @@ func runInbox(ctx context.Context, s *settings, stdin io.Reader, stdout, stderr 
 			"run it yourself in a terminal (latch approvals lists the waiting calls)")
 		return exitUsage
 	}
-	g := rulesGate(s) // approvals_args.go
+	g := rulesGate(s)                                      // approvals_args.go
+	src, find, closeSrc := inboxSource(s.stateDir, stderr) // approvals_index.go
+	defer closeSrc()
 	o := inbox.Options{
-		Dir: s.stateDir, By: decider(), Notice: notice.Detect(s.getenv),
+		Dir: s.stateDir, Source: src, Find: find, By: decider(), Notice: notice.Detect(s.getenv),
 		Args: func(p session.ParkedCall, full bool) ([]string, int) {
 			return ui.ArgLines(p.Arguments, argsView(g, p, full))
 		},

@@ -3,8 +3,8 @@ package cli
 // The gateway's overhead per allowed call over stdio: the official SDK
 // client calling server-memory's read_graph through latch serve --stdio,
 // against calling server-memory directly. A measurement, not a pass/fail
-// threshold; run it with (LATCH_BENCH_BASE_BIN: the binary before a
-// change, measured in the same run; see serve_compare_bench_test.go):
+// threshold; run it with (the build before the
+// change is measured in the same run: benchbase_test.go):
 //
 //	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeOverhead -v .
 

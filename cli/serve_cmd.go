@@ -163,7 +163,7 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	ctx, stop := context.WithCancel(quit)
 	defer stop()
 	go g.Follow(ctx, sub)
-	go sess.WatchInbox(ctx, 250*time.Millisecond, g.LogDecision)
+	go sess.WatchInbox(ctx, session.InboxEvery, g.LogDecision)
 	sshDone := make(chan struct{})
 	if sshIn != nil {
 		go func() { defer close(sshDone); sshIn.serve(ctx, a.json, stderr) }()

@@ -3,12 +3,12 @@ package cli
 // The gateway against the binary before a change and against another
 // proxy, on the same upstream (server-memory's read_graph), in one run:
 //
-//	LATCH_SERVE_BENCH=1 LATCH_BENCH_BASE_BIN=/path/to/old/latch \
-//	LATCH_BENCH_MCP_PROXY=/path/to/mcp-proxy go test -count=1 \
+//	LATCH_SERVE_BENCH=1 LATCH_BENCH_MCP_PROXY=/path/to/mcp-proxy go test -count=1 \
 //	  -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients' -v ./cli/
 //
-// `make bench BENCH_BASE=<git rev>` builds the old binary. Without one of
-// the two variables, that comparison is skipped and said so in the output.
+// The binary before the change is built from git (benchbase_test.go:
+// BENCH_BASE, LATCH_BENCH_BASE_BIN). Without mcp-proxy, that comparison
+// is skipped and said so in the output.
 // Measurements, not pass/fail thresholds.
 
 import (
@@ -32,15 +32,12 @@ import (
 	"latch/mcp/mcptestutil"
 )
 
-// benchBase is the binary before the change ($LATCH_BENCH_BASE_BIN), or
-// "" (said in the test's output).
+// benchBase is the binary before the change (baseBinary), or "" (said in
+// the test's output).
 func benchBase(t *testing.T) string {
 	t.Helper()
-	b := os.Getenv("LATCH_BENCH_BASE_BIN")
-	if b == "" {
-		t.Log("NOT COMPARED with the binary before the change: set LATCH_BENCH_BASE_BIN (make bench BENCH_BASE=<git rev> builds it)")
-	}
-	return b
+	bin, _ := baseBinary(t)
+	return bin
 }
 
 // TestServeConcurrentStdio: 32 callers at once on one stdio connection

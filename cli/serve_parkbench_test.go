@@ -1,11 +1,14 @@
 package cli
 
 // Many parked calls: latch serve --stdio in approve mode, in front of the
-// stdio fake, takes 10,000 calls that all park; then the gateway's memory
-// (VmRSS, and the peak VmHWM), its session log's size, the wall time of
-// latch approvals listing them (3 runs), and the time a restarted gateway
-// takes to take them up. A measurement, not a pass/fail threshold on time
-// (the memory bound of 100 MB is the issue's, and checked); run it with:
+// stdio fake, takes 10,000 calls that all park (two groups of 1,000
+// identical ones first); then the gateway's memory (VmRSS, and the peak
+// VmHWM), its session log's size, the backlog figures of this build
+// against the previous one (serve_backlog_test.go: latch approvals, one
+// latch approve, the inbox's bulk decision of 1,000 identical calls, each
+// of which must run exactly once), and the time a restarted gateway takes
+// to take them up. A measurement, not a pass/fail threshold on time (the
+// memory bound of 100 MB is the issue's, and checked); run it with:
 //
 //	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeParkedAtScale -v .
 //
@@ -42,13 +45,17 @@ func TestServeParkedAtScale(t *testing.T) {
 	}
 	r := newPromptRig(t, map[string]any{
 		"permissions": map[string]any{"mode": "approve"},
-		"serve":       map[string]any{"await_poll": "100ms"},
-		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+		"serve": map[string]any{"await_poll": "100ms", "park_max_calls_per_client": 20000, "park_max_calls": 20000,
+			"park_max_bytes_per_client": 1 << 30, "park_max_bytes": 1 << 30},
+		"mcpServers": map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
 	}, false)
 
 	gw := startServeStdio(t, r, "--quiet")
 	start := time.Now()
-	ids := gw.parkMany(t, n)
+	const bulk = 1000
+	bulkBase := gw.parkMany(t, bulk, func(int) string { return "bulk for the previous build" })
+	bulkNew := gw.parkMany(t, bulk, func(int) string { return "bulk for this build" })
+	ids := append(append(bulkBase, bulkNew...), gw.parkMany(t, n-2*bulk, func(i int) string { return fmt.Sprintf("parked call %d", i) })...)
 	t.Logf("%d calls parked in %v (%.0f calls/s)", n, time.Since(start).Round(time.Millisecond),
 		float64(n)/time.Since(start).Seconds())
 	rss, hwm := procMemory(t, gw.cmd.Process.Pid)
@@ -63,27 +70,16 @@ func TestServeParkedAtScale(t *testing.T) {
 				float64(fi.Size())/(1<<20), fi.Size()/int64(n))
 		}
 	}
-	for i := range 3 {
-		cmd := exec.Command(r.bin, "--config", r.cfg, "approvals")
-		cmd.Env, cmd.Dir = r.env, r.cwd
-		start := time.Now()
-		out, err := cmd.Output()
-		took := time.Since(start)
-		if err != nil || !strings.Contains(string(out), ids[0]) || !strings.Contains(string(out), ids[n-1]) {
-			t.Fatalf("latch approvals does not list the parked calls: %v", err)
-		}
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		t.Logf("latch approvals with %d waiting calls, run %d: %v wall, %v CPU (%d lines)", n, i+1,
-			took.Round(time.Millisecond), cpu.Round(time.Millisecond), strings.Count(string(out), "\n"))
-	}
+	backlogFigures(t, r, n, ids[2*bulk:], bulkBase, bulkNew)
 	gw.stop(t)
 
 	start = time.Now()
 	gw = startServeStdio(t, r)
 	took := gw.waitLine(t, "parked calls wait for a decision")
 	t.Logf("restart: %q %v after the start", took, time.Since(start).Round(time.Millisecond))
-	if !strings.Contains(took, fmt.Sprintf(" %d parked calls", n)) {
-		t.Errorf("the restarted gateway says %q, want %d calls waiting", took, n)
+	// backlogFigures decided 6 calls one by one and 2 bulks.
+	if left := n - 2*bulk - 6; !strings.Contains(took, fmt.Sprintf(" %d parked calls", left)) {
+		t.Errorf("the restarted gateway says %q, want %d calls waiting", took, left)
 	}
 	rss, hwm = procMemory(t, gw.cmd.Process.Pid)
 	t.Logf("restarted gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB", n, rss, hwm)
@@ -91,6 +87,56 @@ func TestServeParkedAtScale(t *testing.T) {
 		t.Errorf("a call parked before the restart, polled after it: %s", got)
 	}
 	gw.stop(t)
+}
+
+// backlogFigures measures, with n calls waiting, latch approvals (3 runs
+// each, after a first run of this build that builds its index of parked
+// calls), one latch approve (3 each, of the calls in single) and the
+// inbox's bulk approval of the 1,000 identical calls (once each, of
+// bulkBase and bulkNew), by the previous build and this one, alternately.
+func backlogFigures(t *testing.T, r *promptRig, n int, single, bulkBase, bulkNew []string) {
+	t.Helper()
+	base, rev := baseBinary(t)
+	builds := []struct{ name, bin string }{{"previous (" + rev + ")", base}, {"this build", r.bin}}
+	if base == "" {
+		builds = builds[1:]
+	}
+	wall, cpu := timeApprovals(t, r, r.bin, single[0], single[len(single)-1])
+	t.Logf("latch approvals, this build's first run with %d waiting (it builds the index): %v wall, %v CPU", n,
+		wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
+	for i := range 3 {
+		for _, b := range builds {
+			wall, cpu := timeApprovals(t, r, b.bin, single[0], single[len(single)-1])
+			t.Logf("latch approvals with %d waiting, %s, run %d: %v wall, %v CPU", n, b.name, i+1,
+				wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
+		}
+	}
+	next := len(single) - 1
+	for i := range 3 {
+		for _, b := range builds {
+			id := single[next]
+			next--
+			ask, apply := timeApprove(t, r, b.bin, id)
+			t.Logf("latch approve with %d waiting, %s, run %d: %v (%v to its question, %v from Enter to its exit)", n, b.name, i+1,
+				(ask + apply).Round(time.Millisecond), ask.Round(time.Millisecond), apply.Round(time.Millisecond))
+			ranOnce(t, r.state, []string{id})
+		}
+	}
+	for i, b := range builds {
+		ids := [][]string{bulkBase, bulkNew}[i]
+		took := timeBulk(t, r, b.bin, len(ids))
+		t.Logf("latch inbox, bulk approval of %d identical calls with %d waiting, %s: %v", len(ids), n, b.name, took.Round(time.Millisecond))
+		mcptestutil.WaitFor(t, time.Minute, "the approved calls run", func() bool {
+			results := loggedResults(t, r.state)
+			for _, id := range ids {
+				if results[id] == 0 {
+					return false
+				}
+			}
+			return true
+		})
+		ranOnce(t, r.state, ids)
+	}
 }
 
 // stdioGateway is latch serve --stdio with an mcp-go client on its pipes.
@@ -153,9 +199,10 @@ func startServeStdio(t *testing.T, r *promptRig, extra ...string) *stdioGateway 
 	return g
 }
 
-// parkMany makes n calls of fake__echo, 8 at a time, each of which must
-// park, and returns their invocation ids in order.
-func (g *stdioGateway) parkMany(t *testing.T, n int) []string {
+// parkMany makes n calls of fake__echo with the messages msg(i), 8 at a
+// time, each of which must park, and returns their invocation ids in
+// order.
+func (g *stdioGateway) parkMany(t *testing.T, n int, msg func(int) string) []string {
 	t.Helper()
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -169,7 +216,7 @@ func (g *stdioGateway) parkMany(t *testing.T, n int) []string {
 			for i := range next {
 				req := mcpgo.CallToolRequest{}
 				req.Params.Name = "fake__echo"
-				req.Params.Arguments = map[string]any{"message": fmt.Sprintf("parked call %d", i)}
+				req.Params.Arguments = map[string]any{"message": msg(i)}
 				res, err := g.client.CallTool(context.Background(), req)
 				id := ""
 				if err == nil {

@@ -9,8 +9,9 @@ package cli
 //	LATCH_WORKLOAD=1 go test -count=1 -run TestStreamWorkload -v .
 //
 // It measures two binaries in the same run, interleaved: this tree's and a
-// base, built from the commit LATCH_WORKLOAD_BASE names (main by default;
-// "none" measures this tree's alone), and reports each figure for both and
+// base, the build before the change (benchbase_test.go: BENCH_BASE, by
+// default where this branch left main; "none" measures this tree's
+// alone), and reports each figure for both and
 // their ratio. LATCH_WORKLOAD_BIN=path measures that binary instead of this
 // tree's.
 
@@ -20,7 +21,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -102,41 +102,6 @@ func TestStreamWorkload(t *testing.T) {
 	}
 	t.Log("\n" + report)
 	fmt.Print(report)
-}
-
-// baseBinary builds latch at the commit LATCH_WORKLOAD_BASE names (main
-// by default) into a temp dir, to measure beside this tree's; "" when it is
-// "none" or cannot be built (said in the log).
-func baseBinary(t *testing.T) (bin, name string) {
-	t.Helper()
-	name = os.Getenv("LATCH_WORKLOAD_BASE")
-	if name == "" {
-		name = "main"
-	}
-	if name == "none" {
-		return "", ""
-	}
-	root := mcptestutil.ModuleRoot(t)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	if err := os.Mkdir(src, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	archive := exec.Command("sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", root, name, src)
-	if out, err := archive.CombinedOutput(); err != nil {
-		t.Logf("no base binary: git archive %s: %v\n%s", name, err, out)
-		return "", ""
-	}
-	bin = filepath.Join(dir, "latch-base")
-	build := exec.Command("go", "build", "-tags", "latchtest", "-o", bin, ".")
-	build.Dir = src
-	start := time.Now()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Logf("no base binary: go build at %s: %v\n%s", name, err, out)
-		return "", ""
-	}
-	t.Logf("built the base (%s) in %v", name, time.Since(start).Round(time.Millisecond))
-	return bin, name
 }
 
 // cupRow matches a cursor move to a row (CUP), the way latch's screen

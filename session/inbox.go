@@ -87,6 +87,11 @@ func DecisionQueued(logDir, sessionID, invocationID string) bool {
 	return err == nil
 }
 
+// InboxEvery is how often a gateway looks in its inbox (WatchInbox): a
+// read of a folder that is mostly empty, so that latch approve's decision
+// applies within a twentieth of a second.
+const InboxEvery = 50 * time.Millisecond
+
 // WatchInbox applies the decisions sent to this session (SendDecision)
 // until ctx ends, looking every interval: each through GatewayDecide,
 // then removed. report hears of each, with GatewayDecide's error when it

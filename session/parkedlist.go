@@ -78,8 +78,9 @@ func (p ParkedCall) Outcome() string {
 	return s
 }
 
-// parkedLine is the part of a logged event ParkedCalls reads.
-type parkedLine struct {
+// ParkLine is the part of a logged event that bears on a parked call,
+// as ParkedCalls reads it (and the index of parked calls, parkindex).
+type ParkLine struct {
 	Type       string         `json:"type"`
 	Time       time.Time      `json:"time"`
 	ApprovalID string         `json:"approval_id"`
@@ -102,6 +103,26 @@ type parkedLine struct {
 	Rule       string `json:"rule"`
 	ClientName string `json:"client_name"`
 	ClientVer  bool   `json:"client_verified"`
+}
+
+// ReadParkLine reads one line of a session log that bears on a parked
+// call: a parking or its decision, a result, a permission event. ok is
+// false for any other line, and for one that does not decode whole.
+func ReadParkLine(line []byte) (e ParkLine, ok bool) {
+	if !parkedWants(line, true) || exactjson.UnmarshalExact(line, &e) != nil {
+		return ParkLine{}, false
+	}
+	return e, true
+}
+
+// Parking is the call a line of type approval_parked parks, put to a
+// person by why (its permission event, "parked"; zero if not logged).
+func (e ParkLine) Parking(sessionID string, why ParkLine) ParkedCall {
+	exp, _ := time.Parse(time.RFC3339Nano, e.Expires)
+	return ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
+		Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
+		Server: e.Server, Digest: e.Digest, Description: e.Descr, Mode: why.Mode, Rule: why.Rule,
+		Caller: permissions.CallClient{Name: e.ClientName, Verified: e.ClientVer}}
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
@@ -148,21 +169,17 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	defer func() { _ = f.Close() }() // read only
 	var calls []ParkedCall
 	byApproval, byCall := map[string]int{}, map[string]int{}
-	why := map[string]parkedLine{} // the permission event that parked a call, by call id
+	why := map[string]ParkLine{} // the permission event that parked a call, by call id
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadBytes('\n')
 		if parkedWants(line, results) {
-			var e parkedLine
+			var e ParkLine
 			if exactjson.UnmarshalExact(line, &e) == nil {
 				switch e.Type {
 				case TypeApprovalParked:
-					exp, _ := time.Parse(time.RFC3339Nano, e.Expires)
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
-					calls = append(calls, ParkedCall{Session: sessionID, ApprovalID: e.ApprovalID, CallID: e.CallID,
-						Client: e.Client, Tool: e.Tool, Arguments: e.Arguments, Parked: e.Time, Expires: exp,
-						Server: e.Server, Digest: e.Digest, Description: e.Descr, Mode: why[e.CallID].Mode, Rule: why[e.CallID].Rule,
-						Caller: permissions.CallClient{Name: e.ClientName, Verified: e.ClientVer}})
+					calls = append(calls, e.Parking(sessionID, why[e.CallID]))
 					delete(why, e.CallID)
 				case TypeApprovalResolved:
 					if i, ok := byApproval[e.ApprovalID]; ok {

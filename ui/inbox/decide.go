@@ -17,14 +17,15 @@ type decidedMsg struct {
 }
 
 // takeWait is how long a gateway has to take a decision (it looks every
-// quarter of a second).
+// session.InboxEvery).
 const takeWait = 10 * time.Second
 
 // send puts the decision on each call in its gateway's inbox, waits until
 // the gateways have taken them, and reads what each logged: a call
 // decided first by someone else (another inbox, latch approve) is said to
-// be so, with who decided.
-func send(dir, by string, approve bool, reason string, calls []Call) []string {
+// be so, with who decided. find, when set, gives what was logged of a
+// call (else each session's log is read whole).
+func send(dir, by string, approve bool, reason string, calls []Call, find func(string, []string) ([]session.ParkedCall, error)) []string {
 	word := "approved"
 	if !approve {
 		word = "rejected"
@@ -61,14 +62,10 @@ func send(dir, by string, approve bool, reason string, calls []Call) []string {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	logged := map[string][]session.ParkedCall{}
+	logged := loggedOf(dir, sent, find)
 	ok := 0
 	for _, c := range sent {
-		all, read := logged[c.Session]
-		if !read {
-			all, _ = session.ParkedCallsOf(dir, c.Session)
-			logged[c.Session] = all
-		}
+		all := logged[c.Session]
 		why := applied(dir, c, all, by, word)
 		if why == "" {
 			ok++
@@ -78,6 +75,24 @@ func send(dir, by string, approve bool, reason string, calls []Call) []string {
 	}
 	head := fmt.Sprintf("%s %d of %d %s, by %s", word, ok, len(calls), plural(len(calls), "call", "calls"), sanitize.Line(by))
 	return append([]string{head}, lines...)
+}
+
+// loggedOf reads, once for each session, what its log says of the calls
+// sent: through find when set, else the session's log whole.
+func loggedOf(dir string, sent []Call, find func(string, []string) ([]session.ParkedCall, error)) map[string][]session.ParkedCall {
+	ids := map[string][]string{}
+	for _, c := range sent {
+		ids[c.Session] = append(ids[c.Session], c.CallID)
+	}
+	logged := map[string][]session.ParkedCall{}
+	for sess, of := range ids {
+		if find != nil {
+			logged[sess], _ = find(sess, of)
+		} else {
+			logged[sess], _ = session.ParkedCallsOf(dir, sess)
+		}
+	}
+	return logged
 }
 
 // applied says why the decision sent on c was not applied as sent, or ""

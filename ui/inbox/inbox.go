@@ -33,6 +33,10 @@ type Options struct {
 	By string
 	// Source gives the waiting calls; Watch(Dir) when nil.
 	Source Source
+	// Find gives the calls of a session logged with the invocation ids,
+	// up to date, to say what became of the decisions sent; when nil, each
+	// session's log is read whole (session.ParkedCallsOf).
+	Find func(sessionID string, callIDs []string) ([]session.ParkedCall, error)
 	// Args lays out a call's arguments one key a line, sanitized, long
 	// values elided in their middle with the count left out unless full;
 	// it also counts what it elided. Line lays them out on one line.

@@ -24,8 +24,9 @@ type Call struct {
 func (c Call) Chat() bool { return c.Client == "" }
 
 // Source gives the calls waiting now, oldest first. It is the inbox's
-// only way to the state folder: Watch reads the session logs; an index
-// could stand in for it.
+// only way to the state folder: Watch reads the session logs; latch
+// inbox gives it one on the index of parked calls (parkindex.Live), and
+// Watch when the index cannot be used.
 type Source func() ([]Call, error)
 
 // Watch is the Source of the state folder dir: each call reads again

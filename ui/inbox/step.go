@@ -121,9 +121,9 @@ func (m *Model) decide() tea.Cmd {
 	for _, c := range s.calls {
 		delete(m.marked, key(c))
 	}
-	dir, by, reason := m.o.Dir, m.o.By, sanitize.Line(string(s.reason))
+	dir, by, reason, find := m.o.Dir, m.o.By, sanitize.Line(string(s.reason)), m.o.Find
 	calls, approve := s.calls, s.approve
 	return func() tea.Msg {
-		return decidedMsg{n: len(calls), lines: send(dir, by, approve, reason, calls)}
+		return decidedMsg{n: len(calls), lines: send(dir, by, approve, reason, calls, find)}
 	}
 }
