@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -66,10 +67,11 @@ func (k *dpopKey) proof(method, target, accessToken string) (string, error) {
 		return "", err
 	}
 	enc := base64.RawURLEncoding
-	pub := k.key.PublicKey
-	xb, yb := make([]byte, 32), make([]byte, 32)
-	pub.X.FillBytes(xb)
-	pub.Y.FillBytes(yb)
+	point, err := k.key.PublicKey.Bytes() // 0x04, then x and y of 32 bytes each
+	if err != nil || len(point) != 65 {
+		return "", fmt.Errorf("the DPoP key's public point: %v", err)
+	}
+	xb, yb := point[1:33], point[33:]
 	head, _ := json.Marshal(map[string]any{"typ": "dpop+jwt", "alg": "ES256",
 		"jwk": map[string]string{"kty": "EC", "crv": "P-256", "x": enc.EncodeToString(xb), "y": enc.EncodeToString(yb)}})
 	claims := map[string]any{"jti": jti, "htm": method, "htu": u.String(), "iat": time.Now().Unix()}

@@ -57,10 +57,13 @@ func (s *Server) checkDPoP(r *http.Request, want string) (dpopProof, error) {
 	}
 	x, errx := enc.DecodeString(head.JWK.X)
 	y, erry := enc.DecodeString(head.JWK.Y)
-	if errx != nil || erry != nil || len(sig) != 64 {
+	if errx != nil || erry != nil || len(x) != 32 || len(y) != 32 || len(sig) != 64 {
 		return dpopProof{}, errors.New("bad key or signature")
 	}
-	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+	if err != nil {
+		return dpopProof{}, errors.New("the key is not a point of P-256")
+	}
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if !ecdsa.Verify(pub, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		return dpopProof{}, errors.New("the signature does not verify")
