@@ -177,7 +177,7 @@ func startWithServer(t *testing.T, bin, mem, host, server string, args ...string
 func (r *serverRun) quitAndCheck(t *testing.T, quit func(), code int) {
 	t.Helper()
 	var st *os.ProcessState
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(mcptestutil.HangBound(30 * time.Second))
 	for st == nil && time.Now().Before(deadline) {
 		quit()
 		st = r.tm.waitExit(20 * time.Millisecond)

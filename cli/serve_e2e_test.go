@@ -396,8 +396,8 @@ func TestServeSigtermStopsUpstreamServers(t *testing.T) {
 	}
 	select {
 	case <-srv.exited:
-	case <-time.After(30 * time.Second):
-		t.Fatal("latch serve did not exit within 30 s of SIGTERM")
+	case <-time.After(mcptestutil.HangBound(30 * time.Second)):
+		t.Fatalf("latch serve did not exit within %s of SIGTERM", mcptestutil.HangBound(30*time.Second))
 	}
 	if code := srv.cmd.ProcessState.ExitCode(); code != exitOK {
 		t.Errorf("exit status %d after SIGTERM, want %d", code, exitOK)
