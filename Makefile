@@ -29,9 +29,10 @@ test-fast:
 
 ## test-e2e: the end-to-end and long tests: the built latch in a pty, two
 ## processes on one session, the npm servers and SDK clients, the floods
-## and property tests (make npm first)
+## and property tests (make npm first). Only the packages that have such
+## tests are built and run, the one with the most (cli, the longest) first
 test-e2e: npm
-	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" ./...
+	e2e=$$($(TIERS)) && pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" $$pkgs
 
 ## test-tiers: which tests are in which tier
 test-tiers:
