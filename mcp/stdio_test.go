@@ -389,6 +389,9 @@ func TestStdioStderrFlood(t *testing.T) {
 }
 
 func TestStdioHugeResultIsTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (a result of 12 MiB over stdio): make test-e2e runs it")
+	}
 	m, _ := startFake(t, Options{}, fakeServer(t, "big"))
 	waitReady(t, m, "big", 10*time.Second)
 	const size = 12 << 20
