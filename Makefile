@@ -6,16 +6,23 @@ LDFLAGS := -X latch/cli.version=$(VERSION)
 .PHONY: test test-fast test-e2e test-tiers build install run fmt lint vet bench npm clean conformance
 
 ## test: install the pinned npm test servers, vet, and run every test with
-## the race detector: the fast tier, then the end-to-end one
-test: npm vet test-fast test-e2e
+## the race detector: both tiers (test-fast's and test-e2e's tests, each
+## once) in one go test, the packages with end-to-end tests first, so that
+## the longest (cli) starts as soon as it is built and the other packages
+## run beside it, not in a tier before it (every test binary is also
+## linked once, not once per tier)
+test: npm vet
+	pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) $$pkgs ./... ./testdata/tiers
 
 ## The two tiers are one split: testdata/tiers prints a pattern of the
 ## end-to-end and long tests' names (those that run the built latch, a
 ## pty, an npm server or a node script, or ask testing.Short: see its
 ## doc), which test-e2e runs (-run) and
 ## test-fast leaves out (-skip), so each test runs in exactly one; it fails
-## when a name would be in both. The timeouts are a hang's bound, sized
-## for -race on two busy cores; a test waits on events, never on them.
+## when a name would be in both (make test too: -pkgs checks it). The
+## timeouts are a hang's bound (per package: go test's -timeout bounds each
+## test binary), sized for -race on two busy cores; a test waits on events,
+## never on them.
 TIERS = $(GO) run ./testdata/tiers
 TESTFLAGS ?= -race
 FAST_TIMEOUT ?= 15m
