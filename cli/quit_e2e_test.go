@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,6 +100,14 @@ func TestE2ESignalLeavesNoServerProcess(t *testing.T) {
 	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
 	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	fake := newFake(t)
+	if signal.Ignored(syscall.SIGHUP) {
+		// Run under nohup (or a job that ignores it), the tests would
+		// pass their ignoring on to latch, which then rightly stays
+		// ignoring SIGHUP (quitSignals): caught here instead, as a
+		// caught signal is not passed on, latch starts with it as a
+		// terminal's child does.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
 	for _, c := range []struct {
 		name   string
 		sig    syscall.Signal // sent to latch; 0: Ctrl+C typed
