@@ -402,3 +402,39 @@ func TestKeysGivenBackOnPanic(t *testing.T) {
 		t.Errorf("keys given back at %d, the alternate screen is %d–%d: %q", i, on, off, s)
 	}
 }
+
+// TestLateTerminalAnswerIsNoKey: the terminal's answer to latch's
+// background query (OSC 11) that comes after latch stopped waiting for it
+// (a slow link, a busy machine: it was typed into the input as
+// "]11;rgb:0000/0000/0000\") is dropped, with BEL or ST at its end, cut
+// anywhere between reads past its Esc ] (a read ending in Esc or Esc ] is
+// the Esc key or Alt+], passed on at once); Alt+] and what looks only
+// partly like an answer stay keys, and a paste keeps whatever it holds.
+func TestLateTerminalAnswerIsNoKey(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\x1b]11;rgb:0000/0000/0000\x1b\\/connect bg", "/connect bg"},
+		{"a\x1b]11;rgb:ffff/ffff/ffff\x07b", "ab"},
+		{"\x1b]10;rgb:1e/1e/2e\x07\x1b]11;rgb:0/0/0\x07x", "x"},
+		{"\x1b]", "\x1b]"},
+		{"\x1b]x", "\x1b]x"},
+		{"\x1b]1x", "\x1b]1x"},
+		{"\x1b]11;ab\x01c\x07", "\x1b]11;ab\x01c\x07"},
+		{"\x1b]11;" + strings.Repeat("x", 200) + "\x07", "\x1b]11;" + strings.Repeat("x", 200) + "\x07"},
+		{"\x1b[200~\x1b]11;rgb:0/0/0\x07\x1b[201~", "\x1b[200~\x1b]11;rgb:0/0/0\x07\x1b[201~"},
+	} {
+		if got := decodeReads(c.in); got != c.want {
+			t.Errorf("%q decodes to %q, want %q", c.in, got, c.want)
+		}
+		for i := 1; i < len(c.in); i++ {
+			if strings.HasSuffix(c.in[:i], "\x1b") || strings.HasSuffix(c.in[:i], "\x1b]") {
+				continue
+			}
+			if got := decodeReads(c.in[:i], c.in[i:]); got != c.want {
+				t.Errorf("%q cut at %d decodes to %q, want %q", c.in, i, got, c.want)
+			}
+		}
+	}
+	if got := keysOf(teaInput(t, "\x1b]11;rgb:0000/0000/0000\x1b\\", "x")); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("Bubble Tea got %q, want only x", got)
+	}
+}
