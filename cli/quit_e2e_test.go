@@ -201,7 +201,7 @@ func (r *serverRun) quitAndCheck(t *testing.T, quit func(), code int) {
 	}
 	// A process killed at the very end may take a moment to be gone.
 	var left []groupProc
-	mcptestutil.Eventually(3*time.Second, func() bool {
+	mcptestutil.Eventually(mcptestutil.HangBound(3*time.Second), func() bool {
 		left = leftovers(r.mark, readPids(r.pidfile))
 		return len(left) == 0
 	})

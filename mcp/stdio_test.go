@@ -379,7 +379,7 @@ func TestStdioStderrFlood(t *testing.T) {
 		t.Fatalf("echo: %q", res.Text)
 	}
 	// The whole flood was drained: "ready" comes after it.
-	if !mcptestutil.Eventually(5*time.Second, func() bool { return logsContain(t, m, "noisy", "fakemcp: ready") }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool { return logsContain(t, m, "noisy", "fakemcp: ready") }) {
 		t.Fatal("the log never reached the end of the flood")
 	}
 	logs, _ := m.Logs("noisy")
@@ -444,7 +444,7 @@ func TestStdioTimeout(t *testing.T) {
 		t.Fatalf("the timeout came after %s, before 300ms", d)
 	}
 	// The server was told, and is still connected and usable.
-	if !mcptestutil.Eventually(2*time.Second, func() bool { return logsContain(t, m, "slowpoke", "stderr: cancelled") }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(2*time.Second), func() bool { return logsContain(t, m, "slowpoke", "stderr: cancelled") }) {
 		t.Error("the server was not told the call was cancelled")
 	}
 	if st, _ := m.Status("slowpoke"); st.State != StateConnected {
@@ -478,7 +478,7 @@ func testStdioCancel(t *testing.T, how string) {
 		done <- answer{res, err}
 	}()
 	// Cancel once the call is running on the server: progress says so.
-	running := mcptestutil.Eventually(5*time.Second, func() bool {
+	running := mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool {
 		for _, e := range eventList(ev) {
 			if p, ok := e.(Progress); ok && p.CallID == "call-cancel" {
 				return true
@@ -505,7 +505,7 @@ func testStdioCancel(t *testing.T, how string) {
 	if !errors.Is(a.err, ErrCancelled) || !strings.Contains(a.err.Error(), "cancelled") {
 		t.Fatalf("error %v (result %+v)", a.err, a.res)
 	}
-	if !mcptestutil.Eventually(time.Second, func() bool { return logsContain(t, m, "slowpoke", "cancelled") }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(time.Second), func() bool { return logsContain(t, m, "slowpoke", "cancelled") }) {
 		logs, _ := m.Logs("slowpoke")
 		t.Fatalf("the server never logged the cancellation: %q", logs)
 	}
@@ -534,7 +534,7 @@ func TestStdioProgress(t *testing.T) {
 		}
 		return out
 	}
-	if !mcptestutil.Eventually(time.Second, func() bool { return len(progress()) >= 3 }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(time.Second), func() bool { return len(progress()) >= 3 }) {
 		t.Fatalf("%d progress events, want ≥ 3", len(progress()))
 	}
 	ps := progress()
@@ -574,7 +574,7 @@ func TestStdioListChanged(t *testing.T) {
 		t.Fatal("every connect took too long")
 	}
 	var changed ToolsChanged
-	ok := mcptestutil.Eventually(5*time.Second, func() bool {
+	ok := mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool {
 		for _, e := range eventList(ev) {
 			if tc, is := e.(ToolsChanged); is {
 				changed = tc
