@@ -12,7 +12,7 @@ LDFLAGS := -X latch/cli.version=$(VERSION)
 ## run beside it, not in a tier before it (every test binary is also
 ## linked once, not once per tier)
 test: npm vet
-	pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) $$pkgs ./... ./testdata/tiers
+	pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -p $(TESTP) -count=1 -timeout $(E2E_TIMEOUT) $$pkgs ./... ./testdata/tiers
 
 ## The two tiers are one split: testdata/tiers prints a pattern of the
 ## end-to-end and long tests' names (those that run the built latch, a
@@ -25,6 +25,11 @@ test: npm vet
 ## never on them.
 TIERS = $(GO) run ./testdata/tiers
 TESTFLAGS ?= -race
+## TESTP: how many packages' tests run at once. Most of the long ones wait
+## on processes and servers more than they compute: with go test's default
+## (2 on two cores) a run used 1.2 cores on average and took 8.2 min
+## (the gateway's floods, started fourth, ran last)
+TESTP ?= 4
 FAST_TIMEOUT ?= 15m
 E2E_TIMEOUT ?= 40m
 
@@ -39,7 +44,7 @@ test-fast:
 ## and property tests (make npm first). Only the packages that have such
 ## tests are built and run, the one with the most (cli, the longest) first
 test-e2e: npm
-	e2e=$$($(TIERS)) && pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" $$pkgs
+	e2e=$$($(TIERS)) && pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -p $(TESTP) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" $$pkgs
 
 ## test-tiers: which tests are in which tier
 test-tiers:
