@@ -6,18 +6,30 @@ LDFLAGS := -X latch/cli.version=$(VERSION)
 .PHONY: test test-fast test-e2e test-tiers build install run fmt lint vet bench npm clean conformance
 
 ## test: install the pinned npm test servers, vet, and run every test with
-## the race detector: the fast tier, then the end-to-end one
-test: npm vet test-fast test-e2e
+## the race detector: both tiers (test-fast's and test-e2e's tests, each
+## once) in one go test, the packages with end-to-end tests first, so that
+## the longest (cli) starts as soon as it is built and the other packages
+## run beside it, not in a tier before it (every test binary is also
+## linked once, not once per tier)
+test: npm vet
+	pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -p $(TESTP) -count=1 -timeout $(E2E_TIMEOUT) $$pkgs ./... ./testdata/tiers
 
 ## The two tiers are one split: testdata/tiers prints a pattern of the
 ## end-to-end and long tests' names (those that run the built latch, a
 ## pty, an npm server or a node script, or ask testing.Short: see its
 ## doc), which test-e2e runs (-run) and
 ## test-fast leaves out (-skip), so each test runs in exactly one; it fails
-## when a name would be in both. The timeouts are a hang's bound, sized
-## for -race on two busy cores; a test waits on events, never on them.
+## when a name would be in both (make test too: -pkgs checks it). The
+## timeouts are a hang's bound (per package: go test's -timeout bounds each
+## test binary), sized for -race on two busy cores; a test waits on events,
+## never on them.
 TIERS = $(GO) run ./testdata/tiers
 TESTFLAGS ?= -race
+## TESTP: how many packages' tests run at once. Most of the long ones wait
+## on processes and servers more than they compute: with go test's default
+## (2 on two cores) a run used 1.2 cores on average and took 8.2 min
+## (the gateway's floods, started fourth, ran last)
+TESTP ?= 4
 FAST_TIMEOUT ?= 15m
 E2E_TIMEOUT ?= 40m
 
@@ -29,9 +41,10 @@ test-fast:
 
 ## test-e2e: the end-to-end and long tests: the built latch in a pty, two
 ## processes on one session, the npm servers and SDK clients, the floods
-## and property tests (make npm first)
+## and property tests (make npm first). Only the packages that have such
+## tests are built and run, the one with the most (cli, the longest) first
 test-e2e: npm
-	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" ./...
+	e2e=$$($(TIERS)) && pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -p $(TESTP) -count=1 -timeout $(E2E_TIMEOUT) -run "$$e2e" $$pkgs
 
 ## test-tiers: which tests are in which tier
 test-tiers:

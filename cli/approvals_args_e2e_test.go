@@ -43,6 +43,7 @@ func decideOutput(t *testing.T, r *promptRig, id string, extra ...string) string
 // value whole. latch approvals lists every key on the call's row, and
 // every value whole with --full.
 func TestServeApproveShowsEveryArgument(t *testing.T) {
+	t.Parallel()
 	args := hostileArgs()
 	r, _, h := parkCallOverHTTP(t, map[string]any{"name": "mem__create_entities", "arguments": args})
 	out := decideOutput(t, r, h.InvocationID)

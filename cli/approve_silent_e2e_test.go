@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -10,11 +11,14 @@ import (
 
 // TestApproveInASilentTerminalAfterTheGatewayExited: a call parked by a
 // gateway whose client has since closed it, decided with latch approve in
-// a terminal that answers no query. latch approve says at once (before
-// a deadline a little over half of the 5 s that Bubble Tea's init used to
-// wait there for the background colour, before a line of latch ran) that
-// the gateway is not running, and that its client starts it again, which
-// takes the call up; nothing is asked and the exit status is 1.
+// a terminal that answers no query. latch approve says at once that the
+// gateway is not running, and that its client starts it again, which
+// takes the call up; nothing is asked and the exit status is 1. "At
+// once" is told by what it wrote, not by a deadline (a busy machine
+// starts a race-built latch slower than any deadline that would still
+// tell the old path): no query to the terminal (the background colour
+// that Bubble Tea's init waited 5 s for here, before a line of latch ran;
+// DA1) comes before the words.
 func TestApproveInASilentTerminalAfterTheGatewayExited(t *testing.T) {
 	r := newPromptRig(t, nil, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio("--mode", "ask"), "calls": []any{createAlice}})
@@ -32,16 +36,18 @@ func TestApproveInASilentTerminalAfterTheGatewayExited(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	start := time.Now()
 	tm := startLatch(t, r.bin, ptyOptions{Rows: 40, Cols: 200, Host: r.fake.Host(), Silent: true,
 		Args: []string{"--config", r.cfg, "approve", id}, Env: r.env})
-	// 3 s: generous for a busy machine, and out of reach of the old
-	// path's 5 s wait.
-	scr, at, ok := tm.waitScreenAt(3*time.Second, func(s string) bool { return strings.Contains(unwrapped(s), "is not running") })
-	if !ok {
-		t.Fatalf("latch approve in a silent terminal said nothing within 3 s:\n%s", dumpScreen(scr))
+	tm.waitScreen(t, time.Minute, "latch approve saying the gateway is not running", func(s string) bool {
+		return strings.Contains(unwrapped(s), "is not running")
+	})
+	raw := tm.rawOutput()
+	before, _, _ := bytes.Cut(raw, []byte("is not"))
+	for _, query := range []string{"\x1b]11;?", "\x1b]10;?", "\x1b[c", "\x1b[6n"} {
+		if bytes.Contains(before, []byte(query)) {
+			t.Errorf("latch approve asked the terminal %q (which answers nothing) before saying the gateway is not running: %q", query, before)
+		}
 	}
-	t.Logf("latch approve in a terminal that answers nothing: its first words after %v", at.Sub(start).Round(time.Millisecond))
 	st := tm.waitExit(time.Minute)
 	if st == nil || st.ExitCode() != exitError {
 		t.Fatalf("latch approve did not exit 1: %v", st)

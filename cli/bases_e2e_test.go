@@ -255,6 +255,7 @@ func noSecretInRig(t *testing.T, r *promptRig) {
 // create_entities with "likes tea" runs under the same "*" rules. No
 // secret reaches the model, the output or the log, and no edit is made.
 func TestE2EBasesPrompt(t *testing.T) {
+	t.Parallel()
 	r, home := newBasesRig(t)
 	basesScript(r.fake)
 	res := r.run("", "--model", e2eModel, "-p", "read my files")
@@ -301,6 +302,7 @@ func TestE2EBasesChat(t *testing.T) {
 // TypeScript SDK) through latch serve --stdio: the same verdicts, no
 // secret in what the client got or in the log, and no edit made.
 func TestE2EBasesServe(t *testing.T) {
+	t.Parallel()
 	r, home := newBasesRig(t)
 	var calls []any
 	for _, c := range basesReads {
@@ -343,6 +345,7 @@ func TestE2EBasesServe(t *testing.T) {
 // judged against ~/work alone no rule would match and the key would reach
 // the model.
 func TestE2EBasesThroughLink(t *testing.T) {
+	t.Parallel()
 	r, home := newBasesRigOn(t, "~/work", "~/work/**", nil)
 	if err := os.Symlink(home, filepath.Join(home, "work")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
@@ -363,6 +366,7 @@ func TestE2EBasesThroughLink(t *testing.T) {
 // among the bases and denies it; judged against ~/proj alone, no rule
 // would match and the allow-listed read would hand the key to the model.
 func TestE2EBasesFromRoots(t *testing.T) {
+	t.Parallel()
 	r, _ := newBasesRigOn(t, "~/proj", "~/proj/**", []string{"~"})
 	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
 		modelCall("call_root", "fs__read_text_file", "path", ".ssh/id_rsa")}}}}, ollamatest.TextTurn("Done reading."))
@@ -380,6 +384,7 @@ func TestE2EBasesFromRoots(t *testing.T) {
 // is judged against the roots of the moment: ".ssh/id_rsa" is denied by
 // the ~/.ssh rule and the key reaches neither the model nor the screen.
 func TestE2EBasesRootsLive(t *testing.T) {
+	t.Parallel()
 	r, _ := newBasesRigOn(t, "~/proj", "~/proj/**", []string{"~/proj"})
 	r.fake.Script(ollamatest.Turn{Chunks: []ollamatest.Chunk{{ToolCalls: []api.ToolCall{
 		modelCall("call_live", "fs__read_text_file", "path", ".ssh/id_rsa")}}}}, ollamatest.TextTurn("Done reading."))

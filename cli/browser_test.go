@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"latch/mcp/mcptestutil"
 )
 
 // TestBrowserOpensOnlyWebLinks: only http(s) URLs are opened, each as one
@@ -26,29 +28,35 @@ func TestBrowserOpensOnlyWebLinks(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the recording browser is a shell script")
 	}
-	// A "browser" that records its argument and takes its time.
+	// A "browser" that records its argument only once the test says go:
+	// startBrowser returning before that is it not waiting for the
+	// browser (a measure of how soon would fail on a busy machine).
 	dir := t.TempDir()
 	got := filepath.Join(dir, "got")
+	goFile := filepath.Join(dir, "go")
 	script := filepath.Join(dir, "browser.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 2\nprintf '%s' \"$1\" > "+got+"\n"), 0o700); err != nil {
+	body := "#!/bin/sh\nwhile [ ! -e " + goFile + " ]; do sleep 0.05; done\nprintf '%s' \"$1\" > " + got + "\n"
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	if err := startBrowser(u, func(k string) string { return map[string]string{"BROWSER": script}[k] }); err != nil {
+	started := make(chan error, 1)
+	go func() {
+		started <- startBrowser(u, func(k string) string { return map[string]string{"BROWSER": script}[k] })
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(mcptestutil.HangBound(0)):
+		_ = os.WriteFile(goFile, nil, 0o600) // let the browser end
+		t.Fatalf("startBrowser still waiting for the browser after %s", mcptestutil.HangBound(0))
+	}
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("startBrowser waited %s for the browser", d)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(got)
-		if string(b) == u {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the browser got %q, want %q", b, u)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var b []byte
+	if !mcptestutil.Eventually(mcptestutil.HangBound(0), func() bool { b, _ = os.ReadFile(got); return string(b) == u }) {
+		t.Fatalf("the browser got %q, want %q", b, u)
 	}
 }

@@ -31,9 +31,11 @@ import (
 // the model got the result exactly once. The same on protocol 2026-07-28,
 // through the tasks extension.
 func TestTaskSurvivesKillAndResume(t *testing.T) {
-	t.Run("mid-task", func(t *testing.T) { taskKillAndResume(t, "", false) })
-	t.Run("after the task ended", func(t *testing.T) { taskKillAndResume(t, "task-ended", false) })
-	t.Run("2026-07-28 extension, mid-task", func(t *testing.T) { taskKillAndResume(t, "", true) })
+	t.Parallel()
+	// Each waits out its task's 5 s on servers of its own: side by side.
+	t.Run("mid-task", func(t *testing.T) { t.Parallel(); taskKillAndResume(t, "", false) })
+	t.Run("after the task ended", func(t *testing.T) { t.Parallel(); taskKillAndResume(t, "task-ended", false) })
+	t.Run("2026-07-28 extension, mid-task", func(t *testing.T) { t.Parallel(); taskKillAndResume(t, "", true) })
 }
 
 // e2eTaskServer is what the test asks a task server.

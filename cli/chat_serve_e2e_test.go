@@ -115,7 +115,7 @@ func (r *chatServeRig) result(ch <-chan string) string {
 	select {
 	case s := <-ch:
 		return s
-	case <-time.After(20 * time.Second):
+	case <-time.After(mcptestutil.HangBound(20 * time.Second)):
 		r.t.Fatalf("no result; screen:\n%s", dumpScreen(r.tm.screen()))
 	}
 	return ""

@@ -260,7 +260,7 @@ func readLog(t *testing.T, dir string) []session.Event {
 // waitLog polls the session log until cond holds of its events.
 func waitLog(t *testing.T, dir, what string, cond func([]session.Event) bool) []session.Event {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(mcptestutil.HangBound(30 * time.Second))
 	for {
 		if logs, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(logs) == 1 {
 			if evs, _, err := session.LoadLog(logs[0]); err == nil && cond(evs) {

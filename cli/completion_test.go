@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"latch/mcp/mcptestutil"
 )
 
 // TestCompleteAnswers: cobra's __complete request, as the shells' scripts
@@ -67,7 +69,9 @@ func TestBashCompletionScript(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	bin := latchBinary(t, false)
+	// The binary the other end-to-end tests run (with -race under make
+	// test): a second flavour would be a second build of latch.
+	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	dir := t.TempDir()
 	if err := os.Symlink(bin, filepath.Join(dir, "latch")); err != nil {
 		t.Fatal(err)

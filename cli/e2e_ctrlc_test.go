@@ -26,7 +26,7 @@ const keyUp = "\x1b[A"
 // exits: the first press interrupts (and arms the quit), the next one
 // within the window quits. It returns the exit state, nil after timeout.
 func ctrlCUntilExit(tm *ptyTerm, timeout time.Duration) *os.ProcessState {
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(mcptestutil.HangBound(timeout)) // a hang's bound, not a measure
 	for time.Now().Before(deadline) {
 		tm.sendKey(keyCtrlC)
 		if st := tm.waitExit(300 * time.Millisecond); st != nil {
@@ -155,7 +155,7 @@ func TestE2ESignalQuitSaysResumeAndParkedCalls(t *testing.T) {
 		return strings.Contains(statusLine(s), "1 pending")
 	})
 	_ = syscall.Kill(tm.Pid, syscall.SIGTERM) // this test's own child
-	if st := tm.waitExit(15 * time.Second); st == nil || st.ExitCode() != 0 {
+	if st := tm.waitExit(mcptestutil.HangBound(15 * time.Second)); st == nil || st.ExitCode() != 0 {
 		t.Fatalf("latch did not exit with 0 on SIGTERM: %v; screen:\n%s", st, dumpScreen(tm.screen()))
 	}
 	tm.drain(5 * time.Second)

@@ -185,6 +185,7 @@ func (r *effectRig) checkWritten(when string, want int) {
 // server cut off by kill -9 runs again on --resume, once, saying so; the
 // turn finishes with its result, and a later resume runs nothing.
 func TestEffectIdempotentRetriedOnceAfterKill(t *testing.T) {
+	t.Parallel()
 	r := newEffectRig(t, "idempotent")
 	id := r.killedDuringWrite(1, "-p", "write the note")
 	r.checkWritten("killed", 1)
@@ -217,6 +218,7 @@ func TestEffectIdempotentRetriedOnceAfterKill(t *testing.T) {
 // server (the default) is in doubt on --resume: it waits for a person,
 // and nothing runs again.
 func TestEffectAtMostOnceWaitsAfterKill(t *testing.T) {
+	t.Parallel()
 	for _, effect := range []string{"at_most_once", ""} {
 		t.Run("effect="+effect, func(t *testing.T) {
 			r := newEffectRig(t, effect)
@@ -247,6 +249,7 @@ func TestEffectAtMostOnceWaitsAfterKill(t *testing.T) {
 // kill -9 is not retried again: the next resume finds two starts in the
 // log, and the call waits for a person.
 func TestEffectRetryKilledAgainWaits(t *testing.T) {
+	t.Parallel()
 	r := newEffectRig(t, "idempotent")
 	id := r.killedDuringWrite(1, "-p", "write the note")
 	r.killedDuringWrite(2, "--resume", id, "-p", "")
@@ -268,6 +271,7 @@ func TestEffectRetryKilledAgainWaits(t *testing.T) {
 // person, saying why (exit 3); resumed with the server back, it runs
 // again, once.
 func TestEffectIdempotentServerDownWaits(t *testing.T) {
+	t.Parallel()
 	r := newEffectRig(t, "idempotent")
 	id := r.killedDuringWrite(1, "-p", "write the note")
 	r.writeServer(func(s map[string]any) { s["command"] = filepath.Join(r.root, "no-such-server") })

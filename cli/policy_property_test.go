@@ -14,6 +14,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 )
@@ -124,7 +125,7 @@ func liveDecision(t *testing.T, dir, path string, tool string, args map[string]a
 	defer sess.Close()
 	sub := sess.Subscribe()
 	sess.StartServers()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(20*time.Second))
 	defer cancel()
 	sess.WaitServers(ctx)
 	a := api.NewToolCallFunctionArguments()

@@ -366,6 +366,7 @@ func (tm *ptyTerm) waitScreen(t testing.TB, timeout time.Duration, what string, 
 // without its last lines).
 func (tm *ptyTerm) waitSettled(t testing.TB, timeout time.Duration, what string, cond func(string) bool) string {
 	t.Helper()
+	timeout = mcptestutil.HangBound(timeout) // a hang's bound, not a measure
 	deadline := time.Now().Add(timeout)
 	for {
 		scr := tm.waitScreen(t, time.Until(deadline), what, cond)
@@ -416,13 +417,14 @@ func (tm *ptyTerm) waitExit(timeout time.Duration) *os.ProcessState {
 }
 
 // drain closes the test's side of the terminal after latch exited and waits
-// until every byte latch wrote has been read.
+// until every byte latch wrote has been read (timeout is a hang's bound, at
+// least mcptestutil.HangBound's).
 func (tm *ptyTerm) drain(timeout time.Duration) bool {
 	tm.closeTTY()
 	select {
 	case <-tm.readDone:
 		return true
-	case <-time.After(timeout):
+	case <-time.After(mcptestutil.HangBound(timeout)):
 		return false
 	}
 }

@@ -111,7 +111,7 @@ exec `+memory+` "$@"`)
 		t.Errorf("the model did not get the memory server's graph: %+v", reqs[len(reqs)-1].Messages)
 	}
 	sendPrompt(t, tm, "/quit")
-	if st := tm.waitExit(15 * time.Second); st == nil || !st.Success() {
+	if st := tm.waitExit(mcptestutil.HangBound(15 * time.Second)); st == nil || !st.Success() {
 		t.Fatalf("the quick start did not end well: %v\n%s", st, dumpScreen(tm.screen()))
 	}
 	if out := string(tm.rawOutput()); !strings.Contains(out, "I remember nothing about you yet.") {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,6 +100,14 @@ func TestE2ESignalLeavesNoServerProcess(t *testing.T) {
 	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
 	bin := latchBinary(t, mcptestutil.RaceEnabled)
 	fake := newFake(t)
+	if signal.Ignored(syscall.SIGHUP) {
+		// Run under nohup (or a job that ignores it), the tests would
+		// pass their ignoring on to latch, which then rightly stays
+		// ignoring SIGHUP (quitSignals): caught here instead, as a
+		// caught signal is not passed on, latch starts with it as a
+		// terminal's child does.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
 	for _, c := range []struct {
 		name   string
 		sig    syscall.Signal // sent to latch; 0: Ctrl+C typed
@@ -177,7 +186,7 @@ func startWithServer(t *testing.T, bin, mem, host, server string, args ...string
 func (r *serverRun) quitAndCheck(t *testing.T, quit func(), code int) {
 	t.Helper()
 	var st *os.ProcessState
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(mcptestutil.HangBound(30 * time.Second))
 	for st == nil && time.Now().Before(deadline) {
 		quit()
 		st = r.tm.waitExit(20 * time.Millisecond)
@@ -192,7 +201,7 @@ func (r *serverRun) quitAndCheck(t *testing.T, quit func(), code int) {
 	}
 	// A process killed at the very end may take a moment to be gone.
 	var left []groupProc
-	mcptestutil.Eventually(3*time.Second, func() bool {
+	mcptestutil.Eventually(mcptestutil.HangBound(3*time.Second), func() bool {
 		left = leftovers(r.mark, readPids(r.pidfile))
 		return len(left) == 0
 	})

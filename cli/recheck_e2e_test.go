@@ -65,6 +65,7 @@ func squashed(screen, want string) bool {
 // naming the rule, with exit 1; the client's poll gets the refusal naming
 // the rule; server-memory never sees the call.
 func TestServeApprovalRefusedByRuleAddedSince(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, h := parkOverHTTP(t)
 	setConfigRules(t, r.cfg, denyCreate)
 	origin := ruleOrigin(r.cfg)
@@ -103,6 +104,7 @@ func TestServeApprovalRefusedByRuleAddedSince(t *testing.T) {
 // rule taken out and the gateway restarted once more, the call is still
 // refused and never runs.
 func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
+	t.Parallel()
 	const token = "recheck-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)
@@ -145,6 +147,7 @@ func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
 // config: `latch --resume ID --approve a1` refuses it naming the rule, the
 // model is told so, and server-memory never sees the call.
 func TestResumeApproveRefusedByRuleAddedSince(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"}}, true)
 	id := parkAda(t, r, false)
 	setConfigRules(t, r.cfg, denyCreate)
@@ -180,6 +183,7 @@ func TestResumeApproveRefusedByRuleAddedSince(t *testing.T) {
 // rule to the client. The next call, parked with Esc, is refused the same
 // way by /approve.
 func TestE2EChatServeApprovalRefusedByRuleAddedSince(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
 	config := chatServeConfig(t, "ask")

@@ -81,6 +81,7 @@ func resizeScreen(t *testing.T, tm *ptyTerm, rows, cols int) {
 // once cond holds it must still hold when no output came for a while.
 func waitSettled(t *testing.T, tm *ptyTerm, timeout time.Duration, what string, cond func(string) bool) string {
 	t.Helper()
+	timeout = mcptestutil.HangBound(timeout) // a hang's bound, not a measure
 	deadline := time.Now().Add(timeout)
 	for {
 		tm.waitScreen(t, max(time.Until(deadline), time.Millisecond), what, cond)

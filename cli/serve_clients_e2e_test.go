@@ -63,6 +63,7 @@ func editServeConfig(t *testing.T, r *promptRig, cfg map[string]any) {
 // given a new token: the old tokens are refused (401) at once, the new one
 // taken. A token in the URL is refused (400), never echoed.
 func TestServeClientsByTheirOwnTokens(t *testing.T) {
+	t.Parallel()
 	ciFile := filepath.Join(t.TempDir(), "ci.token")
 	if err := os.WriteFile(ciFile, []byte(ciE2EToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -124,6 +125,7 @@ func TestServeClientsByTheirOwnTokens(t *testing.T) {
 // latch serve refuses to start when two clients have one token, naming
 // both and not the token; --as goes with --stdio alone, and takes a name.
 func TestServeClientsRefusals(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"serve": map[string]any{"clients": map[string]any{
 		"a": map[string]any{"token_env": "A_TOKEN"}, "b": map[string]any{"token_env": "B_TOKEN"}}}}, false,
 		"A_TOKEN=same-token-0123456789", "B_TOKEN=same-token-0123456789")
@@ -145,6 +147,7 @@ func TestServeClientsRefusals(t *testing.T) {
 // server that knows them anyway and sends them back (a result, an error)
 // shows "[redacted]" to the client.
 func TestServeClientTokensHeldFromUpstream(t *testing.T) {
+	t.Parallel()
 	fake := mcptestutil.BuildFakeMCP(t)
 	environ := filepath.Join(t.TempDir(), "environ")
 	ciFile := filepath.Join(t.TempDir(), "ci.token")
@@ -178,6 +181,7 @@ func TestServeClientTokensHeldFromUpstream(t *testing.T) {
 // calling itself e2e-agent is asked about in the chat's box by its
 // verified name, what it says beside it, and y runs its call.
 func TestE2EChatServeNamesTheClientByItsToken(t *testing.T) {
+	t.Parallel()
 	fake := newFake(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", mcptestutil.FreePort(t))
 	cfg := map[string]any{
@@ -204,6 +208,7 @@ func TestE2EChatServeNamesTheClientByItsToken(t *testing.T) {
 // down, refuses it when a person approves it (latch approve says so, exit
 // 1), and it never runs.
 func TestServeRestartJudgesAParkedCallAsItsClients(t *testing.T) {
+	t.Parallel()
 	ciFile := filepath.Join(t.TempDir(), "ci.token")
 	if err := os.WriteFile(ciFile, []byte(ciE2EToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)

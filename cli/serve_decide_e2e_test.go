@@ -80,6 +80,7 @@ func decideAsPerson(t *testing.T, r *promptRig, verb, id string, extra ...string
 // saying why; the call stays parked, never runs, and a person can still
 // approve it.
 func TestServeApproveWithoutTerminalIsRefused(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, h := parkOverHTTP(t)
 	for _, verb := range []string{"approve", "reject"} {
 		res := r.run(idTail(h.InvocationID)+"\n", verb, h.InvocationID)
@@ -119,6 +120,7 @@ func TestServeApproveWithoutTerminalIsRefused(t *testing.T) {
 // question: keys typed before it appeared are thrown away, and a wrong
 // answer decides nothing (exit 1).
 func TestServeApproveNeedsTheIDTypedAfterTheQuestion(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, h := parkOverHTTP(t)
 	tail := idTail(h.InvocationID)
 

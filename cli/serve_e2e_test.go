@@ -66,6 +66,7 @@ var createAlice = map[string]any{"name": "mem__create_entities", "arguments": ma
 	"entities": []any{map[string]any{"name": "alice", "entityType": "person", "observations": []any{"likes tea"}}}}}
 
 func TestServeListsToolsAsUpstream(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, nil, true)
 	via := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "list": true})
 	if via.ConnectError != "" {
@@ -112,6 +113,7 @@ func keys[V any](m map[string]V) []string {
 }
 
 func TestServeAllowedCallReturnsUpstreamResult(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{createAlice}})
 	if res.ConnectError != "" || len(res.Calls) != 1 || res.Calls[0].Result == nil {
@@ -151,6 +153,7 @@ func TestServeAllowedCallReturnsUpstreamResult(t *testing.T) {
 // first refusal says how to have such calls wait for a person instead
 // (--mode ask or approve, serve.park_unlisted), the second does not repeat it.
 func TestServeReadOnlyUnlistedIsDenied(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, nil, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{createAlice, createAlice}})
 	if len(res.Calls) != 2 || res.Calls[0].Result == nil || res.Calls[1].Result == nil {
@@ -176,6 +179,7 @@ func TestServeReadOnlyUnlistedIsDenied(t *testing.T) {
 }
 
 func TestServeUnexposedToolIsUnknown(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{
 		"permissions": map[string]any{"allow": []string{"mem__create_entities"}},
 		"serve":       map[string]any{"expose": []string{"mem__read_graph"}}}, true)
@@ -294,6 +298,7 @@ func post(t *testing.T, url string, header map[string]string) int {
 }
 
 func TestServeHTTPNeedsTokenHostAndOrigin(t *testing.T) {
+	t.Parallel()
 	const token = "s3cret-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
 	url := startServeHTTP(t, r, token).url
@@ -332,6 +337,7 @@ func TestServeHTTPNeedsTokenHostAndOrigin(t *testing.T) {
 }
 
 func TestServeListenRefusesWithoutTokenOrTLS(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, nil, false)
 	res := r.run("", "serve", "--listen", "127.0.0.1:0")
 	if res.code != exitUsage || !strings.Contains(res.stderr, "bearer token") {
@@ -348,6 +354,7 @@ func TestServeListenRefusesWithoutTokenOrTLS(t *testing.T) {
 }
 
 func TestServeFollowsUpstreamToolsAndNamesFailedServers(t *testing.T) {
+	t.Parallel()
 	fake := mcptestutil.BuildFakeMCP(t)
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
 		"fake":   map[string]any{"command": fake, "args": []string{"-grow"}, "allow": []string{"grow"}},
@@ -378,6 +385,7 @@ func TestServeFollowsUpstreamToolsAndNamesFailedServers(t *testing.T) {
 }
 
 func TestServeSigtermStopsUpstreamServers(t *testing.T) {
+	t.Parallel()
 	fake := mcptestutil.BuildFakeMCP(t)
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
@@ -396,8 +404,8 @@ func TestServeSigtermStopsUpstreamServers(t *testing.T) {
 	}
 	select {
 	case <-srv.exited:
-	case <-time.After(30 * time.Second):
-		t.Fatal("latch serve did not exit within 30 s of SIGTERM")
+	case <-time.After(mcptestutil.HangBound(30 * time.Second)):
+		t.Fatalf("latch serve did not exit within %s of SIGTERM", mcptestutil.HangBound(30*time.Second))
 	}
 	if code := srv.cmd.ProcessState.ExitCode(); code != exitOK {
 		t.Errorf("exit status %d after SIGTERM, want %d", code, exitOK)
@@ -421,6 +429,7 @@ func secretRig(t *testing.T, secret string) *promptRig {
 }
 
 func TestServeRedactsCredentials(t *testing.T) {
+	t.Parallel()
 	const secret = "sekrit-value-8c1f2e"
 	r := secretRig(t, secret)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(), "calls": []any{map[string]any{"name": "fake__env"}}})

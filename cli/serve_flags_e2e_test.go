@@ -13,6 +13,7 @@ import (
 // "Connection closed"). Started with a mistyped flag, latch exits and its
 // stderr, which the client shows, names the flag and the nearest one.
 func TestServeFlagsAfterTheSubcommandUnderTheSDK(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, nil, true)
 	after := map[string]any{"command": r.bin, "args": []string{"serve", "--stdio", "--mode", "ask", "--config", r.cfg}}
 	res := sdkClient(t, r, map[string]any{"stdio": after, "list": true, "calls": []any{createAlice}})

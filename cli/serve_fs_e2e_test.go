@@ -14,6 +14,7 @@ import (
 // gate would ask about parks, a person approves it at a terminal, the
 // poll returns the server's result, and the file was written once.
 func TestServeFilesystemThroughTheGate(t *testing.T) {
+	t.Parallel()
 	const token = "fs-token-for-the-test"
 	bin := mcptestutil.NPMBin(t, "mcp-server-filesystem")
 	r := newPromptRig(t, map[string]any{

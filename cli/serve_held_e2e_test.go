@@ -20,6 +20,7 @@ import (
 // own arguments) and plants it in a result and in a JSON-RPC error: the
 // gateway's client and the session log see "[redacted]".
 func TestServeTokenHeldFromUpstream(t *testing.T) {
+	t.Parallel()
 	const token = "gw-token-held-7c2e9a51"
 	fake := mcptestutil.BuildFakeMCP(t)
 	environ := filepath.Join(t.TempDir(), "environ")
@@ -73,6 +74,7 @@ func TestServeTokenHeldFromUpstream(t *testing.T) {
 // error has it redacted in -p's output, the log and what the model is
 // sent.
 func TestPromptServeTokenHeldFromUpstream(t *testing.T) {
+	t.Parallel()
 	const token = "gw-token-held-p-3e8d0f44"
 	fake := mcptestutil.BuildFakeMCP(t)
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{

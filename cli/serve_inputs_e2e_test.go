@@ -15,6 +15,7 @@ import (
 // naming it, and the gateway's instructions name it for the client; the
 // other server is served.
 func TestServeNamesServerLeftOutForAnInput(t *testing.T) {
+	t.Parallel()
 	fake := mcptestutil.BuildFakeMCP(t)
 	got := filepath.Join(t.TempDir(), "key-the-server-got")
 	r := newPromptRig(t, map[string]any{

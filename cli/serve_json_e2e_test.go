@@ -11,6 +11,7 @@ import (
 // call's arguments or in the server's result is in none of them. With
 // --quiet, no line per call.
 func TestServeJSONLog(t *testing.T) {
+	t.Parallel()
 	const secret = "sekrit-json-5d2b7a"
 	r := secretRig(t, secret)
 	res := sdkClient(t, r, map[string]any{

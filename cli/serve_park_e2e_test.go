@@ -63,6 +63,7 @@ func callText(t *testing.T, res sdkOut, i int) (string, bool) {
 // the awaiting result (valid for it: the tool's output schema is not
 // served), a poll says it still waits, and nothing ran.
 func TestServeAskModeParks(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"serve": map[string]any{"await_poll": "100ms"}}, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio("--mode", "ask"), "list": true,
 		"calls": []any{createAlice, map[string]any{"awaitCall": 0}}})
@@ -96,6 +97,7 @@ func TestServeAskModeParks(t *testing.T) {
 // A parked call no one decides expires after serve.approval_ttl: the poll
 // says so, and it never runs.
 func TestServeParkedCallExpires(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
 		"serve": map[string]any{"approval_ttl": "1s"}}, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),
@@ -116,6 +118,7 @@ func TestServeParkedCallExpires(t *testing.T) {
 
 // latch_await_decision with an id no call has is an error result.
 func TestServeAwaitUnknownID(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, nil, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),
 		"calls": []any{map[string]any{"name": "latch_await_decision", "arguments": map[string]any{"invocation_id": "gw_nope"}}}})
@@ -158,6 +161,7 @@ func awaitPlan(httpPlan map[string]any, id string) map[string]any {
 // real result, the write happens exactly once, and a later poll gets the
 // same result without running anything again.
 func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, h := parkOverHTTP(t)
 	list := r.run("", "approvals")
 	if list.code != 0 || !strings.Contains(list.stdout, h.InvocationID) || !strings.Contains(list.stdout, "claude-e2e") ||
@@ -207,6 +211,7 @@ func TestServeParkedCallApprovedFromAnotherTerminal(t *testing.T) {
 // A call rejected from another terminal never runs; its poll is an error
 // result {"denied": …} with the reason given.
 func TestServeParkedCallRejectedFromAnotherTerminal(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, h := parkOverHTTP(t)
 	no := decideAsPerson(t, r, "reject", h.InvocationID, "--reason", "not today")
 	if no.code != 0 || !strings.Contains(no.screen, "reason not today") || !strings.Contains(no.screen, "rejected "+h.InvocationID) {
@@ -247,6 +252,7 @@ func pollOnce(t *testing.T, r *promptRig, httpPlan map[string]any, id string) (s
 // after the restart runs once, one rejected never runs, and nothing runs
 // twice. --fresh starts a session that knows none of them.
 func TestServeRestartTakesUpParkedCalls(t *testing.T) {
+	t.Parallel()
 	const token = "restart-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)

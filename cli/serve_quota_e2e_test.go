@@ -10,6 +10,7 @@ import (
 // would park is refused with an error result naming the key, and only
 // the first waits for a person.
 func TestServeParkQuotaFromTheConfig(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
 		"serve": map[string]any{"park_max_calls_per_client": 1}}, true)
 	res := sdkClient(t, r, map[string]any{"stdio": r.serveStdio(),

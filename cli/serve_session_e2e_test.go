@@ -36,6 +36,7 @@ func rawMCP(t *testing.T, url, token, session, body string) (int, string) {
 // issued is not served: 404, as the spec asks, so that a client starts a
 // new one rather than being served under a session that is gone.
 func TestServeHTTPSessionEndsWithDelete(t *testing.T) {
+	t.Parallel()
 	const token = "session-token-for-the-test"
 	r := newPromptRig(t, nil, true)
 	url := startServeHTTP(t, r, token).url

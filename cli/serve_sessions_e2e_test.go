@@ -22,6 +22,7 @@ import (
 // not, and --continue goes on with the chat, though the gateway's log is
 // newer.
 func TestServeRunIsAGatewaySession(t *testing.T) {
+	t.Parallel()
 	const token = "sessions-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)

@@ -121,6 +121,7 @@ func lastMessage(t *testing.T, res taskOut, step int) (string, *toolResult, stri
 // loop gets server-memory's real result; the write happened once, and
 // tasks/get, tasks/result and latch_await_decision all say the same after.
 func TestServeParkedTaskApprovedFromAnotherTerminal(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, wait, id := parkTaskOverHTTP(t)
 	peek := taskClient(t, r, map[string]any{"http": httpPlan, "steps": []any{map[string]any{"get": id}}})
 	if got := peek.Steps[0].Task; got == nil || got.TaskID != id || got.Status != "working" ||
@@ -173,6 +174,7 @@ func TestServeParkedTaskApprovedFromAnotherTerminal(t *testing.T) {
 // A task whose call a person rejects fails, saying why; tasks/result is
 // the same {"denied": …} error latch_await_decision gives; it never ran.
 func TestServeParkedTaskRejectedFromAnotherTerminal(t *testing.T) {
+	t.Parallel()
 	r, httpPlan, wait, id := parkTaskOverHTTP(t)
 	if no := decideAsPerson(t, r, "reject", id, "--reason", "not today"); no.code != 0 {
 		t.Fatalf("latch reject (exit %d): %s", no.code, no.screen)
@@ -197,6 +199,7 @@ func TestServeParkedTaskRejectedFromAnotherTerminal(t *testing.T) {
 // A task no one decides in time fails as expired (over stdio), and the
 // call never runs.
 func TestServeParkedTaskExpires(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
 		"serve": map[string]any{"approval_ttl": "1s"}}, true)
 	res := taskClient(t, r, map[string]any{"stdio": r.serveStdio(), "steps": []any{
@@ -219,6 +222,7 @@ func TestServeParkedTaskExpires(t *testing.T) {
 // runs, the log says its client withdrew it, and a person can no longer
 // approve it.
 func TestServeParkedTaskCancelledByItsClient(t *testing.T) {
+	t.Parallel()
 	const token = "cancel-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"}}, true)
 	srv := startServeHTTP(t, r, token)
@@ -249,6 +253,7 @@ func TestServeParkedTaskCancelledByItsClient(t *testing.T) {
 // tasks/get says it waits, and once approved tasks/result returns the
 // real result; it ran once.
 func TestServeParkedTaskAnswersAfterRestart(t *testing.T) {
+	t.Parallel()
 	const token = "task-restart-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"}}, true)
 	srv := startServeHTTP(t, r, token)
@@ -287,6 +292,7 @@ func TestServeParkedTaskAnswersAfterRestart(t *testing.T) {
 // allow-listed) is a task already completed with the tool's result, which
 // tasks/result returns again.
 func TestServeTaskOfACallThatRunsAtOnce(t *testing.T) {
+	t.Parallel()
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"}}, true)
 	readGraph := map[string]any{"name": "mem__read_graph", "arguments": map[string]any{}}
 	res := taskClient(t, r, map[string]any{"stdio": r.serveStdio(), "steps": []any{

@@ -12,6 +12,7 @@ import (
 // still waiting, the newest first, so no parked call is left to a run no
 // one starts again.
 func TestServeTwoGatewaysOnOneConfig(t *testing.T) {
+	t.Parallel()
 	const token = "two-gateways-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
 		"serve": map[string]any{"await_poll": "1s"}}, true)

@@ -94,6 +94,7 @@ func v2Handle(t *testing.T, res v2Out, i int) handle {
 // server-memory wrote them, an allowed call returns server-memory's
 // result, and the write happens once.
 func TestServeV2ClientStatelessListsAndCalls(t *testing.T) {
+	t.Parallel()
 	const token = "v2-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
 	srv := startServeHTTP(t, r, token)
@@ -147,6 +148,7 @@ func TestServeV2ClientStatelessListsAndCalls(t *testing.T) {
 // approves it at another terminal, and the poll returns server-memory's
 // real result; the write happened once.
 func TestServeV2ClientParkedCallApproved(t *testing.T) {
+	t.Parallel()
 	const token = "v2-park-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "ask"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)
@@ -189,6 +191,7 @@ func TestServeV2ClientParkedCallApproved(t *testing.T) {
 // A parked call the person rejects: the v2 client's poll gets an error
 // result saying so, and the call never runs.
 func TestServeV2ClientParkedCallRejected(t *testing.T) {
+	t.Parallel()
 	const token = "v2-reject-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"mode": "approve"},
 		"serve": map[string]any{"await_poll": "2s"}}, true)
@@ -209,6 +212,7 @@ func TestServeV2ClientParkedCallRejected(t *testing.T) {
 // Without the token the v2 client is refused (401), and with a foreign
 // Origin (a browser page elsewhere: DNS rebinding) too (403).
 func TestServeV2ClientNeedsTokenAndOrigin(t *testing.T) {
+	t.Parallel()
 	const token = "v2-guard-token-for-the-test"
 	r := newPromptRig(t, map[string]any{"permissions": map[string]any{"allow": []string{"mem__create_entities"}}}, true)
 	srv := startServeHTTP(t, r, token)
@@ -249,6 +253,7 @@ func with(plan map[string]any, key string, v any) map[string]any {
 // told (notifications/tools/list_changed on its subscriptions/listen
 // stream) and lists the new tool.
 func TestServeV2ClientFollowsUpstreamTools(t *testing.T) {
+	t.Parallel()
 	const token = "v2-follow-token-for-the-test"
 	fake := mcptestutil.BuildFakeMCP(t)
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"latch/mcp/mcptestutil"
 )
 
 // TestQuerySync asks a terminal (the far end of a real pty, answering as
@@ -58,16 +60,28 @@ func TestQuerySync(t *testing.T) {
 					_, _ = io.WriteString(ptmx, "\x1b[?62;22c")
 				}
 			}()
+			// A terminal that answers is given a timeout far beyond the
+			// test's bound: only its answer can end the wait in time (a
+			// measure of how soon would fail on a busy machine). One
+			// that answers nothing is given up on at 400ms, not sooner.
+			timeout := 400 * time.Millisecond
+			if tc.quick {
+				timeout = 10 * mcptestutil.HangBound(0)
+			}
 			start := time.Now()
-			got := querySync(tty, tty, 400*time.Millisecond)
+			done := make(chan bool, 1)
+			go func() { done <- querySync(tty, tty, timeout) }()
+			var got bool
+			select {
+			case got = <-done:
+			case <-time.After(mcptestutil.HangBound(0)):
+				t.Fatalf("querySync still waiting after %s: the answer did not end the wait", mcptestutil.HangBound(0))
+			}
 			took := time.Since(start)
 			if got != tc.want {
 				t.Errorf("querySync = %v, want %v", got, tc.want)
 			}
-			if tc.quick && took > 300*time.Millisecond {
-				t.Errorf("took %s: the answer should end the wait", took)
-			}
-			if !tc.quick && took < 400*time.Millisecond {
+			if !tc.quick && took < timeout {
 				t.Errorf("gave up after %s, before the timeout", took)
 			}
 		})
@@ -117,8 +131,22 @@ func TestQueryBackground(t *testing.T) {
 				}
 				return ""
 			}
-			if got := queryBackground(tty, tty, bgQueryTimeout, env); got != tc.want {
-				t.Errorf("queryBackground = dark %v, want %v", got, tc.want)
+			// A terminal that answers is given a timeout far beyond the
+			// test's bound, so that a busy machine cannot make its answer
+			// late; only the one that answers nothing waits out the real one.
+			timeout := bgQueryTimeout
+			if tc.reply != "" {
+				timeout = 10 * mcptestutil.HangBound(0)
+			}
+			done := make(chan bool, 1)
+			go func() { done <- queryBackground(tty, tty, timeout, env) }()
+			select {
+			case got := <-done:
+				if got != tc.want {
+					t.Errorf("queryBackground = dark %v, want %v", got, tc.want)
+				}
+			case <-time.After(mcptestutil.HangBound(0)):
+				t.Fatalf("queryBackground still waiting after %s: the answer did not end the wait", mcptestutil.HangBound(0))
 			}
 		})
 	}

@@ -20,6 +20,9 @@ import (
 // the idlest, so the heap holds about as many as the cap, and as many
 // clients are counted.
 func TestNeverClosedSessionsAreCapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (15,000 HTTP sessions opened): make test-e2e runs it")
+	}
 	up := newHoldServer()
 	defer up.release()
 	var clients atomic.Int64

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"latch/gateway"
+	"latch/mcp/mcptestutil"
 	"latch/session"
 )
 
@@ -33,7 +34,7 @@ func TestGatewayNumbersReachTheServerAsSent(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, gateway.Options{}, rawEchoServer())
 	c := r.connect(t, "numbers", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(20*time.Second))
 	defer cancel()
 	var req mcp.CallToolRequest
 	req.Params.Name = "up__raw"

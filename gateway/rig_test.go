@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"latch/gateway"
+	"latch/mcp/mcptestutil"
 	"latch/permissions"
 	"latch/session"
 	"latch/session/ollamatest"
@@ -90,7 +91,7 @@ func newGatewayIn(t *testing.T, o gateway.Options, follow bool, so session.Optio
 	t.Cleanup(sess.Close)
 	sub := sess.Subscribe()
 	sess.StartServers()
-	wctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	wctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(20*time.Second))
 	sess.WaitServers(wctx)
 	cancel()
 	o.Session = sess
@@ -154,7 +155,7 @@ func (r *rig) connectWith(t *testing.T, tok, version, name string, onNote func(m
 // initialize starts c and makes the handshake at version as name.
 func (r *rig) initialize(t *testing.T, c *client.Client, version, name string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(20*time.Second))
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -170,7 +171,9 @@ func (r *rig) initialize(t *testing.T, c *client.Client, version, name string) {
 // call calls tool with args, within a bound.
 func call(t *testing.T, c *client.Client, tool string, args map[string]any) (*mcp.CallToolResult, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// A hang's bound: a call of 4 MiB under -race beside other work took
+	// more than 20 s (TestParkQuotaBoundsTheLogOfOneClient).
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(20*time.Second))
 	defer cancel()
 	var req mcp.CallToolRequest
 	req.Params.Name, req.Params.Arguments = tool, args

@@ -50,7 +50,7 @@ func TestGatewayServesSchemasAsWritten(t *testing.T) {
 		Policy:  permissions.Policy{ServerAllow: map[string][]string{"up": {"pick"}}}})
 	t.Cleanup(sess.Close)
 	sess.StartServers()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(30*time.Second))
 	defer cancel()
 	sess.WaitServers(ctx)
 	mcptestutil.WaitFor(t, 10*time.Second, "up__pick listed", func() bool {

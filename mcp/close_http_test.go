@@ -88,7 +88,7 @@ func TestCloseIsBoundedOnEveryHTTPTransport(t *testing.T) {
 					Timeout: 60 * time.Second, ConnectTimeout: 60 * time.Second}}, Options{})
 				t.Cleanup(m.CloseAll)
 				m.Start()
-				if !mcptestutil.Eventually(10*time.Second, func() bool { return seen.Load() >= tc.requests }) {
+				if !mcptestutil.Eventually(mcptestutil.HangBound(10*time.Second), func() bool { return seen.Load() >= tc.requests }) {
 					t.Fatalf("the server saw %d requests, want %d", seen.Load(), tc.requests)
 				}
 				time.Sleep(100 * time.Millisecond) // the client is now waiting

@@ -75,7 +75,7 @@ func peerConnectOpts(t *testing.T, o Options, cfgs ...ServerConfig) (*Manager, *
 			t.Errorf("%s: protocol %q, want %q", c.Name, st.ProtocolVersion, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 		}
 		named := func() bool { tools, _ := m.ServerTools(c.Name); return st.Tools > 0 && len(tools) == st.Tools }
-		if !mcptestutil.Eventually(5*time.Second, named) {
+		if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), named) {
 			tools, _ := m.ServerTools(c.Name)
 			t.Fatalf("%s: connected with %d tools, but %d are named", c.Name, st.Tools, len(tools))
 		}
@@ -265,7 +265,7 @@ func peerEverythingListChanged(t *testing.T, m *Manager, ev *events, cfg ServerC
 		mcptestutil.Eventually(time.Second, func() bool { return len(got()) > 0 })
 		t.Logf("tools/list_changed over streamable HTTP: %v (best effort: it races mcp-go's GET stream); connect done at %v", got(), dialed.Round(time.Millisecond))
 	} else {
-		if !mcptestutil.Eventually(3*time.Second, func() bool { return len(got()) > 0 }) {
+		if !mcptestutil.Eventually(mcptestutil.HangBound(3*time.Second), func() bool { return len(got()) > 0 }) {
 			t.Errorf("no tools/list_changed from server-everything over %s", cfg.Transport)
 		} else {
 			t.Logf("tools/list_changed over %s at %v; connect done at %v", cfg.Transport, got()[0].Round(time.Millisecond), dialed.Round(time.Millisecond))

@@ -76,7 +76,7 @@ func assertNoneLeft(t *testing.T, name, value string, watch time.Duration) {
 	for {
 		// A process being killed may take a moment to be gone.
 		var left []peerProc
-		mcptestutil.Eventually(2*time.Second, func() bool { left = markedProcs(t, name, value); return len(left) == 0 })
+		mcptestutil.Eventually(mcptestutil.HangBound(2*time.Second), func() bool { left = markedProcs(t, name, value); return len(left) == 0 })
 		if len(left) > 0 {
 			t.Fatalf("processes left after the close: %+v", left)
 		}
@@ -152,7 +152,7 @@ func TestQuitAtEveryStageOfAConnect(t *testing.T) {
 				t.Cleanup(m.CloseAll)
 				m.Start()
 				procs := waitMarked(t, mark, value, stage.procs, 10*time.Second)
-				if !mcptestutil.Eventually(10*time.Second, func() bool { return stage.ready(t, m, pidfile) }) {
+				if !mcptestutil.Eventually(mcptestutil.HangBound(10*time.Second), func() bool { return stage.ready(t, m, pidfile) }) {
 					t.Fatalf("the server never reached the stage; processes %+v", procs)
 				}
 				if st, _ := m.Status("slow"); st.State != StateConnecting {

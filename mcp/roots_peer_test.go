@@ -49,7 +49,7 @@ func TestPeerEverythingRoots(t *testing.T) {
 				t.Fatalf("AddRoot: %d servers told, %v", n, err)
 			}
 			var got string
-			if !mcptestutil.Eventually(10*time.Second, func() bool { got = list(); return strings.Contains(got, RootURI(b)) }) {
+			if !mcptestutil.Eventually(mcptestutil.HangBound(10*time.Second), func() bool { got = list(); return strings.Contains(got, RootURI(b)) }) {
 				t.Errorf("after /roots add, get-roots-list: %q, want %s in it", got, RootURI(b))
 			}
 			if err := m.SetLogLevel("every", "debug"); err != nil {

@@ -113,7 +113,7 @@ func TestRootsInProcess(t *testing.T) {
 	if err != nil || added != b || n != 1 {
 		t.Fatalf("AddRoot: %q %d %v", added, n, err)
 	}
-	if !mcptestutil.Eventually(5*time.Second, func() bool { c, _ := rs.counts(); return c == 1 }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool { c, _ := rs.counts(); return c == 1 }) {
 		t.Error("the server got no roots/list_changed")
 	}
 	if got := roots(); len(got) != 2 || got[1].URI != RootURI(b) || got[1].Name != "zwei" {

@@ -135,7 +135,7 @@ func TestListChangedStormIsCoalesced(t *testing.T) {
 	ss.addTool("last")
 	stormTook := time.Since(start)
 	want := changes // added1 … added4 and last
-	ok := mcptestutil.Eventually(10*time.Second, func() bool {
+	ok := mcptestutil.Eventually(mcptestutil.HangBound(10*time.Second), func() bool {
 		tools, _ := m.ServerTools("storm")
 		return len(tools) == want+1
 	})
@@ -182,7 +182,7 @@ func TestListChangedWithoutChangeSendsNothing(t *testing.T) {
 	n := len(eventList(ev))
 	lists := ss.lists.Load()
 	ss.send(t, string(mcpgo.MethodNotificationToolsListChanged), nil)
-	if !mcptestutil.Eventually(5*time.Second, func() bool { return ss.lists.Load() > lists }) {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool { return ss.lists.Load() > lists }) {
 		t.Fatal("no refresh after tools/list_changed")
 	}
 	time.Sleep(600 * time.Millisecond)
@@ -190,7 +190,7 @@ func TestListChangedWithoutChangeSendsNothing(t *testing.T) {
 		t.Fatalf("events for a list that did not change: %#v", extra)
 	}
 	ss.addTool("new")
-	if !mcptestutil.Eventually(5*time.Second, func() bool {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool {
 		for _, e := range eventList(ev)[n:] {
 			if tc, ok := e.(ToolsChanged); ok && tc.Tools == 2 {
 				return true
@@ -215,7 +215,7 @@ func TestHugeLogMessageIsCut(t *testing.T) {
 		ss.send(t, string(mcpgo.MethodNotificationMessage), map[string]any{"level": "info", "data": huge})
 	}
 	var lines []string
-	if !mcptestutil.Eventually(5*time.Second, func() bool {
+	if !mcptestutil.Eventually(mcptestutil.HangBound(5*time.Second), func() bool {
 		lines, _ = m.Logs("storm")
 		n := 0
 		for _, l := range lines {

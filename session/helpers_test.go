@@ -8,14 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 )
 
-// timeout bounds every wait in these tests. It is generous on purpose: the
-// suite runs under -race on small CI machines. A passing test never waits
-// for it.
-const timeout = 15 * time.Second
+// timeout bounds every wait in these tests for something that must come.
+// It is generous on purpose (mcptestutil.HangBound: a minute): the suite
+// runs under -race on two cores busy with other packages' tests, where 15
+// seconds did not always do. A passing test never waits for it.
+var timeout = mcptestutil.HangBound(15 * time.Second)
 
 // Models of the fake server, named after real ones.
 var (

@@ -59,10 +59,12 @@ func newNotesServer() *notesServer {
 	n.srv.AddTool(mcpgo.NewTool("slow", mcpgo.WithDescription("Take a long time."), mcpgo.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			n.slowStarted <- struct{}{}
+			// Far beyond any wait of the tests: only a cancel ends it
+			// in time.
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(5 * time.Second):
+			case <-time.After(10 * timeout):
 				return mcpgo.NewToolResultText("slow finished"), nil
 			}
 		})
@@ -776,7 +778,6 @@ func TestToolCancelRunningCall(t *testing.T) {
 	h := newToolHarness(t, session.Options{Policy: permissions.Policy{Mode: permissions.Auto}})
 	h.ol.Script(callsTurn(toolCall("call_slow0001", "notes__slow")), ollamatest.TextTurn("You stopped it."))
 
-	start := time.Now()
 	send(t, h.sess, "do the slow thing")
 	select {
 	case <-h.notes.slowStarted:
@@ -786,11 +787,10 @@ func TestToolCancelRunningCall(t *testing.T) {
 	if !h.sess.CancelTools() {
 		t.Fatal("CancelTools found no running call")
 	}
+	// The slow tool would run for ten times the turn's bound: the turn
+	// ending within it is the call cut short.
 	evs := h.r.turn()
 	finished(t, evs, "You stopped it.")
-	if elapsed := time.Since(start); elapsed >= 4*time.Second {
-		t.Errorf("the turn took %v: the call was not cut short", elapsed)
-	}
 	res := one[*session.ToolResultEvent](t, evs)
 	if !res.Cancelled || res.OK || !strings.HasPrefix(res.Error, "cancelled") {
 		t.Errorf("tool_result = %+v, want cancelled", res)

@@ -89,11 +89,14 @@ const (
 )
 
 // keyDecoder turns the key sequences in a stream of reads into the
-// legacy bytes of their keys (parseKeySeq), and passes everything else on
+// legacy bytes of their keys (parseKeySeq), drops the terminal's answers
+// to an OSC query (oscReplyLen: one that came after latch stopped waiting
+// for it, on a slow link or a busy machine, is no key, and Bubble Tea
+// would take its bytes for typed text), and passes everything else on
 // unchanged: other sequences (the mouse's among them), text, and the
 // whole of a bracketed paste. A sequence cut at the end of a read is held
 // until its end comes. A lone Esc at the end of a read is passed on at
-// once, as Bubble Tea would see it: it is the Esc key.
+// once, as Bubble Tea would see it: it is the Esc key; so is Esc ] (Alt+]).
 type keyDecoder struct {
 	held    []byte // the start of a sequence cut at the end of the last read
 	inPaste bool
@@ -113,6 +116,17 @@ func (d *keyDecoder) decode(out, in []byte) []byte {
 			out = append(out, b[i:i+n]...)
 			i += n
 			continue
+		}
+		if b[i] == 0x1b && i+1 < len(b) && b[i+1] == ']' {
+			switch n, whole := oscReplyLen(b[i:]); {
+			case whole:
+				i += n // an answer to a query, late: no key
+				continue
+			case n > 0 && i+n == len(b):
+				d.held = bytes.Clone(b[i:])
+				i += n
+				continue
+			}
 		}
 		if b[i] != 0x1b || i+1 == len(b) || b[i+1] != '[' {
 			out = append(out, b[i])
@@ -137,6 +151,49 @@ func (d *keyDecoder) decode(out, in []byte) []byte {
 		i += n
 	}
 	return out
+}
+
+// maxOSCReply is the longest answer to an OSC query taken for one; a
+// colour's is about 25 bytes.
+const maxOSCReply = 128
+
+// oscReplyLen is the length of the answer to an OSC query (Esc ] digits ;
+// printable text, then BEL or Esc \) that b starts with, and whether it is
+// whole. It is 0 when b does not start like one (Esc ] and then no digit,
+// or a byte no answer has): Alt+] and what follows it stay keys. An
+// answer cut short at the end of b, past its first digit, is its length
+// so far, not whole.
+func oscReplyLen(b []byte) (int, bool) {
+	i := 2
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	if i == 2 {
+		return 0, false
+	}
+	if i < len(b) && b[i] != ';' {
+		return 0, false
+	}
+	for i++; i < len(b) && i < maxOSCReply; i++ {
+		switch c := b[i]; {
+		case c == 0x07:
+			return i + 1, true
+		case c == 0x1b:
+			if i+1 == len(b) {
+				return i + 1, false
+			}
+			if b[i+1] == '\\' {
+				return i + 2, true
+			}
+			return 0, false
+		case c < 0x20 || c > 0x7e:
+			return 0, false
+		}
+	}
+	if i >= maxOSCReply {
+		return 0, false
+	}
+	return len(b), false
 }
 
 // flush gives back a held sequence as it is (the input ended).

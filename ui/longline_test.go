@@ -48,6 +48,9 @@ func longLineEvents(line string, chunk int) []session.Event {
 // chat shows text, streams it, draws it, and scrolls through it: every line
 // fits the screen and the text is all there.
 func TestOneMegabyteLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (a line of a megabyte streamed and laid out): make test-e2e runs it")
+	}
 	const w, h = 100, 30
 	line := longWord(1 << 20)
 	fh := newFakeHarness(t, w, h)

@@ -22,6 +22,9 @@ func streamLines(s *mdStream) []string {
 // shown are the lines of the same text laid out at once, so freezing the
 // rows of a growing line never changes what is shown.
 func TestStreamTailMatchesWholeWrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (60 random replies of 3,000 bytes streamed and wrapped): make test-e2e runs it")
+	}
 	st := themes.Default()
 	r := newMDRenderer("dark")
 	words := []string{"word", "a", "longerword", "ｗｉｄｅ", "e\u0301", "👍🏽", "x-y", "\t", "  ", "\x1b[31m", "\r", "\r\n", "\n",

@@ -12,7 +12,9 @@
 // It prints a regular expression matching the end-to-end tests' names:
 // make test-e2e runs it with go test -run, make test-fast with -skip, so
 // together they run every test once. With -list it prints each tier's
-// tests by package instead. It fails when one name is end to end in one
+// tests by package instead; with -pkgs, the packages that have end-to-end
+// tests, those with the most first (make test-e2e runs only these, and
+// starts the longest first). It fails when one name is end to end in one
 // package and fast in another: one pattern could not then split them.
 //
 // It reads the module from the current directory: go run ./testdata/tiers
@@ -36,6 +38,7 @@ var slowHelpers = []string{"latchBinary", "startLatch", "NPMBin", "NPMPackage", 
 
 func main() {
 	list := flag.Bool("list", false, "print each tier's tests by package")
+	pkgs := flag.Bool("pkgs", false, "print the packages with end-to-end tests, the most first")
 	flag.Parse()
 	tiers, err := sortTests(".")
 	if err != nil {
@@ -48,6 +51,10 @@ func main() {
 	}
 	if *list {
 		tiers.print()
+		return
+	}
+	if *pkgs {
+		fmt.Println(strings.Join(tiers.e2ePackages(), " "))
 		return
 	}
 	fmt.Println(tiers.pattern())
@@ -206,6 +213,36 @@ func (t *tiers) pattern() string {
 	}
 	sort.Strings(names)
 	return "^(" + strings.Join(names, "|") + ")$"
+}
+
+// e2ePackages are the package directories with end-to-end tests, as go
+// test takes them (./cli/), the one with the most tests first (a tie by
+// name): go test starts them in this order, so the longest, started
+// first, is not left running alone at the end.
+func (t *tiers) e2ePackages() []string {
+	dirs := make([]string, 0, len(t.e2e))
+	for d := range t.e2e {
+		dirs = append(dirs, d)
+	}
+	sort.Slice(dirs, func(i, j int) bool {
+		a, b := dirs[i], dirs[j]
+		if len(t.e2e[a]) != len(t.e2e[b]) {
+			return len(t.e2e[a]) > len(t.e2e[b])
+		}
+		return a < b
+	})
+	if len(dirs) == 0 {
+		return []string{"."} // go test of no package would test the current one
+	}
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		if d == "." {
+			out[i] = "."
+		} else {
+			out[i] = "./" + filepath.ToSlash(d) + "/"
+		}
+	}
+	return out
 }
 
 // print lists each tier's tests by package.

@@ -91,3 +91,19 @@ func TestSame(t *testing.T) {}
 		t.Fatalf("check: %v, want TestSame named in both tiers", err)
 	}
 }
+
+// TestE2EPackagesMostFirst: -pkgs names the packages with end-to-end
+// tests as go test takes them, the one with the most first, and only
+// those.
+func TestE2EPackagesMostFirst(t *testing.T) {
+	tr := &tiers{
+		e2e:  map[string][]string{"mcp": {"TestA"}, "cli": {"TestB", "TestC"}, ".": {"TestD"}, "ui/inbox": {"TestE"}},
+		fast: map[string][]string{"words": {"TestF"}},
+	}
+	if got := strings.Join(tr.e2ePackages(), " "); got != "./cli/ . ./mcp/ ./ui/inbox/" {
+		t.Errorf("e2ePackages = %q", got)
+	}
+	if got := (&tiers{}).e2ePackages(); len(got) != 1 || got[0] != "." {
+		t.Errorf("no end-to-end test: %q, want the current package (run with -run '^$')", got)
+	}
+}
