@@ -224,3 +224,18 @@ func TestWatchReadsOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestInboxRuleWhereNoneCanBeSaved: R where no rule can be saved (the
+// inbox over SSH has no config to write) says so and why, and opens no
+// step.
+func TestInboxRuleWhereNoneCanBeSaved(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("ci", "same")
+	s := newScreen(t, g.dir, "ssh:SHA256:x phone", 120, 40)
+	s.readUntil("one call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	s.press(time.Second, runes("R"))
+	if s.m.step != nil {
+		t.Fatal("R opened a step with no rule to save")
+	}
+	containsAll(t, s.m.View(), "R: no rule is saved from here", "run latch inbox on that machine")
+}

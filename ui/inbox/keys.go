@@ -113,7 +113,14 @@ func (m *Model) filterKey(msg tea.KeyMsg) {
 // will be written, written only on Enter.
 func (m *Model) saveRule(now time.Time) tea.Cmd {
 	c, _, ok := m.selected()
-	if !ok || m.o.Rule == nil || c.Chat() {
+	switch {
+	case !ok:
+		return nil
+	case m.o.Rule == nil:
+		m.note("R: no rule is saved from here (over SSH it would write the gateway machine's config); run latch inbox on that machine")
+		return nil
+	case c.Chat():
+		m.note("R: a chat's call is not a gateway's; its rule is saved in that chat (A in its box)")
 		return nil
 	}
 	shown, save, err := m.o.Rule(c.ParkedCall)
