@@ -40,11 +40,11 @@ var importRules = []importRule{
 	{"session/exactjson", nil, []string{"github.com/charmbracelet", "github.com/mark3labs"}},
 	// parkindex: the index of parked calls, a cache of the session logs
 	// in SQLite; nothing of the user interface.
-	{"parkindex", []string{"latch/session", "latch/session/exactjson"},
+	{"parkindex", []string{"latch/fileinfo", "latch/session", "latch/session/exactjson"},
 		[]string{"github.com/charmbracelet", "github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
-	{"gateway", []string{"latch/session", "latch/procgroup", "latch/ui/sanitize"},
+	{"gateway", []string{"latch/fileinfo", "latch/session", "latch/procgroup", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
-	{"config", []string{"latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},
+	{"config", []string{"latch/fileinfo", "latch/mcp", "latch/permissions", "latch/words", "latch/ui/sanitize"},
 		[]string{"github.com/ollama/ollama", "github.com/charmbracelet", "github.com/mark3labs/mcp-go"}},
 	{"mcp", []string{"latch/mcp/oauth", "latch/procgroup", "latch/ui/sanitize"}, []string{"github.com/ollama/ollama", "github.com/charmbracelet"}},
 	// mcp/oauth: the standard library and mcp-go's OAuth helpers
@@ -55,12 +55,13 @@ var importRules = []importRule{
 	{"themes", []string{"latch/words"}, []string{"github.com/mark3labs", "github.com/ollama"}},
 	{"words", nil, []string{"github.com/", "golang.org/"}},
 	{"procgroup", nil, []string{"github.com/", "golang.org/"}},
+	{"fileinfo", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/sanitize", nil, []string{"github.com/", "golang.org/"}},
 	{"ui/inbox", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	// ui/inbox/sshinbox: the inbox over SSH; it reaches the gateway as the
 	// inbox does, through the state folder, never through gateway.
-	{"ui/inbox/sshinbox", []string{"latch/ui/inbox", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
+	{"ui/inbox/sshinbox", []string{"latch/fileinfo", "latch/ui/inbox", "latch/themes", "latch/ui/notice", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
 	{"ui/notice", []string{"latch/ui/sanitize"}, []string{"github.com/", "golang.org/"}},
 }
@@ -77,6 +78,7 @@ var neverPulledIn = map[string][]string{
 	"session/exactjson":  {"github.com/charmbracelet", "github.com/mark3labs"},
 	"words":              {"github.com/", "golang.org/"},
 	"procgroup":          {"github.com/", "golang.org/"},
+	"fileinfo":           {"github.com/", "golang.org/"},
 	"ui/sanitize":        {"github.com/", "golang.org/"},
 }
 

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"latch/fileinfo"
 )
 
 // Who may change a config file. A config file chooses the commands latch
@@ -80,7 +82,7 @@ func trustProblem(p, who string) string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", who, errUnwrap(err))
 	}
-	uid, gid, known := fileOwner(fi)
+	uid, gid, known := fileinfo.Owner(fi)
 	if known && uid != 0 && uid != os.Geteuid() {
 		return fmt.Sprintf("%s is owned by another user (uid %d), neither you nor root, and the file chooses the commands latch runs; "+
 			"it is not read (keep a copy of your own)", who, uid)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"latch/fileinfo"
 )
 
 // racyWindow is how old a file's change time must be, when it is looked
@@ -39,7 +41,8 @@ func stampOf(path string) fileStamp {
 		return fileStamp{}
 	}
 	s := fileStamp{ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	s.dev, s.ino, s.ctime = statIDs(fi)
+	s.dev, s.ino = fileinfo.ID(fi)
+	s.ctime = fileinfo.ChangeTime(fi)
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"latch/fileinfo"
 	"latch/session"
 )
 
@@ -113,7 +114,7 @@ func (x *Index) logsNow() (map[string]logFile, error) {
 		if !session.ValidID(id) || err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		dev, ino := fileID(fi)
+		dev, ino := fileinfo.ID(fi)
 		out[id] = logFile{id: id, path: p, st: logState{dev: dev, ino: ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}}
 	}
 	return out, nil
@@ -214,7 +215,7 @@ func (c *catchUp) log(f logFile, k logState, known bool) error {
 	if err != nil {
 		return nil
 	}
-	dev, ino := fileID(fi)
+	dev, ino := fileinfo.ID(fi)
 	st := logState{dev: dev, ino: ino, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	from := k.size
 	if !known || !k.grownFrom(fh, st) {

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"latch/fileinfo"
 	"latch/ui/sanitize"
 )
 
@@ -101,7 +102,7 @@ func private(f *os.File, path, what string) error {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
 		return fmt.Errorf("%s %s can be read or written by others (mode %04o): chmod 600 %s", what, path, perm, path)
 	}
-	if uid, ok := owner(fi); ok && uid != os.Getuid() {
+	if uid, _, ok := fileinfo.Owner(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("%s %s belongs to another user (uid %d): it must be yours (chown it, or keep your own copy)", what, path, uid)
 	}
 	return nil
