@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 
 	"latch/parkindex"
 	"latch/session"
@@ -122,7 +123,10 @@ func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, []str
 	var fallback inbox.Source
 	var last []inbox.Call
 	var lastStopped map[string]bool
+	var mu sync.Mutex // its reads take turns, whoever calls it
 	src := func() ([]inbox.Call, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		if fallback != nil {
 			return fallback()
 		}

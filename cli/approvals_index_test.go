@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,18 +57,7 @@ func TestApprovalsMendsACorruptIndex(t *testing.T) {
 		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("saved"), nil
 		})
-	ol := ollamatest.New(ollamatest.Model{Name: "tiny"})
-	t.Cleanup(ol.Close)
-	u, _ := url.Parse(ol.URL)
-	sess := session.New(session.Options{Model: "tiny", Client: ol.Client(), Host: ol.Host(), Raw: session.RawOllama{URL: u, HTTP: ol.HTTPClient()},
-		LogDir: dir, NonInteractive: true, Policy: permissions.Policy{Mode: permissions.Approve},
-		Servers: []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}})
-	t.Cleanup(sess.Close)
-	sess.StartServers()
-	mcptestutil.WaitFor(t, time.Minute, "the notes server's tools", func() bool {
-		tools, err := sess.Tools("")
-		return err == nil && len(tools) > 0
-	})
+	sess := parkingSession(t, dir, srv)
 	parked := sess.GatewayCall(context.Background(), session.GatewayCall{Client: "ci", Name: "notes__write_note",
 		Arguments: map[string]any{"text": "\x1b[31mred"}})
 	if parked.Decision != session.GatewayParked {
@@ -85,5 +75,62 @@ func TestApprovalsMendsACorruptIndex(t *testing.T) {
 	}
 	if out, errs = approvalsOn(t, dir); !strings.Contains(out, parked.ID) || errs != "" {
 		t.Errorf("the next run: stdout %q, stderr %q", out, errs)
+	}
+}
+
+// parkingSession is a session in approve mode on the state folder dir,
+// as latch serve runs it, with srv as its notes server, its tools listed.
+func parkingSession(t *testing.T, dir string, srv *mcpserver.MCPServer) *session.Session {
+	t.Helper()
+	ol := ollamatest.New(ollamatest.Model{Name: "tiny"})
+	t.Cleanup(ol.Close)
+	u, _ := url.Parse(ol.URL)
+	sess := session.New(session.Options{Model: "tiny", Client: ol.Client(), Host: ol.Host(), Raw: session.RawOllama{URL: u, HTTP: ol.HTTPClient()},
+		LogDir: dir, NonInteractive: true, Policy: permissions.Policy{Mode: permissions.Approve},
+		Servers: []session.ServerConfig{{Name: "notes", Transport: "inprocess", InProcess: srv}}})
+	t.Cleanup(sess.Close)
+	sess.StartServers()
+	mcptestutil.WaitFor(t, time.Minute, "the notes server's tools", func() bool {
+		tools, err := sess.Tools("")
+		return err == nil && len(tools) > 0
+	})
+	return sess
+}
+
+// latch inbox's Source on the index is read from Bubble Tea's goroutines:
+// reads at once from many take turns (go test -race finds it otherwise)
+// and each sees the waiting call.
+func TestInboxSourceReadsTakeTurns(t *testing.T) {
+	dir := t.TempDir()
+	srv := mcpserver.NewMCPServer("notes", "1.0", mcpserver.WithToolCapabilities(true))
+	srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithString("text", mcpgo.Required())),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("saved"), nil
+		})
+	sess := parkingSession(t, dir, srv)
+	if out := sess.GatewayCall(context.Background(), session.GatewayCall{Client: "ci", Name: "notes__write_note",
+		Arguments: map[string]any{"text": "turns"}}); out.Decision != session.GatewayParked {
+		t.Fatalf("the call did not park: %+v", out)
+	}
+	var stderr bytes.Buffer
+	src, _, closeSrc := inboxSource(dir, &stderr)
+	defer closeSrc()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			calls, err := src()
+			if err == nil && len(calls) != 1 {
+				err = fmt.Errorf("%d calls, want 1", len(calls))
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("the index was not used: %s", stderr.String())
 	}
 }

@@ -262,8 +262,28 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 			t.Errorf("pty reader did not stop")
 		}
 		master.Close()
+		tm.reportRace()
 	})
 	return tm
+}
+
+// raceExit is the exit status of a -race build that found a data race.
+const raceExit = 66
+
+// reportRace fails the test with the race detector's report when the
+// -race build of latch found a data race: on a terminal the report is
+// written to the screen, so without this only "exit status 66" is seen.
+func (tm *ptyTerm) reportRace() {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if tm.state == nil || tm.state.ExitCode() != raceExit {
+		return
+	}
+	out := tm.raw.String()
+	if i := strings.Index(out, "WARNING: DATA RACE"); i >= 0 {
+		out = out[i:]
+	}
+	tm.t.Errorf("latch (-race) exited %d, a data race:\n%s", raceExit, out)
 }
 
 // readLoop feeds the output to the emulator until the terminal goes away

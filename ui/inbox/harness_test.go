@@ -101,10 +101,11 @@ func (g *gateway) waitRan(text string, n int) {
 // screen is an inbox model driven as Bubble Tea would drive it, on a test
 // clock, with what it rang kept.
 type screen struct {
-	t    testing.TB
-	m    *Model
-	now  time.Time
-	rung []string
+	t       testing.TB
+	m       *Model
+	now     time.Time
+	rung    []string
+	pending tea.Cmd // a read the model asked for and the test has not run
 }
 
 // newScreen is the inbox of dir, by, w×h.
@@ -121,9 +122,22 @@ func newScreen(t *testing.T, dir, by string, w, h int) *screen {
 	return s
 }
 
-// read runs one read of the waiting calls, as the poll does.
+// read runs one read of the waiting calls, as the poll does (or the read
+// a decision asked for, when the model is waiting for it).
 func (s *screen) read() {
-	s.m.Update(s.m.load()())
+	s.t.Helper()
+	cmd := s.pending
+	s.pending = nil
+	if cmd == nil {
+		cmd = s.m.load()
+	}
+	if cmd == nil {
+		s.t.Fatal("the model says a read is under way, but none was asked for")
+	}
+	_, next := s.m.Update(cmd())
+	if s.m.reading { // it asked for the next read at once
+		s.pending = next
+	}
 }
 
 // readUntil reads until the view holds what cond wants.
@@ -153,7 +167,9 @@ func (s *screen) run(cmd tea.Cmd) {
 	if cmd == nil || s.m.step != nil || s.m.busy == 0 {
 		return // a tick, a quit, or nothing: Bubble Tea's to run
 	}
-	s.m.Update(cmd())
+	if _, next := s.m.Update(cmd()); s.m.reading && next != nil {
+		s.pending = next // the read the decision asked for
+	}
 }
 
 // runes is a key of text.

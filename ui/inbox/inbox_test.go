@@ -225,6 +225,51 @@ func TestWatchReadsOverlap(t *testing.T) {
 	}
 }
 
+// The inbox reads its Source one read at a time: a read a decision asks
+// for while a poll's is under way waits for it and then runs (an older
+// read never lands after a newer one), and however many decisions ask for
+// reads, one poll is scheduled at a time, not one more per decision.
+func TestInboxReadsOneAtATime(t *testing.T) {
+	var reads int
+	m := New(Options{Dir: t.TempDir(), Every: time.Hour, Source: func() ([]Call, error) {
+		reads++
+		return nil, nil
+	}})
+	first := m.Init()
+	if first == nil {
+		t.Fatal("Init asked for no read")
+	}
+	for i := range 3 { // decisions come back while the first read is out
+		if _, cmd := m.Update(decidedMsg{n: 0}); cmd != nil {
+			t.Fatalf("decision %d started a read beside the one under way", i)
+		}
+	}
+	_, cmd := m.Update(first())
+	if cmd == nil {
+		t.Fatal("the read the decisions asked for never ran")
+	}
+	msg := cmd()
+	if _, ok := msg.(loadedMsg); !ok {
+		t.Fatalf("after the first read came %T, want the decisions' read (one for all three)", msg)
+	}
+	_, tick := m.Update(msg)
+	if tick == nil {
+		t.Fatal("no poll was scheduled after the reads")
+	}
+	// A decision while the poll waits: its read runs now, and schedules
+	// no second poll beside the first.
+	_, cmd = m.Update(decidedMsg{n: 0})
+	if cmd == nil {
+		t.Fatal("a decision with no read under way started none")
+	}
+	if _, again := m.Update(cmd()); again != nil {
+		t.Error("a decision's read scheduled a second poll beside the waiting one")
+	}
+	if reads != 3 {
+		t.Errorf("the Source was read %d times, want 3 (Init's, one for the three decisions, the last decision's)", reads)
+	}
+}
+
 // TestInboxRuleWhereNoneCanBeSaved: R where no rule can be saved (the
 // inbox over SSH has no config to write) says so and why, and opens no
 // step.

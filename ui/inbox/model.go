@@ -47,6 +47,9 @@ type Model struct {
 
 	step    *step // the confirmation step, when open
 	busy    int   // decisions on their way
+	reading bool  // a read of the Source is under way
+	reread  bool  // another read was asked for meanwhile
+	ticking bool  // the next poll is scheduled
 	notes   []string
 	prevKey time.Time // when the key before the last came
 
@@ -90,8 +93,16 @@ type guardMsg struct{}
 // Init reads the waiting calls at once.
 func (m *Model) Init() tea.Cmd { return m.load() }
 
-// load reads the waiting calls from the source.
+// load reads the waiting calls from the source. One read at a time: a
+// read asked for while one is under way (a decision's, beside a poll's)
+// runs when that one is in, so an older read never overwrites a newer
+// one, and the Source is never called twice at once.
 func (m *Model) load() tea.Cmd {
+	if m.reading {
+		m.reread = true
+		return nil
+	}
+	m.reading = true
 	src := m.o.Source
 	return func() tea.Msg {
 		calls, err := src()
@@ -105,10 +116,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 	case loadedMsg:
+		m.reading = false
 		m.took(msg)
-		every := m.o.Every
-		return m, tea.Tick(every, func(time.Time) tea.Msg { return pollMsg{} })
+		if m.reread {
+			m.reread = false
+			return m, m.load()
+		}
+		if m.ticking { // one poll chain, however many reads decisions asked for
+			return m, nil
+		}
+		m.ticking = true
+		return m, tea.Tick(m.o.Every, func(time.Time) tea.Msg { return pollMsg{} })
 	case pollMsg:
+		m.ticking = false
 		return m, m.load()
 	case guardMsg:
 	case savedMsg:

@@ -26,7 +26,8 @@ func (c Call) Chat() bool { return c.Client == "" }
 // Source gives the calls waiting now, oldest first. It is the inbox's
 // only way to the state folder: Watch reads the session logs; latch
 // inbox gives it one on the index of parked calls (parkindex.Live), and
-// Watch when the index cannot be used.
+// Watch when the index cannot be used. A Model calls its Source from one
+// read at a time, but each read in a goroutine of its own.
 type Source func() ([]Call, error)
 
 // Watch is the Source of the state folder dir: each call reads again
@@ -39,9 +40,7 @@ func Watch(dir string) Source {
 }
 
 // watcher is Watch's memory: what each session log held when last read.
-// Reads may overlap (a read after a decision while a poll's is under
-// way: Bubble Tea runs each in a goroutine of its own), so they take
-// turns.
+// Reads take turns, should two screens share one Watch.
 type watcher struct {
 	mu   sync.Mutex
 	dir  string
