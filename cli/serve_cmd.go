@@ -87,6 +87,7 @@ func serveToken(s *settings) (string, error) {
 // the gate, until the client goes (stdio) or a quit signal.
 func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := f.serve
+	defer serveProfile()()
 	var hopts gateway.HTTPOptions
 	if a.listen != "" {
 		token, err := serveToken(s)

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,30 +59,46 @@ func TestServeConcurrentStdio(t *testing.T) {
 	if base := benchBase(t); base != "" {
 		bins["before"] = base
 	}
+	serve := func(bin string) stdioCmd {
+		return stdioCmd{bin: bin, env: r.env, args: []string{"--config", r.cfg, "serve", "--stdio", "--quiet"}, tool: "mem__read_graph"}
+	}
+	cmds := map[string]stdioCmd{"this": serve(r.bin), "before": serve(bins["before"]),
+		// The upstream alone, the same callers calling it directly: what
+		// no gateway can beat.
+		"direct": {bin: mem, env: append(slices.Clone(r.env), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl")), tool: "read_graph"}}
 	took := map[string]time.Duration{}
 	for range rounds {
-		for _, name := range []string{"this", "before"} {
-			if bins[name] == "" {
+		for _, name := range []string{"this", "before", "direct"} {
+			if cmds[name].bin == "" {
 				continue
 			}
-			took[name] += concurrentStdio(t, r, bins[name], callers, each)
+			took[name] += concurrentStdio(t, cmds[name], callers, each)
 		}
 	}
 	rate := func(name string) float64 { return float64(callers*each*rounds) / took[name].Seconds() }
-	t.Logf("%d callers at once over one stdio connection, %d calls of read_graph each, %d rounds: %.0f calls/s through latch serve",
-		callers, each, rounds, rate("this"))
+	t.Logf("%d callers at once over one stdio connection, %d calls of read_graph each, %d rounds: %.0f calls/s through latch serve, %.0f calling server-memory directly (%.2f× latch's)",
+		callers, each, rounds, rate("this"), rate("direct"), rate("direct")/rate("this"))
 	if took["before"] > 0 {
 		t.Logf("before the change: %.0f calls/s; this one does %.2f× as many (target ≥ 3×)", rate("before"), rate("this")/rate("before"))
 	}
 }
 
-// concurrentStdio starts bin's latch serve --stdio, makes callers × each
-// calls at once after the handshake, and returns how long the calls took.
-func concurrentStdio(t *testing.T, r *promptRig, bin string, callers, each int) time.Duration {
+// stdioCmd is a stdio MCP server to call: its command, environment,
+// arguments, and the tool called.
+type stdioCmd struct {
+	bin       string
+	env, args []string
+	tool      string
+}
+
+// concurrentStdio starts sc's server, makes callers × each calls of its
+// tool at once after the handshake, and returns how long the calls took.
+func concurrentStdio(t *testing.T, sc stdioCmd, callers, each int) time.Duration {
 	t.Helper()
+	bin := sc.bin
 	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(5*time.Minute))
 	defer cancel()
-	tr := transport.NewStdio(bin, r.env, "--config", r.cfg, "serve", "--stdio", "--quiet")
+	tr := transport.NewStdio(bin, sc.env, sc.args...)
 	if err := tr.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +111,7 @@ func concurrentStdio(t *testing.T, r *promptRig, bin string, callers, each int) 
 		t.Fatalf("%s: initialize: %v", bin, err)
 	}
 	var req mcp.CallToolRequest
-	req.Params.Name = "mem__read_graph"
+	req.Params.Name = sc.tool
 	if _, err := c.CallTool(ctx, req); err != nil { // warm
 		t.Fatalf("%s: %v", bin, err)
 	}
@@ -126,8 +143,8 @@ func mcpProxy(t *testing.T) string {
 }
 
 // startMCPProxy runs mcp-proxy serving server-memory over streamable HTTP
-// with token, and returns its URL once it answers.
-func startMCPProxy(t *testing.T, bin, mem, memFile, token string) string {
+// with token, and returns its URL once it answers, and its process id.
+func startMCPProxy(t *testing.T, bin, mem, memFile, token string) (string, int) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -169,7 +186,7 @@ func startMCPProxy(t *testing.T, bin, mem, memFile, token string) string {
 		_ = res.Body.Close()
 		return res.StatusCode == http.StatusOK
 	})
-	return url
+	return url, cmd.Process.Pid
 }
 
 // fiftyClients runs clients × calls calls of tool at url and returns
