@@ -17,7 +17,10 @@ func TestLogGroupCommit(t *testing.T) {
 	}
 	defer l.Close()
 	const writers = 32
-	l.syncMu.Lock() // a sync under way
+	underWay := make(chan struct{}) // a sync under way (that covers none of these writes)
+	l.mu.Lock()
+	l.syncing = underWay
+	l.mu.Unlock()
 	var wg sync.WaitGroup
 	returned := make(chan int, writers)
 	for i := range writers {
@@ -46,7 +49,10 @@ func TestLogGroupCommit(t *testing.T) {
 		t.Fatalf("write %d returned before any sync covered it", i)
 	default:
 	}
-	l.syncMu.Unlock()
+	l.mu.Lock()
+	l.syncing = nil
+	l.mu.Unlock()
+	close(underWay)
 	wg.Wait()
 	if n := l.syncs.Load(); n != 1 {
 		t.Errorf("%d writers waiting together took %d fsyncs, want 1", writers, n)
@@ -98,9 +104,9 @@ func TestLogSyncSoon(t *testing.T) {
 	}
 	deadline := time.Now().Add(time.Minute) // a hang's bound
 	for {
-		l.syncMu.Lock()
+		l.mu.Lock()
 		synced := l.synced
-		l.syncMu.Unlock()
+		l.mu.Unlock()
 		if synced == 3 {
 			break
 		}

@@ -18,10 +18,11 @@ import (
 // synced.
 //
 // Writes that ask for a sync at about the same time share one fsync
-// (group commit): each is written under mu, then waits on syncMu; the
-// first to get it syncs everything written so far, and those it covered
-// return without a sync of their own. None returns before its line is
-// on disk, as when each synced alone.
+// (group commit): each is written under mu; if no sync is under way, the
+// write starts one that covers everything written so far, else it waits
+// for the one under way to end (all its waiters woken at once), and
+// returns if that covered it or starts the next. None returns before its
+// line is on disk, as when each synced alone.
 type SessionLog struct {
 	mu   sync.Mutex
 	f    *os.File
@@ -31,12 +32,12 @@ type SessionLog struct {
 	// lines is how many lines this log object wrote (for the crash
 	// test's count: crash.go).
 	lines int
-	// syncMu is held while the file is synced; synced is the number of
-	// the last write a sync that worked covered. (Taken before mu when
-	// both are.)
-	syncMu sync.Mutex
-	synced uint64
-	syncs  atomic.Int64 // fsyncs done, for the tests
+	// synced is the number of the last write a sync that worked
+	// covered; syncing, while a sync is under way, is closed when it ends.
+	// (Both under mu.)
+	synced  uint64
+	syncing chan struct{}
+	syncs   atomic.Int64 // fsyncs done, for the tests
 	// soon is set while a sync asked for by SyncSoon is pending.
 	soon atomic.Bool
 	// err is why the last write failed (nil while writing works). It is
@@ -186,26 +187,42 @@ func (l *SessionLog) WriteAll(es []Event, sync bool) (LogChange, error) {
 }
 
 // syncThrough returns once write number seq (written to f) is on disk:
-// at once when a sync since covered it, else after a sync of its own,
-// which covers every write done before it starts.
+// at once when a sync since covered it, else after the sync under way (if
+// it covers it) or one of its own, which covers every write done before
+// it starts. A sync that fails covers nothing: each write waiting on it
+// tries one of its own.
 func (l *SessionLog) syncThrough(seq uint64, f *os.File) error {
-	l.syncMu.Lock()
-	defer l.syncMu.Unlock()
-	if l.synced >= seq {
-		return nil
-	}
 	l.mu.Lock()
-	upto, cur := l.seq, l.f
+	for {
+		if l.f != f { // SwapFile since (tests only): sync the write's own file
+			l.mu.Unlock()
+			return f.Sync()
+		}
+		if l.synced >= seq {
+			l.mu.Unlock()
+			return nil
+		}
+		if l.syncing == nil {
+			break
+		}
+		wait := l.syncing
+		l.mu.Unlock()
+		<-wait
+		l.mu.Lock()
+	}
+	upto, done := l.seq, make(chan struct{})
+	l.syncing = done
 	l.mu.Unlock()
-	if cur != f { // SwapFile since (tests only): sync the write's own file
-		return f.Sync()
-	}
 	l.syncs.Add(1)
-	if err := f.Sync(); err != nil {
-		return err // not covered: each waiting write tries a sync of its own
+	err := f.Sync()
+	l.mu.Lock()
+	if err == nil {
+		l.synced = max(l.synced, upto)
 	}
-	l.synced = upto
-	return nil
+	l.syncing = nil
+	l.mu.Unlock()
+	close(done)
+	return err
 }
 
 // health records the outcome of a write (nil: it worked) and says how
@@ -256,10 +273,14 @@ func (l *SessionLog) SyncSoon() {
 // Close closes the log file, syncing first what was written and not yet
 // synced (SyncSoon's lines).
 func (l *SessionLog) Close() error {
-	l.syncMu.Lock()
-	defer l.syncMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for l.syncing != nil { // a sync under way ends first
+		wait := l.syncing
+		l.mu.Unlock()
+		<-wait
+		l.mu.Lock()
+	}
 	if l.synced < l.seq {
 		_ = l.f.Sync()
 		l.synced = l.seq
