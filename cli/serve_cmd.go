@@ -88,6 +88,7 @@ func serveToken(s *settings) (string, error) {
 func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := f.serve
 	defer serveProfile()()
+	tuneServeGC(s.getenv)
 	var hopts gateway.HTTPOptions
 	if a.listen != "" {
 		token, err := serveToken(s)

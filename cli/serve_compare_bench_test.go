@@ -66,20 +66,26 @@ func TestServeConcurrentStdio(t *testing.T) {
 		// The upstream alone, the same callers calling it directly: what
 		// no gateway can beat.
 		"direct": {bin: mem, env: append(slices.Clone(r.env), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl")), tool: "read_graph"}}
-	took := map[string]time.Duration{}
+	took, cpu := map[string]time.Duration{}, map[string]time.Duration{}
 	for range rounds {
 		for _, name := range []string{"this", "before", "direct"} {
 			if cmds[name].bin == "" {
 				continue
 			}
-			took[name] += concurrentStdio(t, cmds[name], callers, each)
+			d, c := concurrentStdio(t, cmds[name], callers, each)
+			took[name] += d
+			cpu[name] += c
 		}
 	}
-	rate := func(name string) float64 { return float64(callers*each*rounds) / took[name].Seconds() }
-	t.Logf("%d callers at once over one stdio connection, %d calls of read_graph each, %d rounds: %.0f calls/s through latch serve, %.0f calling server-memory directly (%.2f× latch's)",
-		callers, each, rounds, rate("this"), rate("direct"), rate("direct")/rate("this"))
+	calls := float64(callers * each * rounds)
+	rate := func(name string) float64 { return calls / took[name].Seconds() }
+	perCall := func(name string) float64 { return float64(cpu[name].Microseconds()) / 1000 / calls }
+	t.Logf("%d callers at once over one stdio connection, %d calls of read_graph each, %d rounds: %.0f calls/s through latch serve "+
+		"(its CPU %.3f ms a call), %.0f calling server-memory directly (%.2f× latch's; server-memory's CPU %.3f ms a call)",
+		callers, each, rounds, rate("this"), perCall("this"), rate("direct"), rate("direct")/rate("this"), perCall("direct"))
 	if took["before"] > 0 {
-		t.Logf("before the change: %.0f calls/s; this one does %.2f× as many (target ≥ 3×)", rate("before"), rate("this")/rate("before"))
+		t.Logf("before the change: %.0f calls/s, its CPU %.3f ms a call; this one does %.2f× as many (target ≥ 3×), with %.2f× the CPU a call",
+			rate("before"), perCall("before"), rate("this")/rate("before"), perCall("this")/perCall("before"))
 	}
 }
 
@@ -92,13 +98,20 @@ type stdioCmd struct {
 }
 
 // concurrentStdio starts sc's server, makes callers × each calls of its
-// tool at once after the handshake, and returns how long the calls took.
-func concurrentStdio(t *testing.T, sc stdioCmd, callers, each int) time.Duration {
+// tool at once after the handshake, and returns how long the calls took
+// and the CPU time the server's process used for them.
+func concurrentStdio(t *testing.T, sc stdioCmd, callers, each int) (time.Duration, time.Duration) {
 	t.Helper()
 	bin := sc.bin
 	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(5*time.Minute))
 	defer cancel()
-	tr := transport.NewStdio(bin, sc.env, sc.args...)
+	var cmd *exec.Cmd
+	tr := transport.NewStdioWithOptions(bin, sc.env, sc.args, transport.WithCommandFunc(
+		func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = env
+			return cmd, nil
+		}))
 	if err := tr.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +128,7 @@ func concurrentStdio(t *testing.T, sc stdioCmd, callers, each int) time.Duration
 	if _, err := c.CallTool(ctx, req); err != nil { // warm
 		t.Fatalf("%s: %v", bin, err)
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime(cmd.Process.Pid)
 	var wg sync.WaitGroup
 	for range callers {
 		wg.Go(func() {
@@ -128,7 +141,7 @@ func concurrentStdio(t *testing.T, sc stdioCmd, callers, each int) time.Duration
 		})
 	}
 	wg.Wait()
-	return time.Since(start)
+	return time.Since(start), cpuTime(cmd.Process.Pid) - cpu0
 }
 
 // mcpProxy is TBXark/mcp-proxy's binary ($LATCH_BENCH_MCP_PROXY), or ""
@@ -190,14 +203,16 @@ func startMCPProxy(t *testing.T, bin, mem, memFile, token string) (string, int) 
 }
 
 // fiftyClients runs clients × calls calls of tool at url and returns
-// every call's time in ms, and the failures.
-func fiftyClients(url, token, tool string, clients, calls int) (ms []float64, failures []string, wall time.Duration) {
+// every call's time in ms, and the failures. legacy keeps the clients on
+// the initialize handshake (the 2025 protocol: sessions) rather than the
+// 2026-07-28 stateless form they speak to a server that offers it.
+func fiftyClients(url, token, tool string, clients, calls int, legacy bool) (ms []float64, failures []string, wall time.Duration) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range clients {
 		wg.Go(func() {
-			took, err := benchClient(url, token, fmt.Sprintf("bench-%02d", i), tool, calls)
+			took, err := benchClient(url, token, fmt.Sprintf("bench-%02d", i), tool, calls, legacy)
 			mu.Lock()
 			defer mu.Unlock()
 			ms = append(ms, took...)

@@ -34,7 +34,7 @@ func TestServeFiftyClients(t *testing.T) {
 			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}}}, false)
 	srv := startServeHTTP(t, r, token, "--quiet")
 
-	ms, failures, wall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls)
+	ms, failures, wall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls, false)
 	hwm, cpu := vmHWM(srv.cmd.Process.Pid), cpuTime(srv.cmd.Process.Pid)
 	t.Logf("%d clients × %d calls of read_graph through latch serve --listen: %d done, %d failed in %v (%.0f calls/s); "+
 		"latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; latch serve's peak RSS (VmHWM) %s, its CPU time %v (%.3f ms a call)",
@@ -51,17 +51,20 @@ func TestServeFiftyClients(t *testing.T) {
 		rb := *r
 		rb.bin = base
 		bsrv := startServeHTTP(t, &rb, token, "--quiet")
-		bms, bfail, bwall := fiftyClients(bsrv.url, token, "mem__read_graph", clients, calls)
+		bms, bfail, bwall := fiftyClients(bsrv.url, token, "mem__read_graph", clients, calls, false)
 		if len(bms) == 0 {
 			t.Fatalf("before the change: no call done; failures: %s", strings.Join(bfail, "\n"))
 		}
-		t.Logf("before the change: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: this one's p50 is %.2f× its",
+		bcpu := cpuTime(bsrv.cmd.Process.Pid)
+		t.Logf("before the change: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: this one's p50 is %.2f× its; "+
+			"its CPU time %v (%.3f ms a call: this one's is %.2f× its)",
 			len(bms), len(bfail), bwall.Round(time.Millisecond), float64(len(bms))/bwall.Seconds(),
-			percentile(bms, 50), percentile(bms, 99), p50/percentile(bms, 50))
+			percentile(bms, 50), percentile(bms, 99), p50/percentile(bms, 50),
+			bcpu, float64(bcpu.Microseconds())/1000/float64(len(bms)), float64(cpu)/float64(max(bcpu, 1)))
 	}
 	if proxy := mcpProxy(t); proxy != "" {
 		url, pid := startMCPProxy(t, proxy, mem, filepath.Join(t.TempDir(), "memory.jsonl"), token)
-		pms, pfail, pwall := fiftyClients(url, token, "read_graph", clients, calls)
+		pms, pfail, pwall := fiftyClients(url, token, "read_graph", clients, calls, false)
 		if len(pfail) > 0 || len(pms) == 0 {
 			t.Fatalf("mcp-proxy: %d calls done; failures: %s", len(pms), strings.Join(pfail, "\n"))
 		}
@@ -71,19 +74,37 @@ func TestServeFiftyClients(t *testing.T) {
 			len(pms), len(pfail), pwall.Round(time.Millisecond), float64(len(pms))/pwall.Seconds(),
 			percentile(pms, 50), percentile(pms, 99), p50/percentile(pms, 50),
 			pcpu, float64(pcpu.Microseconds())/1000/float64(len(pms)), float64(cpu)/float64(max(pcpu, 1)))
+		// mcp-proxy's mcp-go offers no 2026-07-28 stateless form, so the
+		// clients spoke the 2025 protocol to it: the same clients held to
+		// that handshake against latch serve, for a like-for-like ratio.
+		before := cpuTime(srv.cmd.Process.Pid)
+		lms, lfail, lwall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls, true)
+		if len(lfail) > 0 || len(lms) == 0 {
+			t.Fatalf("latch serve, 2025 handshake: %d calls done; failures: %s", len(lms), strings.Join(lfail, "\n"))
+		}
+		lcpu := cpuTime(srv.cmd.Process.Pid) - before
+		t.Logf("latch serve with the clients on the 2025 handshake, as they spoke to mcp-proxy: %d done in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: %.2f× mcp-proxy's p50; "+
+			"CPU %.3f ms a call (%.2f× mcp-proxy's)",
+			len(lms), lwall.Round(time.Millisecond), float64(len(lms))/lwall.Seconds(), percentile(lms, 50), percentile(lms, 99),
+			percentile(lms, 50)/percentile(pms, 50), float64(lcpu.Microseconds())/1000/float64(len(lms)), float64(lcpu)/float64(max(pcpu, 1)))
 	}
 }
 
 // benchClient connects as name and makes n calls of tool, one after
-// another; it returns each call's duration in ms, and the first
-// failure (it stops there).
-func benchClient(url, token, name, tool string, n int) ([]float64, error) {
+// another (on the 2025 handshake with legacy); it returns each call's
+// duration in ms, and the first failure (it stops there).
+func benchClient(url, token, name, tool string, n int, legacy bool) ([]float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		return nil, err
 	}
+	var opts []client.ClientOption
+	if legacy {
+		opts = append(opts, client.WithLegacyProtocolOnly()) //nolint:staticcheck // the 2025 handshake on purpose (fiftyClients)
+	}
+	c := client.NewClient(tr, opts...)
 	defer func() { _ = c.Close() }()
 	if err := c.Start(ctx); err != nil {
 		return nil, fmt.Errorf("%s: start: %w", name, err)
