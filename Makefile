@@ -127,6 +127,7 @@ $(GOLANGCI_LINT):
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./ui/sanitize
 	$(GO) test -run '^$$' -bench 'Turn|LogAppend|Load' -benchmem ./session/
+	$(GO) test -run '^$$' -bench 'GroupCommit32' -benchtime 5000x ./session/eventlog/
 	$(GO) test -run '^$$' -bench 'ToolCallOverhead(Stdio)?$$/(manager|session$$|paired)' -benchtime 60000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench 'ToolCallOverhead$$/session_logged' -benchtime 2000x -benchmem ./session/
 	$(GO) test -run '^$$' -bench '^Benchmark(StreamToken|Frame|Scroll2000)$$' -benchmem ./ui/
