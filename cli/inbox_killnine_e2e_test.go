@@ -522,7 +522,7 @@ func (k *killRig) check(watcher *ptyTerm) {
 			t.Errorf("call %s ran with no \"allowed\" in the log", id)
 		}
 	}
-	waiting, inDoubt := 0, 0
+	waiting, inDoubt, inDoubtRan := 0, 0, 0
 	for _, id := range ids {
 		asked, said, got, p := k.asked[id], k.said[id], decided[id], polls[id]
 		switch {
@@ -541,7 +541,10 @@ func (k *killRig) check(watcher *ptyTerm) {
 			case asked == "rejected" && (runs[id] != 0 || !p.isErr || !strings.Contains(p.text, killReason)):
 				t.Errorf("call %s, rejected: ran %d times, its poll says %q (error %v)", id, runs[id], p.text, p.isErr)
 			case asked == "approved" && p.isErr && strings.Contains(p.text, "in_doubt"):
-				inDoubt++ // killed while it ran: at most once (above), never again
+				// Killed after its "allowed" and before its result: it ran
+				// at most once (above), and never runs again by itself.
+				inDoubt++
+				inDoubtRan += runs[id]
 			case asked == "approved" && (runs[id] != 1 || p.isErr || strings.Contains(p.text, "awaiting_approval")):
 				t.Errorf("call %s, approved: ran %d times, its poll says %q (error %v)", id, runs[id], p.text, p.isErr)
 			}
@@ -577,7 +580,8 @@ func (k *killRig) check(watcher *ptyTerm) {
 	for id := range k.asked {
 		n[k.said[id]]++
 	}
-	t.Logf("%d calls parked, %d still waiting, %d in doubt; what the inbox said: %v", len(parked), waiting, inDoubt, n)
+	t.Logf("%d calls parked, %d still waiting, %d in doubt (%d of them reached server-memory); what the inbox said: %v",
+		len(parked), waiting, inDoubt, inDoubtRan, n)
 }
 
 // plural is one or many by n.
