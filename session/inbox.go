@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"latch/session/eventlog"
@@ -96,8 +95,7 @@ const InboxEvery = 50 * time.Millisecond
 // WatchInbox applies the decisions sent to this session (SendDecision)
 // until ctx ends, looking every interval: each through GatewayDecide,
 // then removed. report hears of each, with GatewayDecide's error when it
-// did not apply (an unknown call, one decided or expired before); it may
-// be called from several goroutines at once.
+// did not apply (an unknown call, one decided or expired before).
 func (s *Session) WatchInbox(ctx context.Context, every time.Duration, report func(Decision, error)) {
 	if s.logDir == "" {
 		return
@@ -115,63 +113,33 @@ func (s *Session) WatchInbox(ctx context.Context, every time.Duration, report fu
 	}
 }
 
-// takers is how many decisions takeDecisions applies at once. Each is
-// logged and synced before its call runs; applied one at a time, a bulk
-// decision of 1,000 calls waited on 1,000 syncs in a row, where at once
-// they share them (eventlog.SessionLog's group commit). Decisions on
-// different calls are independent, and each file names one call.
-const takers = 8
-
-// takeDecisions applies the decisions in dir, takers at a time, and
-// returns once each was applied (or refused) and removed: the next look
-// never sees a file one of them still holds.
+// takeDecisions applies the decisions in dir, oldest name first.
 func (s *Session) takeDecisions(dir string, report func(Decision, error)) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	var names []string
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		names = append(names, name)
-	}
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for range min(takers, len(names)) {
-		wg.Go(func() {
-			for name := range next {
-				s.takeDecision(dir, name, report)
-			}
-		})
-	}
-	for _, name := range names {
-		next <- name
-	}
-	close(next)
-	wg.Wait()
-}
-
-// takeDecision applies the decision in the file name of dir, then
-// removes it.
-func (s *Session) takeDecision(dir, name string, report func(Decision, error)) {
-	path := filepath.Join(dir, name)
-	var d Decision
-	b, err := os.ReadFile(path)
-	if err == nil {
-		err = json.Unmarshal(b, &d)
-	}
-	if err == nil && d.InvocationID+".json" != name {
-		err = fmt.Errorf("%s names call %q", name, d.InvocationID)
-	}
-	if err == nil {
-		err = s.GatewayDecide(d.InvocationID, d.Approve, d.By, d.Reason)
-	}
-	_ = os.Remove(path) // applied or refused, it is done with
-	if report != nil {
-		report(d, err)
+		path := filepath.Join(dir, name)
+		var d Decision
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(b, &d)
+		}
+		if err == nil && d.InvocationID+".json" != name {
+			err = fmt.Errorf("%s names call %q", name, d.InvocationID)
+		}
+		if err == nil {
+			err = s.GatewayDecide(d.InvocationID, d.Approve, d.By, d.Reason)
+		}
+		_ = os.Remove(path) // applied or refused, it is done with
+		if report != nil {
+			report(d, err)
+		}
 	}
 }
 

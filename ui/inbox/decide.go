@@ -3,7 +3,6 @@ package inbox
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"latch/session"
@@ -34,7 +33,6 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 	var lines []string
 	var sent []Call
 	running := map[string]bool{}
-	var todo []Call
 	for _, c := range calls {
 		up, known := running[c.Session]
 		if !known {
@@ -47,13 +45,9 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 			lines = append(lines, notDecided(c, word, "its gateway (session "+c.Session+") stopped: start it again to decide"))
 			continue
 		}
-		todo = append(todo, c)
-	}
-	errs := sendAll(dir, todo, func(c Call) session.Decision {
-		return session.Decision{InvocationID: c.CallID, Approve: approve, By: by, Reason: reason}
-	})
-	for i, c := range todo {
-		switch err := errs[i]; {
+		d := session.Decision{InvocationID: c.CallID, Approve: approve, By: by, Reason: reason}
+		err := session.SendDecision(dir, c.Session, d)
+		switch {
 		case errors.Is(err, session.ErrDecisionQueued):
 			lines = append(lines, notDecided(c, word, "another decision on it is on its way (from another inbox, or latch approve)"))
 		case err != nil:
@@ -83,34 +77,6 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 	}
 	head := fmt.Sprintf("%s %d of %d %s, by %s", word, ok, len(calls), plural(len(calls), "call", "calls"), sanitize.Line(by))
 	return append([]string{head}, lines...)
-}
-
-// senders is how many decisions send writes at once. Each is synced
-// before it is linked into place (session.SendDecision), and a sync costs
-// milliseconds: one at a time, a bulk decision of 1,000 calls spent most
-// of its time waiting on them; at once, the file system commits them
-// together.
-const senders = 8
-
-// sendAll puts the decision on each call in its gateway's inbox, senders
-// at a time, and returns each one's error, in the order of calls.
-func sendAll(dir string, calls []Call, decision func(Call) session.Decision) []error {
-	errs := make([]error, len(calls))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(senders, len(calls)) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = session.SendDecision(dir, calls[i].Session, decision(calls[i]))
-			}
-		})
-	}
-	for i := range calls {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errs
 }
 
 // loggedOf reads, once for each session, what its log says of the calls
