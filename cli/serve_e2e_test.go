@@ -216,8 +216,15 @@ type served struct {
 // test ends.
 func startServeHTTP(t *testing.T, r *promptRig, token string, extra ...string) *served {
 	t.Helper()
+	return startServeHTTPEnv(t, r, nil, token, extra...)
+}
+
+// startServeHTTPEnv is startServeHTTP with env added to the rig's (a
+// crash point's variable, say).
+func startServeHTTPEnv(t *testing.T, r *promptRig, env []string, token string, extra ...string) *served {
+	t.Helper()
 	cmd := exec.Command(r.bin, append([]string{"--config", r.cfg, "serve", "--listen", "127.0.0.1:0"}, extra...)...)
-	cmd.Env, cmd.Dir = append(r.env, "LATCH_SERVE_TOKEN="+token), r.cwd
+	cmd.Env, cmd.Dir = append(append(append([]string{}, r.env...), env...), "LATCH_SERVE_TOKEN="+token), r.cwd
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrSessionBusy means another latch process holds the session.
@@ -31,7 +32,7 @@ func LockSession(dir, id string) (*SessionLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session lock %s: %w", path, err)
 	}
-	if err := tryLock(f); err != nil {
+	if err := lockSoon(f); err != nil {
 		b := make([]byte, 32)
 		n, _ := f.ReadAt(b, 0)
 		_ = f.Close() // not ours: nothing was written to it
@@ -44,6 +45,30 @@ func LockSession(dir, id string) (*SessionLock, error) {
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return &SessionLock{f: f}, nil
+}
+
+// probeBound is how long LockSession keeps trying a lock it finds
+// taken. Running takes the lock for a moment to see whether anyone holds
+// it, and latch inbox and latch approvals ask it of every session with
+// waiting calls, several times a second: a gateway started again on its
+// session in that moment would otherwise be told the session is open in
+// another latch, and not start. A process that holds the session holds
+// it for far longer than the bound.
+const probeBound = 250 * time.Millisecond
+
+// lockSoon takes f's lock, trying again for up to probeBound while it is
+// taken (by a Running that holds it for a moment, or by a holder).
+func lockSoon(f *os.File) error {
+	deadline := time.Now().Add(probeBound)
+	pause := time.Millisecond
+	for {
+		err := tryLock(f)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 32*time.Millisecond)
+	}
 }
 
 // Release gives the session up. The file stays: removing it would race
@@ -79,7 +104,9 @@ func LockPath(path string) (release func(), err error) {
 }
 
 // Running says whether a latch process holds the session now (it holds the
-// session's lock: LockSession).
+// session's lock: LockSession). It finds out by taking the lock for a
+// moment when no one holds it; LockSession keeps trying through such a
+// moment (probeBound).
 func Running(logDir, sessionID string) bool {
 	f, err := os.OpenFile(filepath.Join(logDir, sessionID+".lock"), os.O_RDWR, 0)
 	if err != nil {

@@ -56,9 +56,11 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 			sent = append(sent, c)
 		}
 	}
+	// A gateway that stops (killed, say) takes nothing more: the wait for
+	// its decisions ends then, not at the deadline.
 	deadline := time.Now().Add(takeWait)
 	for _, c := range sent {
-		for session.DecisionQueued(dir, c.Session, c.CallID) && time.Now().Before(deadline) {
+		for session.DecisionQueued(dir, c.Session, c.CallID) && time.Now().Before(deadline) && session.Running(dir, c.Session) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
@@ -96,16 +98,18 @@ func loggedOf(dir string, sent []Call, find func(string, []string) ([]session.Pa
 }
 
 // applied says why the decision sent on c was not applied as sent, or ""
-// when it was.
+// when it was. The log is read first: a gateway killed after it logged
+// the decision and before it took the file away applied it all the same
+// (started again, it finds the call decided and drops the file).
 func applied(dir string, c Call, all []session.ParkedCall, by, word string) string {
-	if session.DecisionQueued(dir, c.Session, c.CallID) {
-		return "sent, but its gateway has not taken it in 10 s; it applies it when it does"
-	}
+	queued := session.DecisionQueued(dir, c.Session, c.CallID)
 	for _, p := range all {
 		if p.CallID != c.CallID || p.ApprovalID != c.ApprovalID {
 			continue
 		}
 		switch {
+		case p.Waiting() && queued:
+			return notTaken(dir, c)
 		case p.Waiting():
 			return "its gateway took the decision but did not apply it (see its log)"
 		case p.By != by || p.Decision != word:
@@ -115,7 +119,19 @@ func applied(dir string, c Call, all []session.ParkedCall, by, word string) stri
 		}
 		return ""
 	}
+	if queued {
+		return notTaken(dir, c)
+	}
 	return "it is no longer in its session log"
+}
+
+// notTaken says why a decision sent on c still waits in its gateway's
+// inbox, and that it is not lost.
+func notTaken(dir string, c Call) string {
+	if !session.Running(dir, c.Session) {
+		return "sent, but its gateway (session " + c.Session + ") stopped before taking it; it applies it when started again"
+	}
+	return "sent, but its gateway has not taken it in 10 s; it applies it when it does"
 }
 
 // notDecided is the line of a call not decided as asked.

@@ -41,6 +41,13 @@ type gateway struct {
 // newGateway starts a gateway on a state folder (a new one when dir is "").
 func newGateway(t testing.TB, dir string) *gateway {
 	t.Helper()
+	return startGateway(t, dir, true)
+}
+
+// startGateway starts a gateway on a state folder; with watch false it
+// takes no decision from its inbox (a gateway about to stop).
+func startGateway(t testing.TB, dir string, watch bool) *gateway {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
@@ -65,6 +72,9 @@ func newGateway(t testing.TB, dir string) *gateway {
 		tools, err := g.sess.Tools("")
 		return err == nil && len(tools) > 0
 	})
+	if !watch {
+		return g
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); g.sess.WatchInbox(ctx, 20*time.Millisecond, nil) }()

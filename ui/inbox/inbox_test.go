@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/ui/notice"
 )
@@ -198,6 +199,41 @@ func TestInboxGatewayStoppedDecidesNothing(t *testing.T) {
 	containsAll(t, s.m.View(), "approved 0 of 1 call", id, "stopped: start it again to decide")
 	if session.DecisionQueued(g.dir, sess, id) {
 		t.Error("a decision was left in the stopped gateway's inbox")
+	}
+}
+
+// TestInboxGatewayStopsBeforeTakingTheDecision: a gateway that stops
+// (killed, say) after the decision landed in its inbox folder and before
+// it took it: the inbox does not wait out takeWait for it, and says the
+// gateway stopped and that the decision applies when it starts again
+// (the file stays for it; cli's TestInboxKillNineWithDecisionsInFlight
+// starts it again).
+func TestInboxGatewayStopsBeforeTakingTheDecision(t *testing.T) {
+	g := startGateway(t, "", false)
+	id := g.park("ci", "in flight")
+	calls, err := Watch(g.dir)()
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("the waiting calls: %v %v", calls, err)
+	}
+	said := make(chan []string, 1)
+	go func() { said <- send(g.dir, "alice on /dev/pts/1", true, "", calls, nil) }()
+	mcptestutil.WaitFor(t, wait, "the decision in the gateway's inbox", func() bool {
+		return session.DecisionQueued(g.dir, calls[0].Session, id)
+	})
+	g.sess.Close()
+	var lines []string
+	select {
+	case lines = <-said:
+	case <-time.After(mcptestutil.HangBound(wait)):
+		t.Fatal("the inbox never said what became of its decision")
+	}
+	text := strings.Join(lines, "\n")
+	containsAll(t, text, "approved 0 of 1 call", id, "stopped before taking it; it applies it when started again")
+	if !session.DecisionQueued(g.dir, calls[0].Session, id) {
+		t.Error("the decision is no longer in the stopped gateway's inbox: nothing would apply it")
+	}
+	if g.ran("in flight") != 0 {
+		t.Error("the call ran")
 	}
 }
 
