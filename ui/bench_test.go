@@ -53,3 +53,33 @@ func BenchmarkStreamToken(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamTokenDepth is the cost of showing one streamed token
+// (Update + View) 1,000 and 10,000 tokens into a reply, below no earlier
+// messages and below 1,000: it must grow with neither (compare the
+// sub-benchmarks as ratios). The tokens measured are the same in each:
+// the 3,000-token workload, after the reply's first depth tokens.
+func BenchmarkStreamTokenDepth(b *testing.B) {
+	rest := ollamatest.Tokens(ollamatest.Markdown(3000))
+	for _, history := range []int{0, 1000} {
+		for _, depth := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("history=%d/depth=%d", history, depth), func(b *testing.B) {
+				m := benchModel(b, history)
+				hd := session.Header{Time: time.Now()}
+				turn := history + 1
+				var evs []session.Event
+				for _, tk := range ollamatest.Tokens(ollamatest.Markdown(depth)) {
+					evs = append(evs, &session.AssistantDelta{Header: hd, Turn: turn, Text: tk.Content})
+				}
+				m.Update(eventsMsg{events: evs})
+				_ = m.View()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					ev := &session.AssistantDelta{Header: hd, Turn: turn, Text: rest[i%len(rest)].Content}
+					m.Update(eventsMsg{events: []session.Event{ev}})
+					_ = m.View()
+				}
+			})
+		}
+	}
+}

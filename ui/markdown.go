@@ -29,8 +29,27 @@ func (m *mdRenderer) setStyle(style string) {
 }
 
 // render returns the lines of md rendered at width, without glamour's
-// leading and trailing blank lines and without trailing padding.
+// leading and trailing blank lines and without trailing padding. The
+// chunks it renders are kept, for the next render of the same text (see
+// mdchunks.go).
 func (m *mdRenderer) render(md string, width int) []string {
+	return m.renderKeep(md, width, true, false)
+}
+
+// renderAfter is render for a block drawn after another (a streaming
+// reply's finished block): its first line as the reply's render will
+// draw it there, so that the reply's render finds it kept.
+func (m *mdRenderer) renderAfter(md string, width int) []string {
+	return m.renderKeep(md, width, true, true)
+}
+
+// renderProvisional is render for text drawn once and then replaced (a
+// streaming reply's unfinished block): it keeps nothing.
+func (m *mdRenderer) renderProvisional(md string, width int) []string {
+	return m.renderKeep(md, width, false, false)
+}
+
+func (m *mdRenderer) renderKeep(md string, width int, keep, after bool) []string {
 	if width < 10 {
 		width = 10
 	}
@@ -47,7 +66,7 @@ func (m *mdRenderer) render(md string, width int) []string {
 		}
 		m.p = p
 	}
-	out, err := m.p.render([]byte(breakLongWords(md, width-len(margin)*2)), width-len(margin)*2)
+	out, err := m.p.render([]byte(breakLongWords(md, width-len(margin)*2)), width-len(margin)*2, keep, after)
 	if err != nil {
 		return plainLines(md, width)
 	}
@@ -294,8 +313,10 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 			if block := src[s.cut:s.lineStart]; strings.TrimSpace(block) != "" {
 				if len(s.blocks) > 0 {
 					s.blocks = append(s.blocks, "")
+					s.blocks = append(s.blocks, r.renderAfter(sanitizeText(block), s.width)...)
+				} else {
+					s.blocks = append(s.blocks, r.render(sanitizeText(block), s.width)...)
 				}
-				s.blocks = append(s.blocks, r.render(sanitizeText(block), s.width)...)
 			}
 			s.cut = end + 1
 			s.tailDone = s.tailDone[:0]
@@ -334,7 +355,7 @@ func (s *mdStream) renderTail() {
 	if md == s.mdSrc && s.md != nil {
 		return // what arrived is not drawn yet (an incomplete line of code)
 	}
-	s.md, s.mdSrc = s.r.render(md, s.width), md
+	s.md, s.mdSrc = s.r.renderProvisional(md, s.width), md
 }
 
 // segments returns the current lines, in order, as slices that must not be

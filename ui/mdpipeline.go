@@ -38,6 +38,7 @@ type mdPipeline struct {
 	md     goldmark.Markdown
 	opts   mdansi.Options            // all but WordWrap
 	byWrap map[int]renderer.Renderer // one per wrap width
+	chunks chunkCache                // rendered chunks (mdchunks.go)
 }
 
 // newMDPipeline is the pipeline for one of glamour's standard styles.
@@ -67,9 +68,10 @@ func (p *mdPipeline) renderer(wrap int) renderer.Renderer {
 	return r
 }
 
-// render renders src wrapped at wrap cells (glamour's word wrap: the
-// document's margins inside it), each table at its content's width.
-func (p *mdPipeline) render(src []byte, wrap int) (string, error) {
+// renderDoc renders src wrapped at wrap cells (glamour's word wrap: the
+// document's margins inside it) as one document, each table at its
+// content's width.
+func (p *mdPipeline) renderDoc(src []byte, wrap int) (string, error) {
 	doc := p.md.Parser().Parse(text.NewReader(src))
 	var blocks []ast.Node
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
