@@ -168,8 +168,8 @@ func cleanEnv(t testing.TB, host string, extra []string) []string {
 		"OLLAMA_HOST=" + host,
 		goraceEnv(),
 	}
-	if p := os.Getenv("LATCH_TEST_CPUPROFILE"); p != "" {
-		env = append(env, "LATCH_TEST_CPUPROFILE="+p) // profile_latchtest.go
+	if p := os.Getenv("LATCH_TEST_PROFILE_DIR"); p != "" {
+		env = append(env, "LATCH_TEST_PROFILE_DIR="+p) // testprofile.go
 	}
 	for _, d := range []string{"home", "config", "state", "cache", "data", "cwd"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {

@@ -40,6 +40,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	// Libraries (mcp-go) log through slog; on a full-screen terminal that
 	// would tear the screen. What matters reaches the user as events.
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer testProfiles(getenv)() // testprofile.go: only in a latchtest build
 	return run(args, stdin, stdout, stderr, getenv)
 }
 

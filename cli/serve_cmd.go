@@ -87,7 +87,6 @@ func serveToken(s *settings) (string, error) {
 // the gate, until the client goes (stdio) or a quit signal.
 func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := f.serve
-	defer serveProfile()()
 	tuneServeGC(s.getenv)
 	var hopts gateway.HTTPOptions
 	if a.listen != "" {
