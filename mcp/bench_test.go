@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/mark3labs/mcp-go/server/servertest"
 )
 
 // BenchmarkConnect8Slow is the time from Start until every server is
@@ -95,6 +96,32 @@ func BenchmarkConnectEra(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkConnectHTTP is the time from Start until an in-process server
+// is connected over streamable HTTP (protocol auto: the server/discover
+// probe, answered) and over legacy SSE (no probe). It was a test's "≤ 2 s"
+// once: a stall there is a probe waited out (5 s), which a benchmark
+// shows on any machine and a deadline only on a quiet one.
+func BenchmarkConnectHTTP(b *testing.B) {
+	for _, transport := range []string{TransportHTTP, TransportSSE} {
+		b.Run(transport, func(b *testing.B) {
+			var cfg ServerConfig
+			if transport == TransportHTTP {
+				h := servertest.NewTestStreamableHTTPServer(benchEchoServer())
+				b.Cleanup(h.Close)
+				cfg = ServerConfig{Name: "web", Transport: transport, URL: h.URL + "/mcp"}
+			} else {
+				h := servertest.NewTestServer(benchEchoServer())
+				b.Cleanup(h.Close)
+				cfg = ServerConfig{Name: "web", Transport: transport, URL: h.URL + "/sse"}
+			}
+			b.ResetTimer()
+			for range b.N {
+				connectAll(b, []ServerConfig{cfg})
+			}
+		})
 	}
 }
 
