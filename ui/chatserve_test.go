@@ -49,7 +49,7 @@ func serveHarness(t *testing.T, mode permissions.Mode, poll time.Duration) (*har
 	select {
 	case addr := <-ready:
 		return h, w, "http://" + addr + gateway.Path
-	case <-time.After(10 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		t.Fatal("the gateway did not listen")
 	}
 	return nil, nil, ""
