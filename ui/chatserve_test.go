@@ -64,7 +64,7 @@ func gwClient(t *testing.T, url, name string) *mcpclient.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)

@@ -215,7 +215,7 @@ func TestEscCancelsAndKeepsPartialReply(t *testing.T) {
 	h.typeText("talk")
 	h.key(tea.KeyEnter)
 	// Wait for some words, then press Esc.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
 	defer cancel()
 	for !strings.Contains(h.m.View(), "word word") {
 		evs, ok := h.sub.Next(ctx)
