@@ -137,6 +137,8 @@ bench:
 	$(GO) test -run '^$$' -bench 'ManyServers' -benchtime 3x ./mcp/
 	$(GO) test -run '^$$' -bench 'Connect8Slow' -benchtime 10x ./mcp/
 	$(GO) test -run '^$$' -bench 'ConnectEra' -benchtime 10x ./mcp/
+	$(GO) test -run '^$$' -bench 'ConnectHTTP' -benchtime 10x ./mcp/
+	$(GO) test -run '^$$' -bench 'ConnectEverything' -benchtime 3x ./mcp/
 	$(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 20000x -benchmem ./mcp/
 	$(GO) test -run '^$$' -bench 'Decide1000' -benchtime 2000x ./permissions/
 	$(GO) test -run '^$$' -bench 'DecideHugePath|DecideGitHooks' -benchtime 50x -benchmem ./permissions/

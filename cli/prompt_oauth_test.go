@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"latch/mcp/oauthtest"
 	"latch/session/ollamatest"
@@ -23,16 +22,15 @@ func TestPromptServerNeedingALoginFailsFast(t *testing.T) {
 	bot := oauthtest.New(oauthtest.Config{NoDCR: true, ClientID: "build-bot", ClientSecret: "s3cret-of-the-bot-7f1e"})
 	defer bot.Close()
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
-		"web": map[string]any{"url": web.URL()},
+		"web": map[string]any{"url": web.URL(), "connect_timeout": "1h"},
 		"ci": map[string]any{"url": bot.URL(), "grant": "client_credentials", "client_id": "build-bot",
 			"client_secret_env": "LATCH_TEST_BOT_SECRET"},
 	}}, false, "LATCH_TEST_BOT_SECRET=s3cret-of-the-bot-7f1e")
 	r.fake.Script(ollamatest.TextTurn("Answered without web."))
-	start := time.Now()
+	// web's connect timeout is an hour and a login waits five minutes for
+	// the browser, both beyond the run's bound (run kills latch after two
+	// minutes): an answer and exit 0 show that -p waited for neither.
 	res := r.run("", "--model", e2eModel, "-p", "hello")
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("-p took %s with a server that needs a browser", d)
-	}
 	if res.code != exitOK || res.stdout != "Answered without web.\n" {
 		t.Fatalf("exit %d, stdout %q", res.code, res.stdout)
 	}

@@ -261,7 +261,7 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 		tm.closeTTY()
 		select {
 		case <-tm.readDone:
-		case <-time.After(5 * time.Second):
+		case <-time.After(mcptestutil.HangBound(0)):
 			t.Errorf("pty reader did not stop")
 		}
 		master.Close()

@@ -64,7 +64,7 @@ func startRigHTTP(t *testing.T, o gateway.Options, follow bool, so session.Optio
 		return r
 	case err := <-done:
 		t.Fatalf("serve: %v", err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		t.Fatal("the gateway did not listen")
 	}
 	return nil

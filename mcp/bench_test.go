@@ -10,6 +10,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/mark3labs/mcp-go/server/servertest"
+
+	"latch/mcp/mcptestutil"
 )
 
 // BenchmarkConnect8Slow is the time from Start until every server is
@@ -95,6 +98,50 @@ func BenchmarkConnectEra(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkConnectHTTP is the time from Start until an in-process server
+// is connected over streamable HTTP (protocol auto: the server/discover
+// probe, answered) and over legacy SSE (no probe). It was a test's "≤ 2 s"
+// once: a stall there is a probe waited out (5 s), which a benchmark
+// shows on any machine and a deadline only on a quiet one.
+func BenchmarkConnectHTTP(b *testing.B) {
+	for _, transport := range []string{TransportHTTP, TransportSSE} {
+		b.Run(transport, func(b *testing.B) {
+			var cfg ServerConfig
+			if transport == TransportHTTP {
+				h := servertest.NewTestStreamableHTTPServer(benchEchoServer())
+				b.Cleanup(h.Close)
+				cfg = ServerConfig{Name: "web", Transport: transport, URL: h.URL + "/mcp"}
+			} else {
+				h := servertest.NewTestServer(benchEchoServer())
+				b.Cleanup(h.Close)
+				cfg = ServerConfig{Name: "web", Transport: transport, URL: h.URL + "/sse"}
+			}
+			b.ResetTimer()
+			for range b.N {
+				connectAll(b, []ServerConfig{cfg})
+			}
+		})
+	}
+}
+
+// BenchmarkConnectEverything is the time from Start until the pinned
+// server-everything (npm) is connected, over each transport; on stdio it
+// includes Node's start-up. A server/discover probe waited out instead of
+// answered would add 5 s to stdio and streamable HTTP: TestPeerEverything
+// asserted "< 3 s" once, which a busy machine broke.
+func BenchmarkConnectEverything(b *testing.B) {
+	bin := mcptestutil.NPMBin(b, "mcp-server-everything")
+	for _, transport := range peerTransports {
+		b.Run(transport, func(b *testing.B) {
+			cfg := peerEverything(b, bin, transport, 10*time.Second)
+			b.ResetTimer()
+			for range b.N {
+				connectAll(b, []ServerConfig{cfg})
+			}
+		})
 	}
 }
 

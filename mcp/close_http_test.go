@@ -85,7 +85,7 @@ func TestCloseIsBoundedOnEveryHTTPTransport(t *testing.T) {
 					path = "/sse"
 				}
 				m := New([]ServerConfig{{Name: "stuck", Transport: tc.transport, URL: srv.URL + path,
-					Timeout: 60 * time.Second, ConnectTimeout: 60 * time.Second}}, Options{})
+					Timeout: neverTimeout, ConnectTimeout: neverTimeout}}, Options{})
 				t.Cleanup(m.CloseAll)
 				m.Start()
 				if !mcptestutil.Eventually(mcptestutil.HangBound(10*time.Second), func() bool { return seen.Load() >= tc.requests }) {
@@ -95,17 +95,16 @@ func TestCloseIsBoundedOnEveryHTTPTransport(t *testing.T) {
 				if st, _ := m.Status("stuck"); st.State != StateConnecting {
 					t.Fatalf("state %s", st.Summary())
 				}
-				start := time.Now()
-				if how == "CloseAll" {
-					m.CloseAll()
-				} else {
-					_ = m.Close("stuck")
-				}
-				d := time.Since(start)
-				t.Logf("%s took %s", how, d)
-				if d > 5*time.Second {
-					t.Errorf("%s took %s, want ≤ 5s", how, d)
-				}
+				// The server never answers and the timeouts are far
+				// beyond the bound: the close returning at all shows it
+				// did not wait for either.
+				endsWithin(t, how, func() {
+					if how == "CloseAll" {
+						m.CloseAll()
+					} else {
+						_ = m.Close("stuck")
+					}
+				})
 				if st, _ := m.Status("stuck"); st.State != StateClosed {
 					t.Errorf("state %s, want closed", st.Summary())
 				}
@@ -116,7 +115,7 @@ func TestCloseIsBoundedOnEveryHTTPTransport(t *testing.T) {
 
 // TestCloseConnectedServersThatHangIsBounded: connected HTTP and SSE
 // servers that stop answering (an SSE stream that goes silent with a call
-// in flight; a DELETE that hangs) close within a few seconds.
+// in flight; a DELETE that hangs) close without waiting for them.
 func TestCloseConnectedServersThatHangIsBounded(t *testing.T) {
 	var stuck atomic.Bool
 	release := make(chan struct{})
@@ -141,8 +140,8 @@ func TestCloseConnectedServersThatHangIsBounded(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 
 	m := New([]ServerConfig{
-		{Name: "web", Transport: TransportHTTP, URL: httpSrv.URL + "/mcp", Timeout: 60 * time.Second},
-		{Name: "old", Transport: TransportSSE, URL: sseSrv.URL + "/sse", Timeout: 60 * time.Second},
+		{Name: "web", Transport: TransportHTTP, URL: httpSrv.URL + "/mcp", Timeout: neverTimeout},
+		{Name: "old", Transport: TransportSSE, URL: sseSrv.URL + "/sse", Timeout: neverTimeout},
 	}, Options{})
 	t.Cleanup(m.CloseAll)
 	m.Start()
@@ -154,11 +153,8 @@ func TestCloseConnectedServersThatHangIsBounded(t *testing.T) {
 		go func() { _, _ = m.Call(t.Context(), tool, map[string]any{"message": "x"}, "") }()
 	}
 	time.Sleep(200 * time.Millisecond)
-	start := time.Now()
-	m.CloseAll()
-	d := time.Since(start)
-	t.Logf("CloseAll took %s", d)
-	if d > 5*time.Second {
-		t.Errorf("CloseAll took %s, want ≤ 5s", d)
-	}
+	// The servers answer nothing more, and the calls' timeout is far
+	// beyond the bound: CloseAll returning at all shows it waited for
+	// neither the calls nor the DELETE.
+	endsWithin(t, "CloseAll", m.CloseAll)
 }

@@ -54,7 +54,7 @@ func TestElicitRequestRedactedAndEnded(t *testing.T) {
 	var req ElicitRequest
 	select {
 	case req = <-got:
-	case <-time.After(10 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		t.Fatal("no elicitation")
 	}
 	if req.Mode != ElicitForm || !strings.Contains(req.Message, "[redacted]") || strings.Contains(req.Message, secret) {
@@ -74,7 +74,7 @@ func TestElicitRequestRedactedAndEnded(t *testing.T) {
 	}
 	select {
 	case <-ended:
-	case <-time.After(5 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		t.Fatal("the handler did not end when the connection closed")
 	}
 }

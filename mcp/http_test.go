@@ -82,12 +82,8 @@ func TestHTTPAndSSEConnectAndCall(t *testing.T) {
 			ev := newEvents()
 			m := New([]ServerConfig{{Name: "web", Transport: tc.transport, URL: url}}, Options{OnEvent: ev.add})
 			defer m.CloseAll()
-			start := time.Now()
-			m.Start()
+			m.Start() // how fast: BenchmarkConnectHTTP
 			st := waitState(t, m, "web", StateConnected, 5*time.Second)
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("connect took %s", d)
-			}
 			if st.Tools != 1 || st.Summary() != "connected (1 tool)" {
 				t.Fatalf("status %+v", st)
 			}

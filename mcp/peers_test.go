@@ -31,7 +31,7 @@ var peerTransports = []string{TransportStdio, TransportHTTP, TransportSSE}
 // peerEverything returns a config for server-everything named "every" over
 // transport, starting the HTTP server (on a free port, killed at cleanup)
 // when the transport needs one.
-func peerEverything(t *testing.T, bin, transport string, timeout time.Duration) ServerConfig {
+func peerEverything(t testing.TB, bin, transport string, timeout time.Duration) ServerConfig {
 	t.Helper()
 	cfg := ServerConfig{Name: "every", Transport: transport, Timeout: timeout}
 	switch transport {
@@ -126,8 +126,7 @@ func peerCall(t *testing.T, m *Manager, name string, args map[string]any, callID
 }
 
 // TestPeerEverything runs server-everything over stdio, streamable HTTP and
-// legacy SSE: connect (fast: the pinned handshake protocol avoids mcp-go's
-// 5 s server/discover probe), tool list, calls, progress, and its
+// legacy SSE: connect, tool list, calls, progress, and its
 // tools/list_changed.
 func TestPeerEverything(t *testing.T) {
 	bin := mcptestutil.NPMBin(t, "mcp-server-everything")
@@ -135,24 +134,11 @@ func TestPeerEverything(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			cfg := peerEverything(t, bin, transport, 10*time.Second)
+			// How fast (no 5 s stall on a server/discover probe waited
+			// out) is BenchmarkConnectEverything's, and
+			// BenchmarkConnectEra's on the fake server.
 			m, ev, took := peerConnect(t, cfg)
 			t.Logf("PEER-TIMING connect server-everything over %s: %v", transport, took.Round(time.Millisecond))
-			if took >= 3*time.Second {
-				// mcp-go's server/discover probe would stall every
-				// connect by 5 s; a busy machine slows only some (on
-				// stdio the connect includes Node's start-up). Measure
-				// once more before calling it a stall.
-				start := time.Now()
-				if err := m.Connect("every"); err != nil {
-					t.Fatalf("reconnect: %v", err)
-				}
-				again := time.Since(start)
-				t.Logf("PEER-TIMING reconnect server-everything over %s: %v", transport, again.Round(time.Millisecond))
-				took = min(took, again)
-			}
-			if took >= 3*time.Second {
-				t.Errorf("connect over %s took %v, want < 3s (a 5 s stall is mcp-go's server/discover probe)", transport, took)
-			}
 
 			st, _ := m.Status("every")
 			if st.ServerName != "mcp-servers/everything" {
@@ -328,21 +314,24 @@ func TestPeerEverythingUnservedCapability(t *testing.T) {
 			// capability. The server lists it only to clients that
 			// declare it.
 			if _, ok := m.Lookup("every__trigger-sampling-request"); ok {
-				start := time.Now()
-				res, err := m.Call(context.Background(), "every__trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}, "")
-				took := time.Since(start)
-				t.Logf("trigger-sampling-request over %s after %v: err=%v res=%+v", transport, took, err, res)
-				if took > timeout+1500*time.Millisecond {
-					t.Errorf("trigger-sampling-request took %v, timeout %v", took, timeout)
+				// Never hangs: it ends (by the request timeout at the
+				// latest) within the hang bound.
+				ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
+				res, err := m.Call(ctx, "every__trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}, "")
+				cancel()
+				t.Logf("trigger-sampling-request over %s: err=%v res=%+v", transport, err, res)
+				if errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("trigger-sampling-request still waiting after %v, timeout %v", mcptestutil.HangBound(0), timeout)
 				}
 				if err == nil && (res == nil || !res.IsError) {
 					t.Errorf("trigger-sampling-request succeeded though latch serves no sampling: %+v", res)
 				}
 			} else {
-				start := time.Now()
+				// Refused before anything is sent: ErrUnknownTool, not the
+				// request timeout.
 				_, err := m.Call(context.Background(), "every__trigger-sampling-request", map[string]any{"prompt": "hi"}, "")
-				if !errors.Is(err, ErrUnknownTool) || time.Since(start) > time.Second {
-					t.Errorf("unlisted trigger-sampling-request: %v after %v, want %v at once", err, time.Since(start), ErrUnknownTool)
+				if !errors.Is(err, ErrUnknownTool) {
+					t.Errorf("unlisted trigger-sampling-request: %v, want %v", err, ErrUnknownTool)
 				}
 				t.Logf("trigger-sampling-request is not offered over %s (latch declares no sampling): %v", transport, err)
 			}
@@ -375,8 +364,11 @@ func TestPeerEverythingUnservedCapability(t *testing.T) {
 			if !errors.Is(err, ErrTimeout) {
 				t.Errorf("30 s operation with a %v timeout: %v, want %v", timeout, err, ErrTimeout)
 			}
-			if took < timeout-100*time.Millisecond || took > timeout+1500*time.Millisecond {
-				t.Errorf("timed-out call returned after %v, timeout %v", took, timeout)
+			// The operation would take 30 s: ErrTimeout says the timeout
+			// ended it, and it cannot have come before the timeout (a
+			// busy machine only makes it later, so no upper bound).
+			if took < timeout-100*time.Millisecond {
+				t.Errorf("timed-out call returned after %v, before the timeout %v", took, timeout)
 			}
 			t.Logf("timeout over %s after %v: %v", transport, took.Round(time.Millisecond), err)
 			if res := peerCall(t, m, "every__echo", map[string]any{"message": "still here"}, ""); !strings.Contains(res.Text, "still here") {

@@ -147,13 +147,10 @@ func TestCloseAllStubbornServersIsBounded(t *testing.T) {
 	for _, f := range files {
 		all = append(all, readPids(t, f)...)
 	}
-	start := time.Now()
-	m.CloseAll()
-	d := time.Since(start)
-	t.Logf("CloseAll of %d stubborn servers took %s", len(cfgs), d)
-	if d > 3500*time.Millisecond {
-		t.Errorf("CloseAll took %s, want ≤ 3.5s", d)
-	}
+	// The servers ignore EOF and SIGTERM and would run for ever: CloseAll
+	// returning at all shows that it killed them instead of waiting. (How
+	// long its grace before the kill lasts is the code's constant.)
+	endsWithin(t, "CloseAll of stubborn servers", m.CloseAll)
 	for _, pid := range all {
 		if mcptestutil.ProcessAlive(pid) {
 			t.Errorf("pid %d alive after CloseAll", pid)
@@ -196,7 +193,7 @@ func TestCrashedServerTakesItsGrandchild(t *testing.T) {
 // handshake: its process must not outlive CloseAll.
 func TestCloseWhileConnecting(t *testing.T) {
 	cfg, pidfile := pidServer(t, t.TempDir(), "starting", "-hang-handshake", "-ignore-eof", "-ignore-term", "-grandchild")
-	cfg.ConnectTimeout = 30 * time.Second
+	cfg.ConnectTimeout = neverTimeout
 	m, ev := startFake(t, Options{}, cfg)
 	var all []int
 	killLeftovers(t, &all)
@@ -205,13 +202,10 @@ func TestCloseWhileConnecting(t *testing.T) {
 	if st, _ := m.Status("starting"); st.State != StateConnecting {
 		t.Fatalf("state %s", st.Summary())
 	}
-	start := time.Now()
-	m.CloseAll()
-	d := time.Since(start)
-	t.Logf("CloseAll during the handshake took %s", d)
-	if d > 3500*time.Millisecond {
-		t.Errorf("CloseAll took %s, want ≤ 3.5s", d)
-	}
+	// The handshake would never end, nor the server on EOF or SIGTERM,
+	// and the connect timeout is far beyond the bound: CloseAll returning
+	// at all shows that it gave up the connect and killed the server.
+	endsWithin(t, "CloseAll during the handshake", m.CloseAll)
 	for _, pid := range pids {
 		if mcptestutil.ProcessAlive(pid) {
 			t.Errorf("pid %d alive after CloseAll", pid)

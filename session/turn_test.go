@@ -412,12 +412,10 @@ func TestUnreachableHost(t *testing.T) {
 		t.Cleanup(s.Close)
 		r := newReader(t, s)
 
-		start := time.Now()
+		// Nothing listens there: the turn ends (within the reader's hang
+		// bound) on the refused connection, which the message names.
 		send(t, s, "hi")
 		evs := r.turn()
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("the failure took %v to show", d)
-		}
 		msg := failed(t, evs, session.ReasonError)
 		containsAll(t, msg, "cannot reach Ollama", addr, "ollama serve")
 

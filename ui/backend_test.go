@@ -2,12 +2,14 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 	"latch/themes"
@@ -105,42 +107,33 @@ func testClearNeverBlocks(t *testing.T, endFirst bool) {
 		ID: "20261129-120000-abcdef"})
 	t.Cleanup(sess.Close)
 	sub := sess.Subscribe()
-	// A reply of 1,000 tokens, 10 ms apart: ten seconds unless cancelled.
-	srv.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 1000)), Delay: 10 * time.Millisecond},
+	// A reply of 1,000 tokens, 100 ms apart: beyond the hang bound unless
+	// cancelled, so that it is still running when /clear comes however
+	// slow the machine.
+	srv.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(strings.Repeat("slow ", 1000)), Delay: 100 * time.Millisecond},
 		ollamatest.TextTurn("fresh"))
 	b := &heldClear{Session: sess, release: make(chan struct{})}
 	h := &harness{t: t, srv: srv, sess: sess, sub: sub,
 		m: New(Options{Backend: b, Events: sub, Styles: themes.Default(), FrameInterval: -1})}
 	h.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	feedUntil := func(done func(session.Event) bool) {
-		t.Helper()
-		for {
-			evs, ok := sub.Next(ctx)
-			if !ok {
-				t.Fatal("the event wanted did not come within 10s")
-			}
-			h.m.Update(eventsMsg{events: evs})
-			for _, e := range evs {
-				if done(e) {
-					return
-				}
-			}
-		}
+	isType := func(want session.Event) func(session.Event) bool {
+		return func(e session.Event) bool { return fmt.Sprintf("%T", e) == fmt.Sprintf("%T", want) }
 	}
+	bound := mcptestutil.HangBound(0) // a hang's bound, not a measure
 
 	h.typeText("first question")
 	h.key(tea.KeyEnter)
-	feedUntil(func(e session.Event) bool { _, ok := e.(*session.AssistantDelta); return ok })
+	h.untilEvent(isType(&session.AssistantDelta{}))
 
 	h.typeText("/clear")
 	returned := make(chan tea.Cmd, 1)
 	go func() { returned <- h.key(tea.KeyEnter) }()
+	// The session's Clear is held until the test lets it go: Update
+	// returning at all shows it did not wait for it.
 	var clear tea.Cmd
 	select {
 	case clear = <-returned:
-	case <-time.After(5 * time.Second):
+	case <-time.After(bound):
 		t.Fatal("/clear blocked Update while the session's Clear waited")
 	}
 	if clear == nil || !sess.Running() {
@@ -162,7 +155,7 @@ func testClearNeverBlocks(t *testing.T, endFirst bool) {
 	if endFirst {
 		// The cancelled turn ends before the session has forgotten it:
 		// the queue waits for that.
-		feedUntil(func(e session.Event) bool { _, ok := e.(*session.TurnDone); return ok })
+		h.untilEvent(isType(&session.TurnDone{}))
 		if len(h.m.queued) != 1 || len(srv.Requests()) != 1 {
 			t.Fatalf("sent before the session forgot the conversation: queued %q, %d requests", h.m.queued, len(srv.Requests()))
 		}
@@ -171,8 +164,8 @@ func testClearNeverBlocks(t *testing.T, endFirst bool) {
 	var cleared tea.Msg
 	select {
 	case cleared = <-msgs:
-	case <-ctx.Done():
-		t.Fatal("the clear command did not end")
+	case <-time.After(bound):
+		t.Fatalf("the clear command did not end within %v\n%s", bound, h.report())
 	}
 	h.m.Update(cleared)
 	// The queued message may already be sent, and even answered: what
@@ -185,12 +178,29 @@ func testClearNeverBlocks(t *testing.T, endFirst bool) {
 	if v := h.m.View(); strings.Contains(v, "first question") {
 		t.Fatalf("/clear left the conversation on screen:\n%s", v)
 	}
-	feedUntil(func(e session.Event) bool {
+	if endFirst {
+		// The queued message went as the chat was emptied: let its turn
+		// end before reading on, so that the whole of it comes in one
+		// batch, as it does when the test is slower than the fake Ollama
+		// (3 runs in 50 under load failed so, waiting for a TurnDone the
+		// wait before had already taken).
+		mcptestutil.WaitFor(t, bound, "the queued message's turn to end", func() bool {
+			return len(srv.Requests()) == 2 && !sess.Running()
+		})
+	}
+	// The queued message's turn, to its end: the two waits see every
+	// event once, however the session batched them (the whole fresh turn
+	// comes in one batch when the test is slower than the fake Ollama).
+	var fresh int
+	h.untilEvent(func(e session.Event) bool {
 		u, ok := e.(*session.UserMessage)
-		return ok && u.Text == "second question"
+		if ok && u.Text == "second question" {
+			fresh = u.Turn
+		}
+		return fresh != 0
 	})
-	h.untilTurnDone()
-	reqs := srv.WaitRequests(2, 5*time.Second)
+	h.untilEvent(func(e session.Event) bool { d, ok := e.(*session.TurnDone); return ok && d.Turn == fresh })
+	reqs := srv.WaitRequests(2, bound)
 	if len(reqs) != 2 || len(reqs[1].Messages) != 1 || reqs[1].Messages[0].Content != "second question" {
 		t.Fatalf("the queued message did not go alone into the fresh conversation: %+v", reqs)
 	}

@@ -49,7 +49,7 @@ func serveHarness(t *testing.T, mode permissions.Mode, poll time.Duration) (*har
 	select {
 	case addr := <-ready:
 		return h, w, "http://" + addr + gateway.Path
-	case <-time.After(10 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		t.Fatal("the gateway did not listen")
 	}
 	return nil, nil, ""
@@ -64,7 +64,7 @@ func gwClient(t *testing.T, url, name string) *mcpclient.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,8 @@ func callAsync(c *mcpclient.Client, name string, args map[string]any) <-chan cal
 // waitResult feeds events to the model until the call's result is in.
 func (h *harness) waitResult(ch <-chan callResult) callResult {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	bound := mcptestutil.HangBound(0) // a hang's bound, not a measure
+	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) {
 		select {
 		case got := <-ch:
@@ -125,11 +126,11 @@ func (h *harness) waitResult(ch <-chan callResult) callResult {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		if evs, ok := h.sub.Next(ctx); ok {
-			h.m.Update(eventsMsg{events: evs})
+			h.feed(evs...)
 		}
 		cancel()
 	}
-	h.t.Fatalf("no result within 20s; screen:\n%s", h.m.View())
+	h.t.Fatalf("no result within %v\n%s", bound, h.report())
 	return callResult{}
 }
 

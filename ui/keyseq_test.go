@@ -14,6 +14,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"latch/mcp/mcptestutil"
 )
 
 // recorder is a Bubble Tea model that keeps every message after the
@@ -71,7 +73,7 @@ func runTea(t *testing.T, model tea.Model, r io.Reader) {
 		if err != nil {
 			t.Fatalf("program: %v", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(mcptestutil.HangBound(0)):
 		p.Kill()
 		t.Fatal("the program did not end")
 	}

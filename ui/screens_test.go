@@ -50,8 +50,14 @@ func screenModel(t *testing.T, w, h int, st themes.Styles, servers ...string) *h
 	return &harness{t: t, srv: ol, sess: sess, m: m}
 }
 
-// feed hands events to the model as the event reader would.
-func (h *harness) feed(evs ...session.Event) { h.m.Update(eventsMsg{events: evs}) }
+// feed hands events to the model as the event reader would, outside
+// untilEvent: the events a wait left unseen are older than these, and no
+// later wait looks at them.
+func (h *harness) feed(evs ...session.Event) {
+	h.note(evs)
+	h.unseen = nil
+	h.m.Update(eventsMsg{events: evs})
+}
 
 // screenMarkdown is a reply with a heading, a list, a code block and a table.
 const screenMarkdown = "# Release notes\n\n" +

@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/session/ollamatest"
 	"latch/themes"
@@ -52,14 +52,15 @@ func serverHarness(t *testing.T, extra ...session.ServerConfig) (*harness, *mcps
 // until feeds events to the model until cond holds.
 func (h *harness) until(cond func() bool) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	bound := mcptestutil.HangBound(0) // a hang's bound, not a measure
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	for !cond() {
 		evs, ok := h.sub.Next(ctx)
 		if !ok {
-			h.t.Fatalf("condition not met within 10s; screen:\n%s", h.m.View())
+			h.t.Fatalf("condition not met within %v\n%s", bound, h.report())
 		}
-		h.m.Update(eventsMsg{events: evs})
+		h.feed(evs...)
 	}
 }
 

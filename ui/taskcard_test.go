@@ -140,7 +140,7 @@ func TestTaskCardResumed(t *testing.T) {
 	if err := first.Send("run the slow job"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
 	defer cancel()
 	for started := false; !started; {
 		evs, ok := sub.Next(ctx)

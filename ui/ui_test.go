@@ -30,6 +30,13 @@ type harness struct {
 	sess *session.Session
 	sub  *session.Sub
 	m    *Model
+	// unseen are events already fed to the model, in the batch where
+	// the last wait stopped, that came after the one it stopped at: the
+	// next wait looks at them first.
+	unseen []session.Event
+	// trail is every event fed to the model, batch by batch, for a
+	// failure's report (report).
+	trail []string
 }
 
 func newHarness(t *testing.T, w, h int, models ...ollamatest.Model) *harness {
@@ -68,23 +75,32 @@ func newHarnessOn(t *testing.T, w, h int, srv *ollamatest.Server, o session.Opti
 	return &harness{t: t, srv: srv, sess: sess, sub: sub, m: m}
 }
 
-// untilEvent feeds events to the model until one satisfies stop.
+// untilEvent feeds events to the model until one satisfies stop. The
+// model gets whole batches, as from the program; the events of the batch
+// after the one that stopped the wait are looked at by the next wait
+// first, so that two waits in a row (a turn's UserMessage, then its
+// TurnDone) see every event once, in order, however the session batched
+// them.
 func (h *harness) untilEvent(stop func(session.Event) bool) {
 	h.t.Helper()
 	bound := mcptestutil.HangBound(0) // a hang's bound, not a measure
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	for {
-		evs, ok := h.sub.Next(ctx)
-		if !ok {
-			h.t.Fatalf("the event did not come within %v", bound)
-		}
-		h.m.Update(eventsMsg{events: evs})
-		for _, e := range evs {
+		for i, e := range h.unseen {
 			if stop(e) {
+				h.unseen = h.unseen[i+1:]
 				return
 			}
 		}
+		h.unseen = nil
+		evs, ok := h.sub.Next(ctx)
+		if !ok {
+			h.t.Fatalf("the event did not come within %v\n%s", bound, h.report())
+		}
+		h.note(evs)
+		h.m.Update(eventsMsg{events: evs})
+		h.unseen = evs
 	}
 }
 
@@ -199,7 +215,7 @@ func TestEscCancelsAndKeepsPartialReply(t *testing.T) {
 	h.typeText("talk")
 	h.key(tea.KeyEnter)
 	// Wait for some words, then press Esc.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(0))
 	defer cancel()
 	for !strings.Contains(h.m.View(), "word word") {
 		evs, ok := h.sub.Next(ctx)
