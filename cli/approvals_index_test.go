@@ -52,12 +52,7 @@ func TestApprovalsWithoutStateFolder(t *testing.T) {
 // stderr once: the next run says nothing.
 func TestApprovalsMendsACorruptIndex(t *testing.T) {
 	dir := t.TempDir()
-	srv := mcpserver.NewMCPServer("notes", "1.0", mcpserver.WithToolCapabilities(true))
-	srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithString("text", mcpgo.Required())),
-		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("saved"), nil
-		})
-	sess := parkingSession(t, dir, srv)
+	sess := parkingSession(t, dir)
 	parked := sess.GatewayCall(context.Background(), session.GatewayCall{Client: "ci", Name: "notes__write_note",
 		Arguments: map[string]any{"text": "\x1b[31mred"}})
 	if parked.Decision != session.GatewayParked {
@@ -79,9 +74,15 @@ func TestApprovalsMendsACorruptIndex(t *testing.T) {
 }
 
 // parkingSession is a session in approve mode on the state folder dir,
-// as latch serve runs it, with srv as its notes server, its tools listed.
-func parkingSession(t *testing.T, dir string, srv *mcpserver.MCPServer) *session.Session {
+// as latch serve runs it, with a notes server (write_note), its tools
+// listed.
+func parkingSession(t *testing.T, dir string) *session.Session {
 	t.Helper()
+	srv := mcpserver.NewMCPServer("notes", "1.0", mcpserver.WithToolCapabilities(true))
+	srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithString("text", mcpgo.Required())),
+		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText("saved"), nil
+		})
 	ol := ollamatest.New(ollamatest.Model{Name: "tiny"})
 	t.Cleanup(ol.Close)
 	u, _ := url.Parse(ol.URL)
@@ -102,12 +103,7 @@ func parkingSession(t *testing.T, dir string, srv *mcpserver.MCPServer) *session
 // and each sees the waiting call.
 func TestInboxSourceReadsTakeTurns(t *testing.T) {
 	dir := t.TempDir()
-	srv := mcpserver.NewMCPServer("notes", "1.0", mcpserver.WithToolCapabilities(true))
-	srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithString("text", mcpgo.Required())),
-		func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			return mcpgo.NewToolResultText("saved"), nil
-		})
-	sess := parkingSession(t, dir, srv)
+	sess := parkingSession(t, dir)
 	if out := sess.GatewayCall(context.Background(), session.GatewayCall{Client: "ci", Name: "notes__write_note",
 		Arguments: map[string]any{"text": "turns"}}); out.Decision != session.GatewayParked {
 		t.Fatalf("the call did not park: %+v", out)
