@@ -189,25 +189,14 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		return fail(err.Error())
 	}
 	// The gateway looks every session.InboxEvery; it logs the decision
-	// that applied before it takes the file away. A gateway that stops
-	// (killed, say) takes nothing more: the wait ends then, not at the
-	// deadline, and its log says whether it applied the decision first.
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; session.DecisionQueued(s.stateDir, p.Session, p.CallID); i++ {
-		if time.Now().After(deadline) {
-			return fail("sent, but the gateway has not taken it in 10 s; it applies it when it does")
-		}
-		if i%10 == 9 && !session.Running(s.stateDir, p.Session) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// that applied before it takes the file away.
+	queued := session.AwaitTaken(s.stateDir, p.Session, p.CallID, time.Now().Add(session.TakeWait))
 	after, err := findParked(idx, a.id)
 	switch {
 	case err != nil:
 		return fail(err.Error())
-	case after.Waiting() && session.DecisionQueued(s.stateDir, p.Session, p.CallID):
-		return fail("sent, but its gateway (session " + p.Session + ") stopped before taking it; it applies it when started again")
+	case after.Waiting() && queued:
+		return fail(session.NotTaken(s.stateDir, p.Session))
 	case after.Waiting():
 		return fail("the gateway took the decision but did not apply it (see its log)")
 	case after.By != d.By || after.Decision != decisionWord(a.approve):

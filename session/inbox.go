@@ -87,6 +87,40 @@ func DecisionQueued(logDir, sessionID, invocationID string) bool {
 	return err == nil
 }
 
+// AwaitTaken waits until the gateway of sessionID has taken the decision
+// on invocationID from its inbox, until that gateway stops (no latch
+// holds the session any more: it takes nothing more, so the wait ends
+// then, not at the deadline), or until until; it says whether the
+// decision still waits in the inbox. The gateway logs a decision before
+// it takes the file away, so its log says what became of it either way.
+func AwaitTaken(logDir, sessionID, invocationID string, until time.Time) (queued bool) {
+	for i := 0; DecisionQueued(logDir, sessionID, invocationID); i++ {
+		if !time.Now().Before(until) {
+			return true
+		}
+		// Running takes the session's lock for a moment: asked every
+		// tenth look, not at each.
+		if i%10 == 9 && !Running(logDir, sessionID) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// TakeWait is how long a process that sent a decision (latch approve,
+// latch inbox) waits for the gateway to take it (AwaitTaken).
+const TakeWait = 10 * time.Second
+
+// NotTaken says why a decision sent to the gateway of sessionID still
+// waits in its inbox after AwaitTaken, and that it is not lost.
+func NotTaken(logDir, sessionID string) string {
+	if !Running(logDir, sessionID) {
+		return "sent, but its gateway (session " + sessionID + ") stopped before taking it; it applies it when started again"
+	}
+	return fmt.Sprintf("sent, but its gateway has not taken it in %d s; it applies it when it does", int(TakeWait/time.Second))
+}
+
 // InboxEvery is how often a gateway looks in its inbox (WatchInbox): a
 // read of a folder that is mostly empty, so that latch approve's decision
 // applies within a twentieth of a second.

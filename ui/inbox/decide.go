@@ -16,10 +16,6 @@ type decidedMsg struct {
 	lines []string
 }
 
-// takeWait is how long a gateway has to take a decision (it looks every
-// session.InboxEvery).
-const takeWait = 10 * time.Second
-
 // send puts the decision on each call in its gateway's inbox, waits until
 // the gateways have taken them, and reads what each logged: a call
 // decided first by someone else (another inbox, latch approve) is said to
@@ -56,13 +52,9 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 			sent = append(sent, c)
 		}
 	}
-	// A gateway that stops (killed, say) takes nothing more: the wait for
-	// its decisions ends then, not at the deadline.
-	deadline := time.Now().Add(takeWait)
+	deadline := time.Now().Add(session.TakeWait)
 	for _, c := range sent {
-		for session.DecisionQueued(dir, c.Session, c.CallID) && time.Now().Before(deadline) && session.Running(dir, c.Session) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		session.AwaitTaken(dir, c.Session, c.CallID, deadline)
 	}
 	logged := loggedOf(dir, sent, find)
 	ok := 0
@@ -109,7 +101,7 @@ func applied(dir string, c Call, all []session.ParkedCall, by, word string) stri
 		}
 		switch {
 		case p.Waiting() && queued:
-			return notTaken(dir, c)
+			return session.NotTaken(dir, c.Session)
 		case p.Waiting():
 			return "its gateway took the decision but did not apply it (see its log)"
 		case p.By != by || p.Decision != word:
@@ -120,18 +112,9 @@ func applied(dir string, c Call, all []session.ParkedCall, by, word string) stri
 		return ""
 	}
 	if queued {
-		return notTaken(dir, c)
+		return session.NotTaken(dir, c.Session)
 	}
 	return "it is no longer in its session log"
-}
-
-// notTaken says why a decision sent on c still waits in its gateway's
-// inbox, and that it is not lost.
-func notTaken(dir string, c Call) string {
-	if !session.Running(dir, c.Session) {
-		return "sent, but its gateway (session " + c.Session + ") stopped before taking it; it applies it when started again"
-	}
-	return "sent, but its gateway has not taken it in 10 s; it applies it when it does"
 }
 
 // notDecided is the line of a call not decided as asked.

@@ -204,7 +204,7 @@ func TestInboxGatewayStoppedDecidesNothing(t *testing.T) {
 
 // TestInboxGatewayStopsBeforeTakingTheDecision: a gateway that stops
 // (killed, say) after the decision landed in its inbox folder and before
-// it took it: the inbox does not wait out takeWait for it, and says the
+// it took it: the inbox does not wait out session.TakeWait for it, and says the
 // gateway stopped and that the decision applies when it starts again
 // (the file stays for it; cli's TestInboxKillNineWithDecisionsInFlight
 // starts it again).
