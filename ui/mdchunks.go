@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -491,10 +492,8 @@ func contentSpan(n ast.Node) (lo, hi int, ok bool) {
 
 // indexByte is bytes.IndexByte, or len(b) when c is not in b.
 func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
+	if i := bytes.IndexByte(b, c); i >= 0 {
+		return i
 	}
 	return len(b)
 }
