@@ -57,8 +57,12 @@ func HostKey(dir string) (ssh.Signer, error) {
 	return s, nil
 }
 
-// newHostKey makes the host key and writes it to path (0600, never over
-// a file that appeared meanwhile).
+// newHostKey makes the host key and puts it at path (0600), or, when
+// another latch made one there meanwhile (two gateways started at once on
+// one state folder), reads that one, so both serve the same key. The key
+// is written whole to a file of its own first and then linked into place,
+// which fails rather than replace a file that appeared meanwhile: a
+// reader never sees a key half written.
 func newHostKey(dir, path string) (ssh.Signer, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -71,19 +75,38 @@ func newHostKey(dir, path string) (ssh.Signer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("the inbox's SSH host key: %v", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	tmp, err := writeNew(dir, pem.EncodeToMemory(block))
 	if err != nil {
+		return nil, fmt.Errorf("the inbox's SSH host key: cannot write it in %s: %v", dir, err)
+	}
+	defer func() { _ = os.Remove(tmp) }()
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		return HostKey(dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("the inbox's SSH host key: cannot create %s: %v", path, errors.Unwrap(err))
 	}
-	_, err = f.Write(pem.EncodeToMemory(block))
+	return ssh.NewSignerFromKey(priv)
+}
+
+// writeNew writes b to a new private file (os.CreateTemp makes it 0600)
+// in dir, synced, and returns its path.
+func writeNew(dir string, b []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+HostKeyFile+"-*")
+	if err != nil {
+		return "", errors.Unwrap(err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(path)
-		return nil, fmt.Errorf("the inbox's SSH host key: cannot write %s: %v", path, err)
+		_ = os.Remove(f.Name())
+		return "", err
 	}
-	return ssh.NewSignerFromKey(priv)
+	return f.Name(), nil
 }
 
 // private says why the open file f (at path, named what) is not the

@@ -366,3 +366,44 @@ func TestSSHKeysFileOwnerAndComments(t *testing.T) {
 		t.Errorf("a keys file of another user: %v", err)
 	}
 }
+
+// Gateways started at once on one state folder all serve the same host
+// key: none reads a key half written by another, none fails because
+// another made the file first, and no temporary file is left behind.
+func TestSSHHostKeyMadeOnceByGatewaysStartedAtOnce(t *testing.T) {
+	for round := range 20 {
+		dir := t.TempDir()
+		const n = 8
+		fps := make([]string, n)
+		errs := make([]error, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				s, err := HostKey(dir)
+				if err == nil {
+					fps[i] = Fingerprint(s)
+				}
+				errs[i] = err
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("round %d, gateway %d: %v", round, i, errs[i])
+			}
+			if fps[i] != fps[0] {
+				t.Fatalf("round %d: gateway %d serves %s, gateway 0 %s: want one key", round, i, fps[i], fps[0])
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("round %d: the state folder holds %v, want the host key alone", round, names)
+		}
+	}
+}
