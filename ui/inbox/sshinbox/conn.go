@@ -43,6 +43,10 @@ func (s *server) serveConn(ctx context.Context, c net.Conn) {
 				refuse(w)
 				return nil, fmt.Errorf("key not listed")
 			}
+			if len(s.slots) == cap(s.slots) {
+				refuse(fmt.Sprintf("%d sessions already (the most at once)", cap(s.slots)))
+				return nil, fmt.Errorf("too many sessions")
+			}
 			by := "ssh:" + fp
 			if k.comment != "" {
 				by += " " + k.comment
@@ -53,6 +57,7 @@ func (s *server) serveConn(ctx context.Context, c net.Conn) {
 	cfg.AddHostKey(s.o.HostKey)
 	_ = c.SetDeadline(time.Now().Add(handshakeBound))
 	sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
+	s.shaken(c)
 	if err != nil {
 		mu.Lock()
 		w := why
@@ -64,6 +69,15 @@ func (s *server) serveConn(ctx context.Context, c net.Conn) {
 	}
 	_ = c.SetDeadline(time.Time{})
 	by := sc.Permissions.Extensions[byKey]
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	default: // another took the last slot since this key was checked
+		s.o.Log("inbox_ssh", fmt.Sprintf("inbox over SSH: refused %s from %s: %d sessions already (the most at once)", by, remote, cap(s.slots)),
+			map[string]any{"remote": remote, "by": by, "refused": "too many sessions"})
+		_ = sc.Close()
+		return
+	}
 	s.o.Log("inbox_ssh", "inbox over SSH: "+by+" connected from "+remote, map[string]any{"remote": remote, "by": by})
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()

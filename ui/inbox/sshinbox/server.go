@@ -33,6 +33,13 @@ const (
 	DefaultIdle        = 10 * time.Minute
 	DefaultMaxSessions = 4
 	handshakeBound     = 20 * time.Second
+	// maxHandshakes bounds the connections that have not yet shown a
+	// listed key. They take no session's slot (a stranger who opens
+	// connections and says nothing cannot lock the person out): when
+	// one more comes, the one waiting longest is closed, so a person's
+	// handshake, which takes well under a second, is dropped only by a
+	// flood of maxHandshakes connections in that second.
+	maxHandshakes = 16
 )
 
 // Options is what the SSH inbox needs.
@@ -57,8 +64,10 @@ type Options struct {
 	// Idle ends a connection after this long with no key from it
 	// (DefaultIdle when 0).
 	Idle time.Duration
-	// MaxSessions bounds the connections at once (DefaultMaxSessions
-	// when 0); one more is closed at once.
+	// MaxSessions bounds the sessions at once (DefaultMaxSessions when
+	// 0): a listed key's connection beyond it is refused at its
+	// authentication. Connections still in their handshake are bounded
+	// apart (maxHandshakes), and take no session's slot.
 	MaxSessions int
 }
 
@@ -101,23 +110,13 @@ func Serve(ctx context.Context, ln net.Listener, o Options) error {
 			}
 			return err
 		}
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			o.Log("inbox_ssh", fmt.Sprintf("inbox over SSH: refused a connection from %s: %d sessions already (the most at once)", c.RemoteAddr(), o.MaxSessions),
-				map[string]any{"remote": c.RemoteAddr().String(), "refused": "too many sessions"})
-			_ = c.Close()
-			continue
-		}
 		if !s.track(c) {
 			_ = c.Close()
-			<-s.slots
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-s.slots }()
 			defer s.untrack(c)
 			s.serveConn(ctx, c)
 		}()
@@ -127,26 +126,51 @@ func Serve(ctx context.Context, ln net.Listener, o Options) error {
 // server is one Serve's state.
 type server struct {
 	o     Options
-	slots chan struct{}
+	slots chan struct{} // one per session
 	mu    sync.Mutex
 	conns map[net.Conn]bool
-	done  bool
+	// waiting holds the connections in their handshake, oldest first.
+	waiting []net.Conn
+	done    bool
 }
 
-// track keeps c to close when Serve ends; false once it has.
+// track keeps c to close when Serve ends, as in its handshake (closing
+// the one waiting longest when maxHandshakes are); false once Serve has
+// ended.
 func (s *server) track(c net.Conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
 		return false
 	}
+	if len(s.waiting) >= maxHandshakes {
+		old := s.waiting[0]
+		s.waiting = s.waiting[1:]
+		_ = old.Close()
+		s.o.Log("inbox_ssh", fmt.Sprintf("inbox over SSH: closed the connection from %s, the longest of %d still in their handshake", old.RemoteAddr(), maxHandshakes),
+			map[string]any{"remote": old.RemoteAddr().String(), "refused": "too many handshakes"})
+	}
 	s.conns[c] = true
+	s.waiting = append(s.waiting, c)
 	return true
+}
+
+// shaken says c's handshake ended (it authenticated, or failed).
+func (s *server) shaken(c net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.waiting {
+		if w == c {
+			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
+			return
+		}
+	}
 }
 
 // untrack closes c and forgets it.
 func (s *server) untrack(c net.Conn) {
 	_ = c.Close()
+	s.shaken(c)
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()

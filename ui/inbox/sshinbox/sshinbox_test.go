@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -406,4 +407,34 @@ func TestSSHHostKeyMadeOnceByGatewaysStartedAtOnce(t *testing.T) {
 			t.Fatalf("round %d: the state folder holds %v, want the host key alone", round, names)
 		}
 	}
+}
+
+// Strangers who open connections and say nothing take no session's
+// slot: with one session allowed and 40 silent connections open, a listed
+// key still gets the inbox, and the silent ones beyond the bound on
+// handshakes are closed, the longest waiting first, and logged.
+func TestSSHSilentConnectionsDoNotLockThePersonOut(t *testing.T) {
+	key := newKey(t)
+	r := startRig(t, authorized(key, "alice@phone"), func(o *Options) { o.MaxSessions = 1 })
+	var silent []net.Conn
+	for range 40 {
+		c, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		silent = append(silent, c)
+	}
+	r.log.waitLog(t, "the oldest silent ones closed", "the longest of 16 still in their handshake")
+	_ = silent[0].SetReadDeadline(time.Now().Add(wait))
+	if b, err := io.ReadAll(silent[0]); err != nil {
+		t.Errorf("the first silent connection: %v after %q, want closed by latch", err, b)
+	}
+	term := openTerm(t, r.mustDial(key), "xterm", 80, 24)
+	term.waitText("the inbox", "0 calls waiting")
+	if c, err := r.dial(ssh.PublicKeys(key)); err == nil {
+		_ = c.Close()
+		t.Error("a second session was let in past MaxSessions 1")
+	}
+	r.log.waitLog(t, "the session limit logged", "1 sessions already")
 }
