@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,9 +74,13 @@ func sessionIDs(dir string) []cobra.Completion {
 }
 
 // parkedIDs are the ids of the calls waiting for a person, with their
-// tool as the description.
+// tool as the description: from the index of parked calls, as latch
+// approvals reads them (a key pressed at a backlog of thousands reads
+// no session log whole), and never a call decided already.
 func parkedIDs(dir string) []cobra.Completion {
-	calls, _ := session.ParkedCalls(dir)
+	x := openParked(dir, io.Discard) // a completion prints only its words
+	defer x.close()
+	calls, _ := x.waiting()
 	var out []cobra.Completion
 	for _, p := range calls {
 		if p.CallID != "" && session.ValidID(p.CallID) {

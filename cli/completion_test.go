@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"latch/mcp/mcptestutil"
+	"latch/session"
 )
 
 // TestCompleteAnswers: cobra's __complete request, as the shells' scripts
@@ -114,5 +117,38 @@ c latch export x --format ""
 	}
 	if s := script("fish"); !strings.Contains(s, "complete -c latch") || !strings.Contains(s, "__complete") {
 		t.Errorf("latch completion fish:\n%.300s", s)
+	}
+}
+
+// After approve and reject, the completion offers the calls that wait,
+// never one decided already, and only ids (a client's tool name reaches
+// it as one clean description).
+func TestCompleteOffersOnlyWaitingCalls(t *testing.T) {
+	getenv, dir := sessionsDir(t)
+	sess := parkingSession(t, dir)
+	var ids []string
+	for _, text := range []string{"one", "two"} {
+		r := sess.GatewayCall(context.Background(), session.GatewayCall{Client: "ci", Name: "notes__write_note",
+			Arguments: map[string]any{"text": text}})
+		if r.Decision != session.GatewayParked {
+			t.Fatalf("the call did not park: %+v", r)
+		}
+		ids = append(ids, r.ID)
+	}
+	if err := sess.GatewayDecide(ids[0], false, "test", "no"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"approve", "reject"} {
+		var out, errb strings.Builder
+		if code := Run([]string{"__completeNoDesc", cmd, ""}, strings.NewReader(""), &out, &errb, getenv); code != exitOK {
+			t.Fatalf("latch __complete %s: exit %d, %s", cmd, code, errb.String())
+		}
+		got := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(got) < 2 || got[0] != ids[1] || slices.Contains(got, ids[0]) || !strings.HasPrefix(got[1], ":") {
+			t.Errorf("latch %s <Tab> offers %q; want the waiting %s alone, not the decided %s", cmd, got, ids[1], ids[0])
+		}
+		if errb.Len() != 0 {
+			t.Errorf("latch %s <Tab> wrote to stderr: %q", cmd, errb.String())
+		}
 	}
 }
