@@ -31,6 +31,8 @@ type Model struct {
 
 	calls  []Call          // waiting now, oldest first
 	loaded bool            // calls has been read once
+	read   bool            // the first read is in (read or failed)
+	early  []tea.KeyMsg    // keys that came before it, for the list once it is in
 	err    string          // why the last read failed
 	rung   map[string]bool // the calls the terminal was told of
 	ring   notice.Throttle // at most one notice every ringEvery
@@ -118,15 +120,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.reading = false
 		m.took(msg)
+		early := m.replay()
 		if m.reread {
 			m.reread = false
-			return m, m.load()
+			return m, tea.Batch(early, m.load())
 		}
 		if m.ticking { // one poll chain, however many reads decisions asked for
-			return m, nil
+			return m, early
 		}
 		m.ticking = true
-		return m, tea.Tick(m.o.Every, func(time.Time) tea.Msg { return pollMsg{} })
+		return m, tea.Batch(early, tea.Tick(m.o.Every, func(time.Time) tea.Msg { return pollMsg{} }))
 	case pollMsg:
 		m.ticking = false
 		return m, m.load()
