@@ -162,7 +162,8 @@ func TestInboxKeysBeforeTheFirstRead(t *testing.T) {
 
 // TestInboxFirstDecisionWins: two inboxes approve and reject the same call
 // at once: the gateway applies the first, the call runs at most once, and
-// the other inbox says it was already decided, and by whom.
+// the other inbox says it was already decided, and by whom, and counts it
+// so in its summary.
 func TestInboxFirstDecisionWins(t *testing.T) {
 	g := newGateway(t, "")
 	g.park("ci", "race")
@@ -185,6 +186,9 @@ func TestInboxFirstDecisionWins(t *testing.T) {
 		strings.Contains(out, "another decision on it is on its way")
 	if !won || !lost || strings.Contains(out, "approved 1 of 1") == strings.Contains(out, "rejected 1 of 1") {
 		t.Errorf("want one decision applied and the other told:\n%s", out)
+	}
+	if !strings.Contains(out, "0 of 1 call, by ") || !strings.Contains(out, ": 1 decided elsewhere first, 0 refused, 0 failed") {
+		t.Errorf("the other inbox's summary does not count its call as decided elsewhere first:\n%s", out)
 	}
 	if strings.Contains(out, "approved 1 of 1") {
 		g.waitRan("race", 1)

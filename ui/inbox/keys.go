@@ -15,6 +15,7 @@ import (
 //	y / n     approve / reject the marked calls, or the selected one
 //	/         filter by client, tool or server; esc clears it and the marks
 //	pgup/pgdn the arguments   f  every value whole    R  save a rule
+//	L         every note of this inbox, scrollable (esc closes it)
 //	q, ctrl+c quit
 
 // maxFilter bounds the filter, in characters.
@@ -46,6 +47,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.step != nil {
 		return m.stepKey(msg, now, prev)
+	}
+	if m.all.open {
+		m.notesKey(msg)
+		return nil
 	}
 	if m.filtering {
 		m.filterKey(msg)
@@ -112,6 +117,8 @@ func (m *Model) listKey(msg tea.KeyMsg, now time.Time) tea.Cmd {
 		return m.open(false, now)
 	case "R":
 		return m.saveRule(now)
+	case "L":
+		m.openNotes()
 	}
 	return nil
 }

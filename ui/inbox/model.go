@@ -21,9 +21,6 @@ const guard = 300 * time.Millisecond
 // ringEvery is the least time between two notices of new calls.
 const ringEvery = 2 * time.Second
 
-// maxNotes bounds the lines of what became of the last decisions.
-const maxNotes = 6
-
 // Model is the inbox's screen.
 type Model struct {
 	o  Options
@@ -52,7 +49,8 @@ type Model struct {
 	reading bool  // a read of the Source is under way
 	reread  bool  // another read was asked for meanwhile
 	ticking bool  // the next poll is scheduled
-	notes   []string
+	notes   []string  // under the list: the last notes
+	all     notesList // every note, for the full list (L)
 	prevKey time.Time // when the key before the last came
 
 	w, h int
@@ -138,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg.line)
 	case decidedMsg:
 		m.busy -= msg.n
-		m.note(msg.lines...)
+		m.noteDecided(msg.lines)
 		return m, m.load()
 	case tea.KeyMsg:
 		return m, m.key(msg)
@@ -272,14 +270,6 @@ func (m *Model) markLike() {
 		msg += " · R saves a rule so they stop parking (in gateways started after)"
 	}
 	m.note(msg)
-}
-
-// note adds lines to what the screen says of the last decisions.
-func (m *Model) note(lines ...string) {
-	m.notes = append(m.notes, lines...)
-	if len(m.notes) > maxNotes {
-		m.notes = m.notes[len(m.notes)-maxNotes:]
-	}
 }
 
 // plural is one or many by n.
