@@ -44,11 +44,11 @@ type Model struct {
 	filter    string
 	filtering bool // keys go into the filter
 
-	step    *step // the confirmation step, when open
-	busy    int   // decisions on their way
-	reading bool  // a read of the Source is under way
-	reread  bool  // another read was asked for meanwhile
-	ticking bool  // the next poll is scheduled
+	step    *step     // the confirmation step, when open
+	busy    int       // decisions on their way
+	reading bool      // a read of the Source is under way
+	reread  bool      // another read was asked for meanwhile
+	ticking bool      // the next poll is scheduled
 	notes   []string  // under the list: the last notes
 	all     notesList // every note, for the full list (L)
 	prevKey time.Time // when the key before the last came
