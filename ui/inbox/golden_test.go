@@ -170,8 +170,8 @@ func bulkOutcome() decidedMsg {
 
 // TestGoldenInboxBulkNotes80x24: under the list, a bulk decision is one
 // summary with its counts (approved, decided elsewhere first, refused,
-// failed), the first notes on single calls and how many more the full
-// list holds, the summary last.
+// failed), last, after the lines on single calls (they fit here; a bulk
+// whose lines do not is TestInboxAllNotesScroll's).
 func TestGoldenInboxBulkNotes80x24(t *testing.T) {
 	s := goldenScreen(t, 80, 24)
 	s.press(time.Second, runes("a"))

@@ -12,7 +12,8 @@ import (
 const maxNotes = 6
 
 // maxShownDetails is how many lines on single calls a decision shows
-// under the list before its summary; the rest are in the full list.
+// under the list before its summary when they do not all fit (with the
+// summary, maxNotes); the rest are in the full list.
 const maxShownDetails = 2
 
 // maxAllNotes bounds the notes kept for the full list; the oldest go
@@ -54,15 +55,16 @@ func (m *Model) show(lines ...string) {
 
 // noteDecided takes what a step's decisions came to (send): the lines on
 // single calls, then the summary. All go to the full list; under the
-// list, a few lines on single calls, how many more the full list holds,
-// and the summary last, so that it stays in view.
+// list, the lines on single calls when they fit with the summary, else
+// the first few and how many more the full list holds, and the summary
+// last, so that it stays in view.
 func (m *Model) noteDecided(lines []string) {
 	if len(lines) == 0 {
 		return
 	}
 	m.all.add(lines...)
 	details, summary := lines[:len(lines)-1], lines[len(lines)-1]
-	if more := len(details) - maxShownDetails; more > 0 {
+	if more := len(details) - maxShownDetails; len(details) >= maxNotes && more > 0 {
 		details = append(details[:maxShownDetails:maxShownDetails],
 			fmt.Sprintf("… and %d more %s on single calls: L lists every note", more, plural(more, "note", "notes")))
 	}
