@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"slices"
 	"sync"
 
 	"latch/parkindex"
@@ -155,18 +154,14 @@ func inboxSource(dir string, stderr io.Writer) (inbox.Source, func(string, []str
 	// polls: an index of its own, or the session's log when it fails.
 	found := openParked(dir, io.Discard)
 	find := func(sessionID string, callIDs []string) ([]session.ParkedCall, error) {
-		if !found.ready() { // one catch-up, then a look-up of each call
+		if !found.ready() { // one catch-up, then one look-up of the calls
 			return session.ParkedCallsOf(dir, sessionID)
 		}
-		var out []session.ParkedCall
-		for _, id := range callIDs {
-			calls, err := found.x.Find(id)
-			if err != nil {
-				return session.ParkedCallsOf(dir, sessionID)
-			}
-			out = append(out, slices.DeleteFunc(calls, func(c session.ParkedCall) bool { return c.Session != sessionID })...)
+		calls, err := found.x.CallsOf(sessionID, callIDs)
+		if err != nil {
+			return session.ParkedCallsOf(dir, sessionID)
 		}
-		return out, nil
+		return calls, nil
 	}
 	return src, find, func() { idx.close(); found.close() }
 }

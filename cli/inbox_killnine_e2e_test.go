@@ -225,11 +225,9 @@ func (k *killRig) decide(client string, want int, approve bool, at *killAt) {
 	m := outcomeRE.FindStringSubmatch(text)
 	done, _ := strconv.Atoi(m[2])
 	notDone := map[string]string{}
-	// Each line not decided runs to the next one, or to the keys' line.
-	rest := text[strings.Index(text, m[0]):]
-	if i := strings.Index(rest, "↑↓ select"); i >= 0 {
-		rest = rest[:i]
-	}
+	// Each line not decided runs to the next one, or to the summary after
+	// them.
+	rest := text[:strings.Index(text, m[0])]
 	spans := notDoneRE.FindAllStringSubmatchIndex(rest, -1)
 	for j, n := range spans {
 		end := len(rest)
@@ -254,6 +252,9 @@ func (k *killRig) decide(client string, want int, approve bool, at *killAt) {
 		}
 	}
 	t.Logf("%s: %s", client, text[strings.Index(text, m[0]):])
+	if len(notDone) > 0 {
+		t.Logf("%s: %v", client, notDone)
+	}
 }
 
 // session is the id of the gateway's session (latch serve takes up the

@@ -52,6 +52,39 @@ func agrees(t *testing.T, x *Index, dir, sessionID string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("waiting:\n%s\nwant (the log's reading):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	callsOfAgree(t, x, sessionID, truth)
+}
+
+// callsOfAgree fails unless CallsOf finds the session's calls by their
+// ids as the log reads them, in the order logged, however the ids are
+// split into queries (unknown ids around them push the calls across the
+// first batch's end) and in whatever order they are asked for.
+func callsOfAgree(t *testing.T, x *Index, sessionID string, truth []session.ParkedCall) {
+	t.Helper()
+	var ids, want []string
+	for i := range findBatch - 1 {
+		ids = append(ids, fmt.Sprintf("gw_nosuch%d", i))
+	}
+	for i := len(truth) - 1; i >= 0; i-- {
+		ids = append(ids, truth[i].CallID)
+	}
+	for _, p := range truth {
+		want = append(want, view(p))
+	}
+	calls, err := x.CallsOf(sessionID, append(ids, "gw_nosuch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range calls {
+		got = append(got, view(p))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CallsOf:\n%s\nwant (the log's reading):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if other, err := x.CallsOf("20200101-000000-ffffff", ids); err != nil || len(other) != 0 {
+		t.Errorf("CallsOf another session: %v, %v; want none", other, err)
+	}
 }
 
 // The index agrees with the log's own reading of its calls, waiting and

@@ -2,6 +2,8 @@ package parkindex
 
 import (
 	"database/sql"
+	"sort"
+	"strings"
 	"time"
 
 	"latch/session"
@@ -72,6 +74,59 @@ func fill(p *session.ParkedCall, args string, parked, expires int64) error {
 // the index keeps no results.
 func (x *Index) Find(id string) ([]session.ParkedCall, error) {
 	return x.calls("SELECT "+callColumns+" FROM calls WHERE call_id = ? OR approval_id = ? ORDER BY id", id, id)
+}
+
+// findBatch is how many ids one query of CallsOf asks for: well under
+// SQLite's bound on a statement's parameters.
+const findBatch = 500
+
+// CallsOf is the calls of the session sessionID whose invocation ids are
+// in callIDs, in the order logged, waiting or decided, as of the last
+// CatchUp; as Find, a call's Result holds only whether it failed. It
+// reads them through the (session, call_id) index, a few hundred ids a
+// query: what became of a bulk decision of 1,000 calls is one look-up,
+// where 1,000 Finds scanned the whole table each (Find's approval id has
+// no index of its own).
+func (x *Index) CallsOf(sessionID string, callIDs []string) ([]session.ParkedCall, error) {
+	type row struct {
+		id int64
+		p  session.ParkedCall
+	}
+	var found []row
+	for len(callIDs) > 0 {
+		n := min(len(callIDs), findBatch)
+		args := make([]any, 0, n+1)
+		args = append(args, sessionID)
+		for _, id := range callIDs[:n] {
+			args = append(args, id)
+		}
+		callIDs = callIDs[n:]
+		rows, err := x.db.Query("SELECT id, "+callColumns+" FROM calls WHERE session = ? AND call_id IN (?"+
+			strings.Repeat(", ?", n-1)+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r row
+			if r.p, err = scanCall(rows, &r.id); err != nil {
+				break
+			}
+			found = append(found, r)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		_ = rows.Close() // read only
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].id < found[j].id })
+	out := make([]session.ParkedCall, len(found))
+	for i, r := range found {
+		out[i] = r.p
+	}
+	return out, nil
 }
 
 // calls runs a query of callColumns.

@@ -9,24 +9,60 @@ import (
 	"latch/ui/sanitize"
 )
 
-// decidedMsg says what became of n decisions sent: a line of the count
-// decided, then a line for each call not decided as asked.
+// decidedMsg says what became of n decisions sent: a line for each call
+// not decided as asked, then the summary of them all (tally).
 type decidedMsg struct {
 	n     int
 	lines []string
 }
 
+// tally counts what became of the decisions of one step: decided as
+// asked (ok), decided first by someone else (elsewhere: another inbox,
+// latch approve), approved but refused by the gateway (a rule of the
+// moment, a tool changed), and not decided for any other reason (failed:
+// the gateway stopped, an error).
+type tally struct {
+	word, by                     string
+	total                        int
+	ok, elsewhere, refused, fail int
+}
+
+// summary is the one line that says what became of the whole step.
+func (t tally) summary() string {
+	return fmt.Sprintf("%s %d of %d %s, by %s: %d decided elsewhere first, %d refused, %d failed", t.word, t.ok, t.total,
+		plural(t.total, "call", "calls"), sanitize.Line(t.by), t.elsewhere, t.refused, t.fail)
+}
+
+// why kinds, for the tally.
+const (
+	whyFailed = iota
+	whyElsewhere
+	whyRefused
+)
+
 // send puts the decision on each call in its gateway's inbox, waits until
 // the gateways have taken them, and reads what each logged: a call
 // decided first by someone else (another inbox, latch approve) is said to
 // be so, with who decided. find, when set, gives what was logged of a
-// call (else each session's log is read whole).
+// call (else each session's log is read whole). It returns a line for
+// each call not decided as asked, then the step's summary.
 func send(dir, by string, approve bool, reason string, calls []Call, find func(string, []string) ([]session.ParkedCall, error)) []string {
-	word := "approved"
+	t := tally{word: "approved", by: by, total: len(calls)}
 	if !approve {
-		word = "rejected"
+		t.word = "rejected"
 	}
 	var lines []string
+	not := func(c Call, kind int, why string) {
+		switch kind {
+		case whyElsewhere:
+			t.elsewhere++
+		case whyRefused:
+			t.refused++
+		default:
+			t.fail++
+		}
+		lines = append(lines, notDecided(c, t.word, why))
+	}
 	var sent []Call
 	running := map[string]bool{}
 	for _, c := range calls {
@@ -38,16 +74,16 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 		if !up {
 			// As latch approve: a decision is not left for a gateway
 			// that may start again much later.
-			lines = append(lines, notDecided(c, word, "its gateway (session "+c.Session+") stopped: start it again to decide"))
+			not(c, whyFailed, "its gateway (session "+c.Session+") stopped: start it again to decide")
 			continue
 		}
 		d := session.Decision{InvocationID: c.CallID, Approve: approve, By: by, Reason: reason}
 		err := session.SendDecision(dir, c.Session, d)
 		switch {
 		case errors.Is(err, session.ErrDecisionQueued):
-			lines = append(lines, notDecided(c, word, "another decision on it is on its way (from another inbox, or latch approve)"))
+			not(c, whyElsewhere, "another decision on it is on its way (from another inbox, or latch approve)")
 		case err != nil:
-			lines = append(lines, notDecided(c, word, err.Error()))
+			not(c, whyFailed, err.Error())
 		default:
 			sent = append(sent, c)
 		}
@@ -57,18 +93,15 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 		session.AwaitTaken(dir, c.Session, c.CallID, deadline)
 	}
 	logged := loggedOf(dir, sent, find)
-	ok := 0
 	for _, c := range sent {
-		all := logged[c.Session]
-		why := applied(dir, c, all, by, word)
+		kind, why := applied(dir, c, logged[c.Session], by, t.word)
 		if why == "" {
-			ok++
+			t.ok++
 			continue
 		}
-		lines = append(lines, notDecided(c, word, why))
+		not(c, kind, why)
 	}
-	head := fmt.Sprintf("%s %d of %d %s, by %s", word, ok, len(calls), plural(len(calls), "call", "calls"), sanitize.Line(by))
-	return append([]string{head}, lines...)
+	return append(lines, t.summary())
 }
 
 // loggedOf reads, once for each session, what its log says of the calls
@@ -89,11 +122,12 @@ func loggedOf(dir string, sent []Call, find func(string, []string) ([]session.Pa
 	return logged
 }
 
-// applied says why the decision sent on c was not applied as sent, or ""
-// when it was. The log is read first: a gateway killed after it logged
-// the decision and before it took the file away applied it all the same
-// (started again, it finds the call decided and drops the file).
-func applied(dir string, c Call, all []session.ParkedCall, by, word string) string {
+// applied says why the decision sent on c was not applied as sent, and
+// of what kind that is, or "" when it was. The log is read first: a
+// gateway killed after it logged the decision and before it took the
+// file away applied it all the same (started again, it finds the call
+// decided and drops the file).
+func applied(dir string, c Call, all []session.ParkedCall, by, word string) (int, string) {
 	queued := session.DecisionQueued(dir, c.Session, c.CallID)
 	for _, p := range all {
 		if p.CallID != c.CallID || p.ApprovalID != c.ApprovalID {
@@ -101,20 +135,25 @@ func applied(dir string, c Call, all []session.ParkedCall, by, word string) stri
 		}
 		switch {
 		case p.Waiting() && queued:
-			return session.NotTaken(dir, c.Session)
+			return whyFailed, session.NotTaken(dir, c.Session)
 		case p.Waiting():
-			return "its gateway took the decision but did not apply it (see its log)"
-		case p.By != by || p.Decision != word:
-			return "it was already " + outcome(p)
-		case p.Refused != "":
-			return "approved, but the gateway refused it: " + p.Refused
+			return whyFailed, "its gateway took the decision but did not apply it (see its log)"
+		case p.Decision == "approved" || p.Decision == "rejected":
+			if p.By != by || p.Decision != word {
+				return whyElsewhere, "it was already " + outcome(p)
+			}
+		default:
+			return whyFailed, "it was already " + outcome(p) // expired, withdrawn by its client
 		}
-		return ""
+		if p.Refused != "" {
+			return whyRefused, "approved, but the gateway refused it: " + p.Refused
+		}
+		return whyFailed, ""
 	}
 	if queued {
-		return session.NotTaken(dir, c.Session)
+		return whyFailed, session.NotTaken(dir, c.Session)
 	}
-	return "it is no longer in its session log"
+	return whyFailed, "it is no longer in its session log"
 }
 
 // notDecided is the line of a call not decided as asked.

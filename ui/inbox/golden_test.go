@@ -153,3 +153,74 @@ func TestInboxLaysOutArgumentsOnce(t *testing.T) {
 	}
 	containsAll(t, s.m.View(), "lines 1-")
 }
+
+// bulkOutcome is what send says of a bulk approval of 12 calls by alice:
+// 9 applied, one decided first by bob, one refused by a rule, one whose
+// gateway stopped.
+func bulkOutcome() decidedMsg {
+	t := tally{word: "approved", by: "alice", total: 12, ok: 9, elsewhere: 1, refused: 1, fail: 1}
+	c := func(id string) Call { return Call{ParkedCall: session.ParkedCall{CallID: id, Tool: "fs__write_file"}} }
+	return decidedMsg{lines: []string{
+		notDecided(c("gw_000000000010"), t.word, "it was already rejected by bob"),
+		notDecided(c("gw_000000000011"), t.word, "approved, but the gateway refused it: denied by rule config latch.json: permissions.rules[0]"),
+		notDecided(c("gw_000000000012"), t.word, "its gateway (session 20261202-060000-cccccc) stopped: start it again to decide"),
+		t.summary(),
+	}}
+}
+
+// TestGoldenInboxBulkNotes80x24: under the list, a bulk decision is one
+// summary with its counts (approved, decided elsewhere first, refused,
+// failed), last, after the lines on single calls (they fit here; a bulk
+// whose lines do not is TestInboxAllNotesScroll's).
+func TestGoldenInboxBulkNotes80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("a"))
+	s.m.Update(bulkOutcome())
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestGoldenInboxAllNotes80x24: L shows every note of this inbox, oldest
+// first, none left out.
+func TestGoldenInboxAllNotes80x24(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("a"))
+	s.m.Update(bulkOutcome())
+	s.press(time.Second, runes("L"))
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestInboxAllNotesScroll: the full list of notes keeps every note of a
+// bulk of 1,000 failures (under the list only the last few fit) and
+// scrolls from the first to the last; it fits its screen; esc closes it,
+// back to the list.
+func TestInboxAllNotesScroll(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	var lines []string
+	for i := range 1000 {
+		lines = append(lines, fmt.Sprintf("gw_%012d (fs__write_file): not approved: it was already rejected by bob", i))
+	}
+	t1 := tally{word: "approved", by: "alice", total: 1000, elsewhere: 1000}
+	s.m.Update(decidedMsg{lines: append(lines, t1.summary())})
+	v := s.m.View()
+	containsAll(t, v, "approved 0 of 1000 calls, by alice: 1000 decided elsewhere first, 0 refused",
+		"… and 998 more notes on single calls: L lists every note")
+	s.press(time.Second, runes("L"))
+	v = s.m.View()
+	assertFits(t, v, 80, 24)
+	containsAll(t, v, "every note of this inbox: 1001 lines", "approved 0 of 1000 calls")
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyHome})
+	v = s.m.View()
+	containsAll(t, v, "gw_000000000000 ", "lines 1-21 of ")
+	for range 2 {
+		s.press(time.Second, tea.KeyMsg{Type: tea.KeyPgDown})
+	}
+	containsAll(t, s.m.View(), "lines 41-61 of ", "gw_000000000040 ")
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyEnd})
+	containsAll(t, s.m.View(), "gw_000000000999 ", "approved 0 of 1000 calls")
+	s.press(time.Second, tea.KeyMsg{Type: tea.KeyEsc})
+	v = s.m.View()
+	containsAll(t, v, "4 calls waiting", "fs__write_file")
+	if strings.Contains(v, "every note of this inbox") {
+		t.Errorf("esc did not close the notes:\n%s", v)
+	}
+}

@@ -118,8 +118,15 @@ type screen struct {
 	pending tea.Cmd // a read the model asked for and the test has not run
 }
 
-// newScreen is the inbox of dir, by, w×h.
+// newScreen is the inbox of dir, by, w×h, its first read in.
 func newScreen(t *testing.T, dir, by string, w, h int) *screen {
+	s := unreadScreen(t, dir, by, w, h)
+	s.read()
+	return s
+}
+
+// unreadScreen is newScreen before its first read.
+func unreadScreen(t *testing.T, dir, by string, w, h int) *screen {
 	s := &screen{t: t, now: time.Now()}
 	o := Options{Dir: dir, By: by, Now: func() time.Time { return s.now }, Ring: func(seq string) { s.rung = append(s.rung, seq) },
 		Args: func(p session.ParkedCall, full bool) ([]string, int) {
@@ -128,7 +135,6 @@ func newScreen(t *testing.T, dir, by string, w, h int) *screen {
 		Line: func(p session.ParkedCall) string { return ui.ArgLine(p.Arguments, ui.ArgView{}) }}
 	s.m = New(o)
 	s.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	s.read()
 	return s
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"latch/mcp/mcptestutil"
 	"latch/session"
 	"latch/ui/notice"
@@ -128,9 +130,40 @@ func TestInboxTypedAheadKeysDecideNothing(t *testing.T) {
 	}
 }
 
+// TestInboxKeysBeforeTheFirstRead: a key that comes while the first read
+// of the waiting calls is under way is taken once the calls are in (a
+// marks the calls like the first), not lost on the empty list; keys typed
+// ahead of that read still decide nothing (y opens the step, and the
+// Enters that came with it fall in its pause).
+func TestInboxKeysBeforeTheFirstRead(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("ci", "same")
+	g.park("ci", "same")
+	g.park("ci", "other")
+	s := unreadScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	containsAll(t, s.m.View(), "0 calls waiting", "reading…")
+	s.press(10*time.Millisecond, runes("a"))
+	s.read()
+	containsAll(t, s.m.View(), "3 calls waiting · 2 marked", "marked 2 calls like this")
+
+	s = unreadScreen(t, g.dir, "alice on /dev/pts/1", 100, 30)
+	s.press(10*time.Millisecond, runes("a"), runes("y"), enter, enter)
+	s.read()
+	if s.m.step == nil || s.m.busy != 0 {
+		t.Fatalf("keys typed before the first read decided: step %v, busy %d", s.m.step, s.m.busy)
+	}
+	containsAll(t, s.m.View(), "Approve 2 calls?", "(keys ignored for a moment)")
+	s.press(guard, tea.KeyMsg{Type: tea.KeyEsc})
+	containsAll(t, s.m.View(), "nothing decided", "3 calls waiting")
+	if n := g.ran("same") + g.ran("other"); n != 0 {
+		t.Errorf("%d calls ran, want none", n)
+	}
+}
+
 // TestInboxFirstDecisionWins: two inboxes approve and reject the same call
 // at once: the gateway applies the first, the call runs at most once, and
-// the other inbox says it was already decided, and by whom.
+// the other inbox says it was already decided, and by whom, and counts it
+// so in its summary.
 func TestInboxFirstDecisionWins(t *testing.T) {
 	g := newGateway(t, "")
 	g.park("ci", "race")
@@ -153,6 +186,9 @@ func TestInboxFirstDecisionWins(t *testing.T) {
 		strings.Contains(out, "another decision on it is on its way")
 	if !won || !lost || strings.Contains(out, "approved 1 of 1") == strings.Contains(out, "rejected 1 of 1") {
 		t.Errorf("want one decision applied and the other told:\n%s", out)
+	}
+	if !strings.Contains(out, "0 of 1 call, by ") || !strings.Contains(out, ": 1 decided elsewhere first, 0 refused, 0 failed") {
+		t.Errorf("the other inbox's summary does not count its call as decided elsewhere first:\n%s", out)
 	}
 	if strings.Contains(out, "approved 1 of 1") {
 		g.waitRan("race", 1)

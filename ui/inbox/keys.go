@@ -15,10 +15,14 @@ import (
 //	y / n     approve / reject the marked calls, or the selected one
 //	/         filter by client, tool or server; esc clears it and the marks
 //	pgup/pgdn the arguments   f  every value whole    R  save a rule
+//	L         every note of this inbox, scrollable (esc closes it)
 //	q, ctrl+c quit
 
 // maxFilter bounds the filter, in characters.
 const maxFilter = 64
+
+// maxEarly bounds the keys kept while the first read is under way.
+const maxEarly = 64
 
 // key takes a key: the step's while one is open, the filter's while it
 // is typed, else the list's.
@@ -29,14 +33,47 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit
 	}
+	if !m.read {
+		// The list is not read yet (a backlog of thousands takes a
+		// moment): a key would act on an empty list and be lost. It is
+		// kept, and taken once the list is in (replay).
+		if msg.String() == "q" {
+			return tea.Quit
+		}
+		if len(m.early) < maxEarly {
+			m.early = append(m.early, msg)
+		}
+		return nil
+	}
 	if m.step != nil {
 		return m.stepKey(msg, now, prev)
+	}
+	if m.all.open {
+		m.notesKey(msg)
+		return nil
 	}
 	if m.filtering {
 		m.filterKey(msg)
 		return nil
 	}
 	return m.listKey(msg, now)
+}
+
+// replay takes the keys that came before the first read, once it is
+// in, in the order typed, as if typed now: a step one of them opens
+// takes none of the keys after it (they come within its pause), so keys
+// typed ahead decide nothing.
+func (m *Model) replay() tea.Cmd {
+	if m.read {
+		return nil
+	}
+	m.read = true
+	var cmds []tea.Cmd
+	for _, k := range m.early {
+		cmds = append(cmds, m.key(k))
+	}
+	m.early = nil
+	return tea.Batch(cmds...)
 }
 
 // listKey is a key on the list.
@@ -80,6 +117,8 @@ func (m *Model) listKey(msg tea.KeyMsg, now time.Time) tea.Cmd {
 		return m.open(false, now)
 	case "R":
 		return m.saveRule(now)
+	case "L":
+		m.openNotes()
 	}
 	return nil
 }

@@ -21,9 +21,6 @@ const guard = 300 * time.Millisecond
 // ringEvery is the least time between two notices of new calls.
 const ringEvery = 2 * time.Second
 
-// maxNotes bounds the lines of what became of the last decisions.
-const maxNotes = 6
-
 // Model is the inbox's screen.
 type Model struct {
 	o  Options
@@ -31,6 +28,8 @@ type Model struct {
 
 	calls  []Call          // waiting now, oldest first
 	loaded bool            // calls has been read once
+	read   bool            // the first read is in (read or failed)
+	early  []tea.KeyMsg    // keys that came before it, for the list once it is in
 	err    string          // why the last read failed
 	rung   map[string]bool // the calls the terminal was told of
 	ring   notice.Throttle // at most one notice every ringEvery
@@ -45,12 +44,13 @@ type Model struct {
 	filter    string
 	filtering bool // keys go into the filter
 
-	step    *step // the confirmation step, when open
-	busy    int   // decisions on their way
-	reading bool  // a read of the Source is under way
-	reread  bool  // another read was asked for meanwhile
-	ticking bool  // the next poll is scheduled
-	notes   []string
+	step    *step     // the confirmation step, when open
+	busy    int       // decisions on their way
+	reading bool      // a read of the Source is under way
+	reread  bool      // another read was asked for meanwhile
+	ticking bool      // the next poll is scheduled
+	notes   []string  // under the list: the last notes
+	all     notesList // every note, for the full list (L)
 	prevKey time.Time // when the key before the last came
 
 	w, h int
@@ -118,15 +118,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.reading = false
 		m.took(msg)
+		early := m.replay()
 		if m.reread {
 			m.reread = false
-			return m, m.load()
+			return m, tea.Batch(early, m.load())
 		}
 		if m.ticking { // one poll chain, however many reads decisions asked for
-			return m, nil
+			return m, early
 		}
 		m.ticking = true
-		return m, tea.Tick(m.o.Every, func(time.Time) tea.Msg { return pollMsg{} })
+		return m, tea.Batch(early, tea.Tick(m.o.Every, func(time.Time) tea.Msg { return pollMsg{} }))
 	case pollMsg:
 		m.ticking = false
 		return m, m.load()
@@ -135,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg.line)
 	case decidedMsg:
 		m.busy -= msg.n
-		m.note(msg.lines...)
+		m.noteDecided(msg.lines)
 		return m, m.load()
 	case tea.KeyMsg:
 		return m, m.key(msg)
@@ -269,14 +270,6 @@ func (m *Model) markLike() {
 		msg += " · R saves a rule so they stop parking (in gateways started after)"
 	}
 	m.note(msg)
-}
-
-// note adds lines to what the screen says of the last decisions.
-func (m *Model) note(lines ...string) {
-	m.notes = append(m.notes, lines...)
-	if len(m.notes) > maxNotes {
-		m.notes = m.notes[len(m.notes)-maxNotes:]
-	}
 }
 
 // plural is one or many by n.

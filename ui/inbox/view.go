@@ -16,12 +16,15 @@ import (
 const wideAt = 110
 
 // footer is the keys' line.
-const footer = "↑↓ select · space mark · a like this · y approve · n reject · / filter · pgup/pgdn args · f full · q quit"
+const footer = "↑↓ select · space mark · a like this · y approve · n reject · / filter · pgup/pgdn args · f full · L notes · q quit"
 
 // View draws the screen: a head line, the list, the selected call (beside
 // or below), the notes of the last decisions, and the keys.
 func (m *Model) View() string {
 	w, h := max(m.w, 20), max(m.h, 8)
+	if m.all.open {
+		return m.notesView(w, h)
+	}
 	head := m.headLine(w)
 	notes := m.noteLines(w)
 	foot := wrapWords(footer, w)
