@@ -129,7 +129,9 @@ type plainCalls struct {
 	work chan plainWork
 	wg   sync.WaitGroup
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// inflight are the calls under way, by their ids as the client wrote
+	// them (idKey says which one a cancel names).
 	inflight map[string]context.CancelFunc
 	stopped  bool
 }
@@ -209,9 +211,11 @@ func (p *plainCalls) cancelled(line []byte) {
 	key := idKey(n.Params.RequestID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c, ok := p.inflight[key]; ok {
-		c()
-		delete(p.inflight, key)
+	for id, c := range p.inflight {
+		if idKey(json.RawMessage(id)) == key {
+			c()
+			delete(p.inflight, id)
+		}
 	}
 }
 
@@ -220,7 +224,7 @@ func (p *plainCalls) cancelled(line []byte) {
 func (p *plainCalls) run(w plainWork) {
 	p.g.plainRuns.Add(1)
 	ctx, cancel := context.WithCancel(w.ctx)
-	key := idKey(w.m.ID)
+	key := string(w.m.ID)
 	p.mu.Lock()
 	p.inflight[key] = cancel
 	p.mu.Unlock()
