@@ -41,15 +41,14 @@ type plainCall struct {
 	Params  struct {
 		Name           string          `json:"name"`
 		Arguments      json.RawMessage `json:"arguments"`
-		Meta           json.RawMessage `json:"_meta"`
+		Meta           *mcpgo.Meta     `json:"_meta"`
 		Task           json.RawMessage `json:"task"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		RequestState   json.RawMessage `json:"requestState"`
 	} `json:"params"`
-	// meta and era are a 2026-07-28 call's _meta and what it declares
-	// (nil for a call of the handshake's protocol).
-	meta *mcpgo.Meta
-	era  *server.RequestProtocolInfo
+	// era is what a 2026-07-28 call's _meta declares (nil for a call of
+	// the handshake's protocol).
+	era *server.RequestProtocolInfo
 }
 
 // plainCallOf reads line as a plain call of a served tool, or says it is
@@ -65,7 +64,7 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 		return nil, false // null, or not an object: mcp-go's reading of it stands
 	}
 	if m.Params.Meta != nil {
-		if m.meta, m.era = modernMeta(m.Params.Meta); m.era == nil {
+		if m.era = modernEra(m.Params.Meta); m.era == nil {
 			return nil, false
 		}
 	}
@@ -75,20 +74,19 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 	return &m, served
 }
 
-// modernMeta reads a call's _meta as mcp-go does, and says what protocol
-// of the 2026-07-28 era it declares; nil when it declares none (or one
+// modernEra says what protocol of the 2026-07-28 era a call's _meta
+// declares, read as mcp-go reads it; nil when it declares none (or one
 // mcp-go refuses), or carries a progress token (mcp-go answers those).
-func modernMeta(raw json.RawMessage) (*mcpgo.Meta, *server.RequestProtocolInfo) {
-	var meta *mcpgo.Meta
-	if json.Unmarshal(raw, &meta) != nil || meta == nil || meta.ProgressToken != nil {
-		return nil, nil
+func modernEra(meta *mcpgo.Meta) *server.RequestProtocolInfo {
+	if meta.ProgressToken != nil {
+		return nil
 	}
 	v := meta.ProtocolVersion()
 	caps := meta.ClientCapabilities()
 	if !mcpgo.IsModernProtocol(v) || !mcpgo.IsValidProtocolVersion(v) || caps == nil {
-		return nil, nil
+		return nil
 	}
-	return meta, &server.RequestProtocolInfo{Modern: true, ProtocolVersion: v, ClientInfo: meta.ClientInfo(),
+	return &server.RequestProtocolInfo{Modern: true, ProtocolVersion: v, ClientInfo: meta.ClientInfo(),
 		LogLevel: meta.LogLevel(), ClientCapabilities: caps}
 }
 
@@ -241,7 +239,7 @@ func (p *plainCalls) run(w plainWork) {
 	var req mcpgo.CallToolRequest
 	req.Method = string(mcpgo.MethodToolsCall)
 	req.Params.Name = w.m.Params.Name
-	req.Params.Meta = w.m.meta
+	req.Params.Meta = w.m.Params.Meta
 	if a := w.m.Params.Arguments; a != nil {
 		req.Params.RawArguments = a
 		var args map[string]any
