@@ -225,6 +225,9 @@ func (p *plainCalls) run(w plainWork) {
 	key := string(w.m.ID)
 	p.mu.Lock()
 	p.inflight[key] = cancel
+	if p.stopped {
+		cancel() // queued as the input ended: cancelled, as mcp-go's are
+	}
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -281,8 +284,8 @@ func (g *Gateway) callPlain(ctx context.Context, req mcpgo.CallToolRequest) (res
 }
 
 // plainSession says whether the stdio session in ctx has been set up
-// (the client's notifications/initialized): until then calls go to
-// mcp-go.
+// (mcp-go answered the client's initialize, or took a 2026-07-28
+// request): until then calls go to mcp-go.
 func plainSession(ctx context.Context) bool {
 	s := server.ClientSessionFromContext(ctx)
 	return s != nil && s.Initialized()
