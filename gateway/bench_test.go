@@ -24,13 +24,24 @@ import (
 // the gate, the events, the log's syncs, mcp-go's server and client on
 // both sides. One op is one call; "callers_1" makes them one after
 // another, "callers_32" from 32 goroutines on one client at once (group
-// commit shares their syncs). calls/s is what to compare, as a ratio,
+// commit shares their syncs), both at the 2026-07-28 protocol (each call
+// carries its era in _meta); "callers_32_2025-11-25" as callers_32 at
+// the handshake's protocol, as the TypeScript SDK's v1 clients speak it.
+// calls/s is what to compare, as a ratio,
 // against the binary before a change (git stash-free: run it on both
 // trees in one go). Profile latch's part with -cpuprofile.
 func BenchmarkGatewayStdio(b *testing.B) {
-	for _, callers := range []int{1, 32} {
-		b.Run("callers_"+itoa(callers), func(b *testing.B) {
-			c := benchGateway(b, callers)
+	for _, run := range []struct {
+		callers int
+		version string
+	}{{1, mcp.LATEST_PROTOCOL_VERSION}, {32, mcp.LATEST_PROTOCOL_VERSION}, {32, "2025-11-25"}} {
+		name := "callers_" + itoa(run.callers)
+		if run.version != mcp.LATEST_PROTOCOL_VERSION {
+			name += "_" + run.version
+		}
+		callers := run.callers
+		b.Run(name, func(b *testing.B) {
+			c := benchGateway(b, callers, run.version)
 			var req mcp.CallToolRequest
 			req.Params.Name = "bench__echo"
 			req.Params.Arguments = map[string]any{"message": "hello"}
@@ -158,8 +169,9 @@ func benchSession(b *testing.B, server session.ServerConfig) *session.Session {
 }
 
 // benchGateway is a gateway over a session logging to a temporary
-// folder, echo allowed, served over pipes to an initialized client.
-func benchGateway(b *testing.B, callers int) *client.Client {
+// folder, echo allowed, served over pipes to a client initialized at
+// version.
+func benchGateway(b *testing.B, callers int, version string) *client.Client {
 	b.Helper()
 	echo := server.NewMCPServer("bench", "1.0")
 	echo.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
@@ -183,7 +195,7 @@ func benchGateway(b *testing.B, callers int) *client.Client {
 		b.Fatal(err)
 	}
 	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		b.Fatal(err)

@@ -9,3 +9,7 @@ func SetNotifyTimeout(g *Gateway, d time.Duration) {
 		g.notify.timeout = d
 	}
 }
+
+// PlainCalls is how many stdio calls g answered without mcp-go's stdio
+// server (stdiofast.go).
+func PlainCalls(g *Gateway) int64 { return g.plainRuns.Load() }

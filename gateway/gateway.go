@@ -70,6 +70,9 @@ type Options struct {
 	LeftOut map[string]string
 }
 
+// serverName is the gateway's name as an MCP server (its serverInfo).
+const serverName = "latch"
+
 // DefaultAwaitPoll is how long one latch_await_decision waits at most.
 const DefaultAwaitPoll = 20 * time.Second
 
@@ -90,6 +93,10 @@ type Gateway struct {
 	tasks  taskTable // the tasks of calls that did not park (tasks.go)
 
 	clients atomic.Int64 // clients holding a session (OnClients)
+	// plain is the handler of a served tool's call, as registered with
+	// mcp-go: the stdio client's plain calls run it directly (stdiofast.go).
+	plain     server.ToolHandlerFunc
+	plainRuns atomic.Int64 // the calls it ran so (for the tests)
 }
 
 // New builds the gateway's MCP server with the session's exposed tools as
@@ -98,6 +105,7 @@ type Gateway struct {
 func New(o Options) *Gateway {
 	g := &Gateway{o: o, lim: newLimiter(o.Limits, o.Now), pq: newParkQuota(o.Limits), tasks: newTaskTable(o.Limits.withDefaults()),
 		notify: newNotifier(o.NotifyCommand)}
+	g.plain = g.handle(false, g.call)
 	hooks := &server.Hooks{}
 	hooks.AddOnError(g.unknownCall)
 	hooks.AddAfterListTools(g.markTaskTools)
@@ -105,7 +113,7 @@ func New(o Options) *Gateway {
 		hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { o.OnClients(int(g.clients.Add(1))) })
 		hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { o.OnClients(int(g.clients.Add(-1))) })
 	}
-	g.srv = server.NewMCPServer("latch", o.Version,
+	g.srv = server.NewMCPServer(serverName, o.Version,
 		server.WithToolCapabilities(true),
 		// Tasks are answered by the gateway (taskroute.go), not by
 		// mcp-go's store; tasks/list is not served.

@@ -58,12 +58,14 @@ func taskMessageOf(raw []byte, headerVersion string) (taskMessage, bool) {
 }
 
 // ServeStdio serves the gateway on stdin and stdout (latch serve --stdio)
-// until stdin ends or ctx does. Task messages are answered here; the
-// rest go to mcp-go, which runs a stdio client's tool calls on a fixed
-// pool of workers and queues the rest: the pool holds as many as the
-// limits let run at once (calls and polls) and a few to refuse more, so
-// that the limits decide, at once, and a poll waiting for a person never
-// holds up a call. (mcp-go caps the pool at 100.)
+// until stdin ends or ctx does. Task messages and plain tool calls
+// (stdiofast.go) are answered here; the rest go to mcp-go, which runs a
+// stdio client's tool calls on a fixed pool of workers and queues the
+// rest: the pool holds as many as the limits let run at once (calls and
+// polls) and a few to refuse more, so that the limits decide, at once,
+// and a poll waiting for a person never holds up a call. (mcp-go caps the
+// pool at 100.) The plain calls have a pool of their own, as large as
+// the calls the limits let run at once and the same few to refuse more.
 func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -82,12 +84,25 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 		close(ready)
 		return c
 	})
+	// sessionCtx is the session's context once Listen has set it.
+	sessionCtx := func() context.Context {
+		select {
+		case <-ready:
+			return session
+		default:
+			return nil
+		}
+	}
+	plain := g.startPlainCalls(g.lim.l.Concurrent+refusers, out)
+	defer plain.stop()
 	go func() {
 		defer func() { _ = pw.Close() }()
 		br := bufio.NewReaderSize(stdin, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
-			if m, ok := taskMessageOf(line, ""); ok {
+			if sctx, m, ok := g.plainLine(line, sessionCtx); ok {
+				plain.take(sctx, m)
+			} else if m, ok := taskMessageOf(line, ""); ok {
 				go func() {
 					select {
 					case <-ready:
@@ -97,6 +112,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 					_, _ = out.Write(append(g.answerStdio(ctx, session, m, line), '\n'))
 				}()
 			} else if len(line) > 0 {
+				plain.cancelled(line)
 				if _, werr := pw.Write(line); werr != nil {
 					return
 				}
