@@ -3,9 +3,12 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -15,7 +18,8 @@ import (
 // bound), the session tracking and the task router, in front of a handler
 // that reads the body as mcp-go does. One op is one tools/call of the
 // 2026-07-28 stateless form, as mcp-go's clients send it ("stateless"),
-// or of a 2025 session ("session"). Compare ns/op and allocs/op with the
+// or of a 2025 session ("session"), with the shared token; or stateless
+// with a token of a client the config names ("named_client"). Compare ns/op and allocs/op with the
 // build before a change; the whole call is BenchmarkGatewayHTTP.
 func BenchmarkHTTPFront(b *testing.B) {
 	body := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
@@ -28,7 +32,26 @@ func BenchmarkHTTPFront(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(reply)
 	})
-	tokens, err := newTokenTable("bench-token", nil)
+	// The named clients' tokens are in a file, stat'ed on each request
+	// (and hashed too while it is younger than racyWindow: not here).
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 0
+	file := filepath.Join(b.TempDir(), "clients.json")
+	if err := os.WriteFile(file, []byte(`{"ci-bot":"ci-token","editor":"editor-token"}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	shared, err := newTokenTable("bench-token", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	named, err := newTokenTable("bench-token", &ClientTokens{Load: func() (map[string]string, []string, error) {
+		var m map[string]string
+		raw, err := os.ReadFile(file)
+		if err == nil {
+			err = json.Unmarshal(raw, &m)
+		}
+		return m, []string{file}, err
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,19 +60,22 @@ func BenchmarkHTTPFront(b *testing.B) {
 	ss.leave(id)
 	mux := http.NewServeMux()
 	mux.Handle(Path, ss.track((&Gateway{}).taskHTTP(mcpGo)))
-	h := guard(mux, "127.0.0.1:8765", "127.0.0.1:0", tokens)
 	ctx := context.Background()
+	stateless := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "mem__read_graph"}
 	for _, c := range []struct {
-		name   string
-		header map[string]string
+		name, token string
+		tokens      *tokenTable
+		header      map[string]string
 	}{
-		{"stateless", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "mem__read_graph"}},
-		{"session", map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id}},
+		{"stateless", "bench-token", shared, stateless},
+		{"session", "bench-token", shared, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id}},
+		{"named_client", "editor-token", named, stateless},
 	} {
+		h := guard(mux, "127.0.0.1:8765", "127.0.0.1:0", c.tokens)
 		header := http.Header{}
 		header.Set("Content-Type", "application/json")
 		header.Set("Accept", "application/json, text/event-stream")
-		header.Set("Authorization", "Bearer bench-token")
+		header.Set("Authorization", "Bearer "+c.token)
 		for k, v := range c.header {
 			header.Set(k, v)
 		}
