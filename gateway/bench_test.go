@@ -85,8 +85,16 @@ func itoa(n int) string {
 // BenchmarkGatewayHTTP is BenchmarkGatewayStdio's call over streamable
 // HTTP, as latch serve --listen takes it, from 16 clients each calling
 // one after another, with a stdio upstream (testdata/fakemcp) as latch
-// reaches a real server. Profile latch's part with -cpuprofile.
+// reaches a real server: "stateless" with the clients on the 2026-07-28
+// form (each request on its own, as mcp-go's clients speak to latch),
+// "session" with them held to the 2025 handshake (a session each, as they
+// speak to TBXark/mcp-proxy). Profile latch's part with -cpuprofile.
 func BenchmarkGatewayHTTP(b *testing.B) {
+	b.Run("stateless", func(b *testing.B) { benchGatewayHTTP(b, false) })
+	b.Run("session", func(b *testing.B) { benchGatewayHTTP(b, true) })
+}
+
+func benchGatewayHTTP(b *testing.B, legacy bool) {
 	const clients = 16
 	sess := benchSession(b, session.ServerConfig{Name: "bench", Transport: "stdio", Command: mcptestutil.BuildFakeMCP(b)})
 	g := gateway.New(gateway.Options{Session: sess, Limits: gateway.Limits{Concurrent: clients, Rate: 1e9, Burst: 1e9}})
@@ -106,10 +114,15 @@ func BenchmarkGatewayHTTP(b *testing.B) {
 	}
 	cs := make([]*client.Client, clients)
 	for i := range cs {
-		c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer bench-token"}))
+		tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer bench-token"}))
 		if err != nil {
 			b.Fatal(err)
 		}
+		var opts []client.ClientOption
+		if legacy {
+			opts = append(opts, client.WithLegacyProtocolOnly()) //nolint:staticcheck // the 2025 handshake on purpose
+		}
+		c := client.NewClient(tr, opts...)
 		b.Cleanup(func() { _ = c.Close() })
 		if err := c.Start(ctx); err != nil {
 			b.Fatal(err)

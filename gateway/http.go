@@ -196,6 +196,9 @@ func guard(next http.Handler, addr, asGiven string, tokens *tokenTable) http.Han
 // tokenInURL says whether the URL's query carries what may be a
 // credential: an access_token or token parameter (RFC 6750's query form).
 func tokenInURL(u *url.URL) bool {
+	if u.RawQuery == "" {
+		return false // the common case, without parsing
+	}
 	for k := range u.Query() {
 		switch strings.ToLower(k) {
 		case "access_token", "token", "bearer", "authorization":
@@ -205,9 +208,15 @@ func tokenInURL(u *url.URL) bool {
 	return false
 }
 
+// exactBody is the largest said length of a body that boundBody reads
+// into a buffer made to that length before it arrives (a tool call's
+// request is a few hundred bytes).
+const exactBody = 64 << 10
+
 // boundBody reads r's body, refusing one over MaxRequestBody with 413
 // (false): said by its length, or found reading a body of unknown length
-// (chunked), never read past the bound. The body read is put back.
+// (chunked), never read past the bound. The body read is put back, as a
+// heldBody: the task router takes it from there without reading it again.
 func boundBody(w http.ResponseWriter, r *http.Request) bool {
 	tooLarge := func() bool {
 		http.Error(w, fmt.Sprintf("Request Entity Too Large: latch serve takes request bodies of at most %d bytes", MaxRequestBody),
@@ -220,7 +229,17 @@ func boundBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return true
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBody+1))
+	var body []byte
+	var err error
+	if r.ContentLength > 0 && r.ContentLength <= exactBody {
+		// A small body of said length (net/http reads no further): one
+		// buffer of that size rather than one grown while reading. A
+		// larger one is held as it arrives, not set aside in advance.
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, MaxRequestBody+1))
+	}
 	if err != nil {
 		http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
 		return false
@@ -228,8 +247,38 @@ func boundBody(w http.ResponseWriter, r *http.Request) bool {
 	if len(body) > MaxRequestBody {
 		return tooLarge()
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = newHeldBody(body)
 	return true
+}
+
+// heldBody is a request body the guard read whole (boundBody): it reads
+// as the body did, and its bytes are there for whoever comes next.
+type heldBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func newHeldBody(b []byte) *heldBody {
+	h := &heldBody{b: b}
+	h.Reset(b)
+	return h
+}
+
+// Close does nothing: the body is in memory.
+func (*heldBody) Close() error { return nil }
+
+// holdBody is r's whole body, which it leaves in r.Body to be read again:
+// the bytes the guard held, if it held it and nothing read it since, else
+// read now.
+func holdBody(r *http.Request) ([]byte, error) {
+	if h, ok := r.Body.(*heldBody); ok && h.Len() == len(h.b) {
+		return h.b, nil
+	}
+	b, err := io.ReadAll(r.Body)
+	if err == nil {
+		r.Body = newHeldBody(b)
+	}
+	return b, err
 }
 
 // allowedHosts are the Host values naming the listen address: as given,

@@ -40,10 +40,10 @@ type taskMessage struct {
 // of the 2026-07-28 protocol is left to mcp-go, which does not serve its
 // tasks extension: such a client gets the awaiting result.
 func taskMessageOf(raw []byte, headerVersion string) (taskMessage, bool) {
-	var m taskMessage
 	if !bytes.Contains(raw, []byte(`"tasks/`)) && !bytes.Contains(raw, []byte(`"task"`)) {
-		return m, false // the common case, without parsing
+		return taskMessage{}, false // the common case, without parsing (nor allocating)
 	}
+	var m taskMessage
 	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" ||
 		mcpgo.IsModernProtocol(headerVersion) || mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
 		return m, false
@@ -166,12 +166,11 @@ func (g *Gateway) taskHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		body, err := holdBody(r)
 		if err != nil {
 			http.Error(w, "Bad Request: the body could not be read", http.StatusBadRequest)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		m, ok := taskMessageOf(body, r.Header.Get(mcpgo.HeaderProtocolVersion))
 		if !ok {
 			next.ServeHTTP(w, r)
