@@ -15,6 +15,12 @@ import (
 // palette for each colour of the style, a tenth of a streamed reply's
 // CPU. cachedTTY is that formatter with the sequences kept for each
 // style, learnt from the formatter itself: what it writes, byte for byte.
+//
+// Kept, they are also the same at every block: chroma picks between two
+// palette colours equally near a style's colour in map order, at random
+// each time (glamour's dark comment grey, #676767, is 241 or 242), so a
+// block drawn while it streamed could come out in another colour when
+// the reply ended, and be written again.
 
 // chromaFormatter is the name glamour is given for cachedTTY.
 const chromaFormatter = "latch-terminal256"

@@ -10,7 +10,9 @@ import (
 // TestCachedTTYWritesWhatChromaWrites: code highlighted with the kept
 // escape sequences is byte for byte what chroma's own 256-colour
 // formatter writes, in several styles and languages, with CRLF, blank
-// and unterminated lines, twice (the second time from the cache).
+// and unterminated lines, twice (the second time from the cache). The
+// styles have no colour equally near two palette colours, of which
+// chroma's own formatter picks either at random.
 func TestCachedTTYWritesWhatChromaWrites(t *testing.T) {
 	sources := map[string]string{
 		"go":     "package main\n\nimport \"fmt\"\n\n// main says hi.\nfunc main() {\n\tfmt.Println(\"hi\", 42, 'x')\n}\n",
