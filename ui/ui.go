@@ -167,6 +167,7 @@ type Model struct {
 	turn     int
 	reply    *entry // the reply streaming now
 	lastTPS  float64
+	status   statusCache // the status line last drawn (status.go)
 	frame    string
 	dirty    bool
 	quitting bool
