@@ -107,6 +107,18 @@ func (s *sgr) apply(params string) {
 		*s = sgr{} // the most frequent: a reset after each styled word
 		return
 	}
+	if len(params) > 5 && params[2:5] == ";5;" && !strings.ContainsAny(params[5:], ";:") {
+		switch params[:2] {
+		case "38", "48", "58": // next: one 256-colour code, as glamour writes them
+			s[colourSlot(int(params[0]-'0')*10+8)] = params
+			return
+		}
+	}
+	s.applyEach(params)
+}
+
+// applyEach is apply, taking params one by one.
+func (s *sgr) applyEach(params string) {
 	ps := strings.Split(params, ";")
 	for i := 0; i < len(ps); i++ {
 		code, sub, _ := strings.Cut(ps[i], ":")
