@@ -183,5 +183,18 @@ func (m *Model) hintLine() string {
 		hint = ansi.Truncate(hint, max(m.width-2, 0), "… ")
 	}
 	rest := m.width - ansi.StringWidth(hint) - 2
-	return m.st.Input.Separator.Render("──" + hint + strings.Repeat("─", max(rest, 0)))
+	line := "──" + hint + strings.Repeat("─", max(rest, 0))
+	if profile := lipgloss.ColorProfile(); m.hint.line != line || m.hint.profile != profile || m.hint.out == "" {
+		// Styled again only when it changes, as the status line.
+		m.hint = hintCache{line: line, profile: profile, out: m.st.Input.Separator.Render(line)}
+	}
+	return m.hint.out
+}
+
+// hintCache is the hint line last drawn: its text, in what colours, and
+// styled. A change of theme empties it (applyTheme).
+type hintCache struct {
+	line    string
+	profile termenv.Profile
+	out     string
 }
