@@ -161,7 +161,9 @@ func fitRows(rows []string, w int) []string {
 // block longer than maxLiveBlock is not rendered as markdown: their
 // complete lines are wrapped once; of the incomplete last line only the
 // end is wrapped again per delta (see tailWrap). So the cost of a delta
-// does not grow with the stream, not even when it is one long line.
+// does not grow with the stream, not even when it is one long line. A
+// markdown stream's block is laid out so only from when it grows past
+// maxLiveBlock (layOut): until then its rendered form is what is drawn.
 type mdStream struct {
 	src       strings.Builder
 	scanned   int      // bytes of src searched for a newline
@@ -171,6 +173,7 @@ type mdStream struct {
 	fence     string   // the fence that opened it
 	blocks    []string // rendered lines of the finished blocks
 	tailDone  []string // wrapped complete lines of the unfinished block
+	laidOut   bool     // tailDone and tail are kept (see layOut)
 	tail      tailWrap // the incomplete last line
 	width     int
 	// plain streams (thinking traces) never render markdown: every line is
@@ -303,12 +306,12 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 			if strings.HasPrefix(trimmed, s.fence) && strings.Trim(trimmed, s.fence[:1]) == "" {
 				s.inFence = false
 			}
-			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
+			s.addLine(src, end)
 		case s.plain:
-			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
+			s.addLine(src, end)
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
 			s.inFence, s.fence = true, trimmed[:3]
-			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
+			s.addLine(src, end)
 		case trimmed == "":
 			if block := src[s.cut:s.lineStart]; strings.TrimSpace(block) != "" {
 				if len(s.blocks) > 0 {
@@ -319,18 +322,44 @@ func (s *mdStream) append(r *mdRenderer, delta string) {
 				}
 			}
 			s.cut = end + 1
-			s.tailDone = s.tailDone[:0]
+			s.tailDone, s.laidOut = s.tailDone[:0], false
 		default:
-			s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
+			s.addLine(src, end)
 		}
 		s.lineStart, s.scanned = end+1, end+1
 		s.tail.reset(s.lineStart)
 	}
-	if s.lineStart < len(src) {
+	if !s.plain && !s.laidOut && len(src)-s.cut > maxLiveBlock {
+		s.layOut(src)
+	}
+	if s.lineStart < len(src) && (s.plain || s.laidOut) {
 		s.growTail(src)
 	} else {
 		s.tail.reset(s.lineStart)
 	}
+}
+
+// addLine lays out the complete line from lineStart to end, when the
+// unfinished block's lines are laid out (laidOut).
+func (s *mdStream) addLine(src string, end int) {
+	if s.plain || s.laidOut {
+		s.tailDone = append(s.tailDone, s.wrap(src, s.lineStart, end)...)
+	}
+}
+
+// layOut lays out the complete lines of the unfinished block, which has
+// grown too long to render (maxLiveBlock): from now on its lines are laid
+// out as they arrive.
+func (s *mdStream) layOut(src string) {
+	s.laidOut = true
+	s.tailDone = s.tailDone[:0]
+	s.tail.reset(s.cut)
+	for start := s.cut; start < s.lineStart; {
+		end := start + strings.IndexByte(src[start:s.lineStart], '\n')
+		s.tailDone = append(s.tailDone, s.wrap(src, start, end)...)
+		start = end + 1
+	}
+	s.tail.reset(s.lineStart)
 }
 
 // maxLiveBlock is the largest unfinished block rendered as markdown each

@@ -90,6 +90,11 @@ func (c *chunkCache) put(k chunkKey, v chunkRender) {
 // once and then replaced) a chunk not kept yet is not rendered on its
 // own: the whole is rendered at once.
 func (p *mdPipeline) render(src []byte, wrap int, keep, after bool) (string, error) {
+	if !keep && !after {
+		if ends, _ := blankCuts(src); len(ends) == 0 {
+			return p.renderDoc(src, wrap) // one chunk: not parsed twice
+		}
+	}
 	cuts, ok := p.chunkCuts(src)
 	if !ok || len(cuts) < 2 && !keep && !after {
 		return p.renderDoc(src, wrap)

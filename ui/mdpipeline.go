@@ -53,7 +53,7 @@ func newMDPipeline(style string, profile termenv.Profile) (*mdPipeline, error) {
 			parser.WithASTTransformers(util.Prioritized(emailText{}, 0))),
 	)
 	return &mdPipeline{md: md, byWrap: map[int]renderer.Renderer{},
-		opts: mdansi.Options{ColorProfile: profile, Styles: *st, PreserveNewLines: true}}, nil
+		opts: mdansi.Options{ColorProfile: profile, Styles: *st, PreserveNewLines: true, ChromaFormatter: chromaFormatter}}, nil
 }
 
 // renderer is the ANSI renderer wrapping at wrap cells.

@@ -103,6 +103,22 @@ func (s sgr) to(t sgr) string {
 
 // apply applies an SGR parameter string ("38;5;252", "0", "4:3", "").
 func (s *sgr) apply(params string) {
+	if params == "0" || params == "" {
+		*s = sgr{} // the most frequent: a reset after each styled word
+		return
+	}
+	if len(params) > 5 && params[2:5] == ";5;" && !strings.ContainsAny(params[5:], ";:") {
+		switch params[:2] {
+		case "38", "48", "58": // next: one 256-colour code, as glamour writes them
+			s[colourSlot(int(params[0]-'0')*10+8)] = params
+			return
+		}
+	}
+	s.applyEach(params)
+}
+
+// applyEach is apply, taking params one by one.
+func (s *sgr) applyEach(params string) {
 	ps := strings.Split(params, ";")
 	for i := 0; i < len(ps); i++ {
 		code, sub, _ := strings.Cut(ps[i], ":")
@@ -116,12 +132,23 @@ func (s *sgr) apply(params string) {
 		switch {
 		case n == 38 || n == 48 || n == 58:
 			k := colourArgs(ps, i, sub)
-			s[map[int]int{38: slotFG, 48: slotBG, 58: slotUL}[n]] = strings.Join(ps[i:i+1+k], ";")
+			s[colourSlot(n)] = strings.Join(ps[i:i+1+k], ";")
 			i += k
 		default:
 			s.set(n, ps[i])
 		}
 	}
+}
+
+// colourSlot is the slot an extended colour code (38, 48, 58) sets.
+func colourSlot(n int) int {
+	switch n {
+	case 38:
+		return slotFG
+	case 48:
+		return slotBG
+	}
+	return slotUL
 }
 
 // set applies one plain SGR code.

@@ -98,3 +98,22 @@ func TestTidyRowWritesOnlyTextStyleAndLinks(t *testing.T) {
 		t.Errorf("tidyRow = %q, want %q", got, want)
 	}
 }
+
+// TestSGRShortcutsApplyAsEachParameter: the SGR strings apply takes a
+// short way (a reset, one 256-colour code) change a style as applying
+// their parameters one by one does.
+func TestSGRShortcutsApplyAsEachParameter(t *testing.T) {
+	starts := []string{"", "1;3;38;5;9;48;5;17", "4:3;58;5;200;7"}
+	for _, start := range starts {
+		for _, p := range []string{"", "0", "38;5;252", "48;5;63", "58;5;1", "38;5;", "38;5;1;1", "38;5;1:2", "38;2;1;2;3", "39", "18;5;3"} {
+			var fast, each sgr
+			fast.apply(start)
+			each.apply(start)
+			fast.apply(p)
+			each.applyEach(p)
+			if fast != each {
+				t.Errorf("after %q, %q: %q, one by one %q", start, p, fast, each)
+			}
+		}
+	}
+}

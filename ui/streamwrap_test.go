@@ -104,3 +104,36 @@ func TestGreedyWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestLongMarkdownBlockLaidOutAsItGrows streams a markdown reply whose
+// unfinished block grows past maxLiveBlock (drawn laid out, not rendered,
+// from then on), then ends and another grows past it: after every piece,
+// the lines shown are the lines of the same text taken at once.
+func TestLongMarkdownBlockLaidOutAsItGrows(t *testing.T) {
+	r := newMDRenderer("dark")
+	rng := rand.New(rand.NewSource(2))
+	var b strings.Builder
+	for b.Len() < 2*maxLiveBlock+5000 {
+		if b.Len() > maxLiveBlock+3000 && !strings.Contains(b.String(), "\n\n") {
+			b.WriteString("\n\n```go\nfunc f() {}\n") // a block ends; a code block grows long
+		}
+		b.WriteString(strings.Repeat("word ", 1+rng.Intn(60)))
+		b.WriteString([]string{"\n", "longerword ", "", "- item\n"}[rng.Intn(4)])
+	}
+	text := b.String()
+	const width = 90
+	inc := &mdStream{width: width}
+	for i := 0; i < len(text); {
+		n := min(200+rng.Intn(1800), len(text)-i)
+		inc.append(r, text[i:i+n])
+		i += n
+		whole := &mdStream{width: width}
+		whole.append(r, text[:i])
+		if got, want := strings.Join(streamLines(inc), "\n"), strings.Join(streamLines(whole), "\n"); got != want {
+			t.Fatalf("after %d bytes: streamed lines differ from the whole text's\nstreamed:\n%s\nwhole:\n%s", i, got, want)
+		}
+	}
+	if !inc.laidOut || inc.src.Len()-inc.cut <= maxLiveBlock || inc.cut == 0 {
+		t.Fatalf("the test's text did not end in a second block longer than maxLiveBlock (cut at %d of %d)", inc.cut, inc.src.Len())
+	}
+}

@@ -62,6 +62,7 @@ func (m *Model) applyTheme(p themes.Palette) {
 		lipgloss.SetColorProfile(themes.RenderProfile(p, m.themeEnv.profile))
 	}
 	*m.st = themes.Build(p)
+	m.status, m.hint = statusCache{}, hintCache{}
 	m.md.setStyle(p.Glamour)
 	m.input.restyle(m.st)
 	m.chat.relayout()

@@ -167,6 +167,8 @@ type Model struct {
 	turn     int
 	reply    *entry // the reply streaming now
 	lastTPS  float64
+	status   statusCache // the status line last drawn (status.go)
+	hint     hintCache   // the hint line last drawn (status.go)
 	frame    string
 	dirty    bool
 	quitting bool
