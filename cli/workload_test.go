@@ -65,6 +65,8 @@ type workloadRun struct {
 	streamCPUns time.Duration
 	idleCPUns   time.Duration
 	peakRSSKiB  int
+	startRSS    rssSplit      // at the first frame, the start-up work done
+	endRSS      rssSplit      // at the end, after the idle window
 	startup     time.Duration // latch started → the input line drawn
 	wordWrites  int           // words written to the chat's rows, Enter → end on screen
 	replyWords  int           // words of the reply
@@ -209,13 +211,14 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	})
 	// Let the start-up work (model probe, first frames) finish.
 	time.Sleep(500 * time.Millisecond)
+	r0 := rssNow(t, tm.Pid)
 	const prompt = "Write a long markdown document."
 	tm.typeKeys(prompt)
 	tm.waitScreen(t, 5*time.Second, "the prompt in the input line", func(s string) bool {
 		return inputText(s) == prompt
 	})
 
-	r := workloadRun{chunks: len(chunks), replyWords: countWords(text), startup: drawn.Sub(started)}
+	r := workloadRun{chunks: len(chunks), replyWords: countWords(text), startup: drawn.Sub(started), startRSS: r0}
 	out0 := len(tm.rawOutput())
 	tap.mark()
 	self0 := selfCPU(t, tck)
@@ -248,6 +251,7 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	time.Sleep(5 * time.Second)
 	r.idleCPU, r.idleCPUns, r.idleWall = procCPU(t, tm.Pid, tck)-idleCPU0, schedCPU(tm.Pid)-idleNs0, time.Since(idleStart)
 	r.peakRSSKiB = peakRSS(t, tm.Pid)
+	r.endRSS = rssNow(t, tm.Pid)
 
 	r.streamCPU, r.streamCPUns = cpu1-cpu0, ns1-ns0
 	r.testCPU = self1 - self0
@@ -384,6 +388,9 @@ func compareReport(baseName string, base, runs []workloadRun) string {
 		{"end of reply on screen after stream end", "≤ 50 ms", func(r workloadRun) float64 { return float64(r.endLatency) / float64(time.Millisecond) }, "%.0f ms"},
 		{"frames during the stream", "", func(r workloadRun) float64 { return float64(r.frames) }, "%.0f"},
 		{"peak RSS (VmHWM)", "≤ 30 MB", func(r workloadRun) float64 { return float64(r.peakRSSKiB) * 1024 / 1e6 }, "%.1f MB"},
+		{"  peak by the first frame (VmHWM)", "", func(r workloadRun) float64 { return float64(r.startRSS.hwm) * 1024 / 1e6 }, "%.1f MB"},
+		{"  RSS at the end: the binary's pages (RssFile)", "", func(r workloadRun) float64 { return float64(r.endRSS.file) * 1024 / 1e6 }, "%.1f MB"},
+		{"  RSS at the end: anonymous (RssAnon)", "", func(r workloadRun) float64 { return float64(r.endRSS.anon) * 1024 / 1e6 }, "%.1f MB"},
 		{"start-up to a drawn input", "≤ 0.05 s", func(r workloadRun) float64 { return r.startup.Seconds() }, "%.3f s"},
 		{"idle CPU over 5 s afterwards (schedstat)", "", func(r workloadRun) float64 { return r.idlePctNs() }, "%.2f %%"},
 	}
@@ -486,6 +493,35 @@ func schedCPU(pid int) time.Duration {
 		}
 	}
 	return time.Duration(sum)
+}
+
+// rssSplit is a moment's memory of a process, from /proc/PID/status, in
+// KiB: its peak so far, and its resident pages mapped from files (for
+// latch, almost all its own binary's) and anonymous (the Go heap, stacks
+// and the runtime's own).
+type rssSplit struct{ hwm, file, anon int }
+
+// rssNow reads the rssSplit of the process pid.
+func rssNow(t *testing.T, pid int) rssSplit {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("read status: %v", err)
+	}
+	var r rssSplit
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, _ := strings.Cut(line, ":")
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		switch name {
+		case "VmHWM":
+			r.hwm = n
+		case "RssFile":
+			r.file = n
+		case "RssAnon":
+			r.anon = n
+		}
+	}
+	return r
 }
 
 // peakRSS returns VmHWM in KiB.
