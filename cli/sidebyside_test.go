@@ -65,15 +65,26 @@ func TestSideBySide(t *testing.T) {
 	text := workloadText()
 	turn := ollamatest.Turn{Chunks: ollamatest.Tokens(text), Delay: time.Millisecond}
 	runs := make([][]workloadRun, len(apps))
+	load0 := loadAvg()
 	for i := range rounds {
 		for j, app := range apps {
 			runs[j] = append(runs[j], sideRound(t, app, turn, text, tck))
 		}
 		t.Logf("round %d done", i+1)
 	}
-	report := sideReport(apps, runs)
+	report := sideReport(apps, runs) +
+		fmt.Sprintf("load average (1, 5, 15 min): %s before, %s after\n", load0, loadAvg())
 	t.Log("\n" + report)
 	fmt.Print(report)
+}
+
+// loadAvg is the machine's load average, from /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // sideRound measures app once, against a server of its own.
@@ -81,6 +92,7 @@ func sideRound(t *testing.T, app replyApp, turn ollamatest.Turn, text string, tc
 	t.Helper()
 	var r workloadRun
 	t.Run(app.name, func(t *testing.T) {
+		app.seen = sideSeen
 		srv := newSideServer(t, e2eModel, turn)
 		r = measureReply(t, app, srv.Host(), text, tck)
 		native, openai, titles := srv.counts()
@@ -93,6 +105,49 @@ func sideRound(t *testing.T, app replyApp, turn ollamatest.Turn, text string, tc
 		t.FailNow()
 	}
 	return r
+}
+
+// sideSeen notes the processes the app started (their CPU and memory
+// are not in its figures) and, with LATCH_SIDE_DUMP=dir, keeps its screen
+// at the end of the reply and what it wrote from Enter until then in dir.
+func sideSeen(t *testing.T, tm *ptyTerm, scr string, raw []byte) {
+	if kids := descendants(tm.Pid); len(kids) > 0 {
+		t.Logf("%s runs %d processes of its own, not measured: %v", t.Name(), len(kids), kids)
+	}
+	dir := os.Getenv("LATCH_SIDE_DUMP")
+	if dir == "" {
+		return
+	}
+	name := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "-")+"-"+strconv.Itoa(tm.Pid))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name+".screen", []byte(scr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name+".raw", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// descendants lists the processes pid started, and theirs (Linux's
+// /proc/PID/task/TID/children).
+func descendants(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if kid, err := strconv.Atoi(f); err == nil {
+				out = append(out, kid)
+				out = append(out, descendants(kid)...)
+			}
+		}
+	}
+	return out
 }
 
 // peerDirs makes a fresh HOME, XDG directories and an empty working
@@ -206,7 +261,7 @@ func kitApp(bin string) replyApp {
 }
 
 // kitInput: kit's input box is drawn, with its placeholder.
-func kitInput(s string) bool { return strings.Contains(s, "Type") }
+func kitInput(s string) bool { return strings.Contains(s, "Ask kit anything") }
 
 // sideReport sets each app's medians side by side, with latch's ratio to
 // each peer.
@@ -295,7 +350,7 @@ func sideReport(apps []replyApp, runs [][]workloadRun) string {
 	}
 	fmt.Fprintf(&b, "\nlatch's words written to its chat rows / reply words (the workload's figure): %.2f\n", median(chat))
 	fmt.Fprintln(&b, "(end on screen = the reply's last words on the emulated screen; drawn input = latch's input line,")
-	fmt.Fprintln(&b, " crush's editor placeholder \"Ready\", kit's input placeholder \"Type\"; a reply word written counts")
+	fmt.Fprintln(&b, " crush's editor placeholder \"Ready\", kit's input placeholder \"Ask kit anything\"; a reply word written counts")
 	fmt.Fprintln(&b, " each time text written to the terminal holds it, or a piece of it, anywhere on the screen;")
 	fmt.Fprintln(&b, " CPU and RSS are the app's main process)")
 	return b.String()

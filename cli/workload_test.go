@@ -256,6 +256,9 @@ type replyApp struct {
 	// chatFirst..chatLast are the rows chatWordsWritten counts (0: none).
 	chatFirst, chatLast int
 	quit                func(t *testing.T, tm *ptyTerm)
+	// seen, if set, is given the app, its screen when the reply ended on
+	// it and what it wrote from Enter until then.
+	seen func(t *testing.T, tm *ptyTerm, scr string, raw []byte)
 }
 
 // latchApp is latch, bin, as the workload has always measured it.
@@ -320,6 +323,9 @@ func measureReply(t *testing.T, app replyApp, host, text string, tck int) worklo
 		r.wordWrites = chatWordsWritten(raw[out0:], app.chatFirst, app.chatLast)
 	}
 	r.anyWordWrites = replyWordsWritten(raw[out0:], text)
+	if app.seen != nil {
+		app.seen(t, tm, scr, raw[out0:])
+	}
 
 	var done time.Time
 	if app.done != nil {
