@@ -97,6 +97,9 @@ func sideRound(t *testing.T, app replyApp, turn ollamatest.Turn, text string, tc
 		r = measureReply(t, app, srv.Host(), text, tck)
 		native, openai, titles := srv.counts()
 		t.Logf("%s: /api/chat %d, /v1/chat/completions %d (+%d titles)", app.name, native, openai, titles)
+		t.Logf("%s: %.1f KB, %.2f words written a word, CPU %.3f s, peak RSS %.1f MB, start-up %.3f s, end %.2f s after Enter",
+			app.name, float64(r.outBytes)/1000, float64(r.anyWordWrites)/float64(max(r.replyWords, 1)),
+			r.streamCPUns.Seconds(), float64(r.peakRSSKiB)*1024/1e6, r.startup.Seconds(), r.enterToEnd.Seconds())
 		if native+openai != 1 {
 			t.Errorf("%s asked for the reply %d times, want 1", app.name, native+openai)
 		}
