@@ -931,6 +931,10 @@ func (v *vtScreen) csi(final byte) {
 		b.x, b.y, b.wrapNext = 0, clampY(b.y-arg(0, 1)), false
 	case 'G', '`':
 		b.x, b.wrapNext = clampX(arg(0, 1)-1), false
+	case 'I': // CHT: forward n tab stops (every 8 columns)
+		b.x, b.wrapNext = clampX((b.x/8+arg(0, 1))*8), false
+	case 'Z': // CBT: back n tab stops
+		b.x, b.wrapNext = max(((b.x+7)/8-arg(0, 1))*8, 0), false
 	case 'd':
 		b.y, b.wrapNext = clampY(arg(0, 1)-1), false
 	case 'H', 'f':

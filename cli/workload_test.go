@@ -70,6 +70,9 @@ type workloadRun struct {
 	startup     time.Duration // latch started → the input line drawn
 	wordWrites  int           // words written to the chat's rows, Enter → end on screen
 	replyWords  int           // words of the reply
+	// words of the reply (or pieces of them) written anywhere on the
+	// screen, Enter → end on screen (replyWordsWritten)
+	anyWordWrites int
 }
 
 func (r workloadRun) idlePct() float64 {
@@ -170,6 +173,37 @@ func chatWordsWritten(raw []byte, first, last int) int {
 	return n
 }
 
+// replyWordsWritten counts the words of the reply written in raw,
+// wherever on the screen: the text between escape sequences, split at
+// spaces, trimmed of punctuation, that is a word of the reply or a piece
+// of one (a word written in two pieces counts twice). Words of the app's
+// own (a status line, a spinner) do not count, unless the reply has them.
+func replyWordsWritten(raw []byte, text string) int {
+	pieces := map[string]bool{}
+	for _, f := range strings.Fields(text) {
+		w := wordCore(f)
+		for i := range len(w) {
+			for j := i + 1; j <= len(w); j++ {
+				pieces[w[i:j]] = true
+			}
+		}
+	}
+	n := 0
+	for _, f := range strings.Fields(stripEscapes(string(raw))) {
+		if w := wordCore(f); hasLetter(w) && pieces[w] {
+			n++
+		}
+	}
+	return n
+}
+
+// wordCore is f lower-cased without the punctuation around it.
+func wordCore(f string) string {
+	return strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+
 // escape matches the escape sequences latch writes (CSI, OSC).
 var escape = regexp.MustCompile(`\x1b(\[[0-9;:?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)`)
 
@@ -187,38 +221,91 @@ func countWords(s string) int {
 	return n
 }
 
+// workloadText is the workload's reply: 3,000 tokens of markdown ending
+// with workloadEnd.
+func workloadText() string { return ollamatest.Markdown(3000) + workloadEnd + "\n" }
+
 // runWorkload runs latch once against the workload and measures it.
 func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	t.Helper()
 	fake := ollamatest.New(ollamatest.Model{Name: e2eModel, Capabilities: []string{"completion"}})
 	defer fake.Close()
-	text := ollamatest.Markdown(3000) + workloadEnd + "\n"
-	chunks := ollamatest.Tokens(text)
-	fake.Script(ollamatest.Turn{Chunks: chunks, Delay: time.Millisecond})
-	tap := newWireTap(t, fake.Host())
+	text := workloadText()
+	fake.Script(ollamatest.Turn{Chunks: ollamatest.Tokens(text), Delay: time.Millisecond})
+	r := measureReply(t, latchApp(bin), fake.Host(), text, tck)
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("the fake recorded %d chat requests, want 1", n)
+	}
+	return r
+}
+
+// replyApp is a terminal chat app the workload measures: how to start it
+// and how its screen says where it is. latchApp is latch's; the
+// side-by-side figures (sidebyside_test.go) add crush's and kit's.
+type replyApp struct {
+	name string
+	// start runs the app in a 120×40 pty against the model server at host
+	// (host:port).
+	start func(t *testing.T, host string) *ptyTerm
+	drawn func(scr string) bool // its input is drawn: start-up ends
+	ready func(scr string) bool // its first screen is whole
+	typed func(scr, prompt string) bool
+	// ended: the end of the reply is on screen.
+	ended func(scr string) bool
+	// done, if set, is the app saying the reply is over (latch: tok/s);
+	// without it the idle window starts once the screen is still.
+	done func(scr string) bool
+	// chatFirst..chatLast are the rows chatWordsWritten counts (0: none).
+	chatFirst, chatLast int
+	quit                func(t *testing.T, tm *ptyTerm)
+	// seen, if set, is given the app, its screen when the reply ended on
+	// it and what it wrote from Enter until then.
+	seen func(t *testing.T, tm *ptyTerm, scr string, raw []byte)
+}
+
+// latchApp is latch, bin, as the workload has always measured it.
+func latchApp(bin string) replyApp {
+	return replyApp{
+		name: "latch",
+		start: func(t *testing.T, host string) *ptyTerm {
+			return startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: host, Args: []string{"--model", e2eModel}})
+		},
+		drawn:     func(s string) bool { return inputRow(s) >= 0 },
+		ready:     func(s string) bool { return strings.HasPrefix(s, " latch │ ") && inputRow(s) >= 0 },
+		typed:     func(s, prompt string) bool { return inputText(s) == prompt },
+		ended:     func(s string) bool { return strings.Contains(unwrapped(s), workloadEnd) },
+		done:      func(s string) bool { return strings.Contains(statusLine(s), "tok/s") },
+		chatFirst: 2, chatLast: 37,
+		quit: func(t *testing.T, tm *ptyTerm) {
+			if ctrlCUntilExit(tm, 5*time.Second) == nil {
+				t.Errorf("latch did not exit after Ctrl+C")
+			}
+		},
+	}
+}
+
+// measureReply runs app once against a model server at host that
+// answers the prompt with text (3,000 chunks, 1 ms apart) and measures it.
+func measureReply(t *testing.T, app replyApp, host, text string, tck int) workloadRun {
+	t.Helper()
+	tap := newWireTap(t, host)
 	defer tap.Close()
 
 	started := time.Now()
-	tm := startLatch(t, bin, ptyOptions{Rows: 40, Cols: 120, Host: tap.Addr(), Args: []string{"--model", e2eModel}})
-	defer func() {
-		if ctrlCUntilExit(tm, 5*time.Second) == nil {
-			t.Errorf("latch did not exit after Ctrl+C")
-		}
-	}()
-	_, drawn, _ := tm.waitScreenAt(mcptestutil.HangBound(10*time.Second), func(s string) bool { return inputRow(s) >= 0 })
-	tm.waitScreen(t, 10*time.Second, "the first screen", func(s string) bool {
-		return strings.HasPrefix(s, " latch │ ") && inputRow(s) >= 0
-	})
+	tm := app.start(t, tap.Addr())
+	defer app.quit(t, tm)
+	_, drawn, _ := tm.waitScreenAt(mcptestutil.HangBound(10*time.Second), app.drawn)
+	tm.waitScreen(t, 10*time.Second, app.name+"'s first screen", app.ready)
 	// Let the start-up work (model probe, first frames) finish.
 	time.Sleep(500 * time.Millisecond)
 	r0 := rssNow(t, tm.Pid)
 	const prompt = "Write a long markdown document."
 	tm.typeKeys(prompt)
-	tm.waitScreen(t, 5*time.Second, "the prompt in the input line", func(s string) bool {
-		return inputText(s) == prompt
+	tm.waitScreen(t, 5*time.Second, "the prompt in "+app.name+"'s input", func(s string) bool {
+		return app.typed(s, prompt)
 	})
 
-	r := workloadRun{chunks: len(chunks), replyWords: countWords(text), startup: drawn.Sub(started), startRSS: r0}
+	r := workloadRun{chunks: len(ollamatest.Tokens(text)), replyWords: countWords(text), startup: drawn.Sub(started), startRSS: r0}
 	out0 := len(tm.rawOutput())
 	tap.mark()
 	self0 := selfCPU(t, tck)
@@ -226,24 +313,31 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	enter := time.Now()
 	tm.sendKey(keyEnter)
 
-	scr, seen, ok := tm.waitScreenAt(60*time.Second, func(s string) bool {
-		return strings.Contains(unwrapped(s), workloadEnd)
-	})
+	scr, seen, ok := tm.waitScreenAt(60*time.Second, app.ended)
 	cpu1, ns1 := procCPU(t, tm.Pid, tck), schedCPU(tm.Pid)
 	self1 := selfCPU(t, tck)
 	if !ok {
-		t.Fatalf("the end of the reply (%q) was not on screen within 60 s; screen:\n%s", workloadEnd, dumpScreen(scr))
+		t.Fatalf("the end of the reply (%q) was not on %s's screen within 60 s; screen:\n%s", workloadEnd, app.name, dumpScreen(scr))
 	}
 	raw := tm.rawOutput()
 	r.outBytes = len(raw) - out0
 	r.frames, r.repaints, r.rowsWritten = countFrames(raw[out0:], 40)
-	r.wordWrites = chatWordsWritten(raw[out0:], 2, 37)
+	if app.chatFirst > 0 {
+		r.wordWrites = chatWordsWritten(raw[out0:], app.chatFirst, app.chatLast)
+	}
+	r.anyWordWrites = replyWordsWritten(raw[out0:], text)
+	if app.seen != nil {
+		app.seen(t, tm, scr, raw[out0:])
+	}
 
-	_, done, ok := tm.waitScreenAt(10*time.Second, func(s string) bool {
-		return strings.Contains(statusLine(s), "tok/s")
-	})
-	if !ok {
-		t.Errorf("the status line never showed tok/s after the reply; screen:\n%s", dumpScreen(tm.screen()))
+	var done time.Time
+	if app.done != nil {
+		_, done, ok = tm.waitScreenAt(10*time.Second, app.done)
+		if !ok {
+			t.Errorf("the status line never showed tok/s after the reply; screen:\n%s", dumpScreen(tm.screen()))
+		}
+	} else {
+		done, ok = waitStill(tm, 300*time.Millisecond, 5*time.Second), true
 	}
 	first, last, req := tap.times() // before the idle window: nothing after the reply counts
 
@@ -265,10 +359,21 @@ func runWorkload(t *testing.T, bin string, tck int) workloadRun {
 	if req.IsZero() || first.IsZero() {
 		t.Errorf("the wire tap saw no chat request/response after Enter")
 	}
-	if n := len(fake.Requests()); n != 1 {
-		t.Errorf("the fake recorded %d chat requests, want 1", n)
-	}
 	return r
+}
+
+// waitStill waits until tm wrote nothing for quiet (at most bound) and
+// returns when its last output came.
+func waitStill(tm *ptyTerm, quiet, bound time.Duration) time.Time {
+	deadline := time.Now().Add(bound)
+	for {
+		n := len(tm.rawOutput())
+		at := time.Now()
+		time.Sleep(quiet)
+		if len(tm.rawOutput()) == n || time.Now().After(deadline) {
+			return at
+		}
+	}
 }
 
 // ---------------------------------------------------------------------------
