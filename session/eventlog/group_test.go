@@ -105,7 +105,7 @@ func TestLogSyncSoon(t *testing.T) {
 	deadline := time.Now().Add(time.Minute) // a hang's bound
 	for {
 		l.mu.Lock()
-		synced := l.synced
+		synced := l.synced.Load()
 		l.mu.Unlock()
 		if synced == 3 {
 			break
@@ -124,7 +124,7 @@ func TestLogSyncSoon(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if l.synced != 4 {
-		t.Fatalf("Close left write %d unsynced", l.synced+1)
+	if l.synced.Load() != 4 {
+		t.Fatalf("Close left write %d unsynced", l.synced.Load()+1)
 	}
 }

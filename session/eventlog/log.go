@@ -17,12 +17,12 @@ import (
 // decisions, parked approvals and the start and end of tool calls are
 // synced.
 //
-// Writes that ask for a sync at about the same time share one fsync
-// (group commit): each is written under mu; if no sync is under way, the
-// write starts one that covers everything written so far, else it waits
-// for the one under way to end (all its waiters woken at once), and
-// returns if that covered it or starts the next. None returns before its
-// line is on disk, as when each synced alone.
+// Writes share their system calls (write.go): lines given while another
+// write(2) is under way are gathered and written together by one of their
+// writers, and writes that ask for a sync at about the same time share
+// one fsync (group commit). No lock is held across either system call,
+// and none returns before its lines are written (and, when asked, on
+// disk), as when each wrote and synced alone.
 type SessionLog struct {
 	mu   sync.Mutex
 	f    *os.File
@@ -32,12 +32,26 @@ type SessionLog struct {
 	// lines is how many lines this log object wrote (for the crash
 	// test's count: crash.go).
 	lines int
-	// synced is the number of the last write a sync that worked
-	// covered; syncing, while a sync is under way, is closed when it ends.
-	// (Both under mu.)
-	synced  uint64
+	// open gathers the lines given while a batch is being written (nil
+	// when none wait); writing is set while a writer leads (write.go),
+	// and inflight is the batch in write(2) (nil when none is); spare is
+	// a written batch's buffer, kept for the next one.
+	open     *batch
+	writing  bool
+	inflight *batch
+	spare    []byte
+	// syncing, while a sync is under way, is closed when it ends;
+	// wanted is the number of the last write a writer waits to see
+	// synced (sync.go). (All of the above under mu.)
 	syncing chan struct{}
-	syncs   atomic.Int64 // fsyncs done, for the tests
+	wanted  uint64
+	// synced is the number of the last write a sync that worked
+	// covered (stored under mu, read without it); file is f, read
+	// without mu.
+	synced atomic.Uint64
+	file   atomic.Pointer[os.File]
+	syncs  atomic.Int64 // fsyncs done, for the tests
+	writes atomic.Int64 // write(2) calls done, for the tests
 	// soon is set while a sync asked for by SyncSoon is pending.
 	soon atomic.Bool
 	// err is why the last write failed (nil while writing works). It is
@@ -67,7 +81,9 @@ func OpenLog(dir, id string) (*SessionLog, error) {
 		_ = f.Close() // nothing was written through it yet
 		return nil, fmt.Errorf("session log %s: %w", path, err)
 	}
-	return &SessionLog{f: f, path: path, size: fi.Size()}, nil
+	l := &SessionLog{f: f, path: path, size: fi.Size()}
+	l.file.Store(f)
+	return l, nil
 }
 
 // endTornLine makes a resumed log end with a whole line before anything is
@@ -143,88 +159,6 @@ const (
 	LogRecovered           // this write worked, the last one had not
 )
 
-// Write appends one event as a line (and syncs it when asked). A write
-// that fails is cut back, so the log never holds half a line that a later
-// one would be glued to; the event is lost, and the log is broken until a
-// write works again. It reports how the log's health changed.
-func (l *SessionLog) Write(e Event, sync bool) (LogChange, error) {
-	return l.WriteAll([]Event{e}, sync)
-}
-
-// WriteAll appends events as lines in one write (and syncs them when
-// asked): all or none of them are in the log. A sync is shared with the
-// writes that asked for one at the same time (see SessionLog).
-func (l *SessionLog) WriteAll(es []Event, sync bool) (LogChange, error) {
-	var b []byte
-	for _, e := range es {
-		line, err := Marshal(e)
-		if err != nil {
-			return LogSame, err
-		}
-		b = append(append(b, line...), '\n')
-	}
-	l.mu.Lock()
-	n, err := l.f.Write(b)
-	if err != nil {
-		if n == len(b) {
-			l.size += int64(n) // written: a write that says so and fails is kept
-		} else {
-			_ = os.Truncate(l.path, l.size) // no half line stays behind
-		}
-		l.mu.Unlock()
-		return l.health(err)
-	}
-	l.size += int64(n)
-	l.seq++
-	l.lines += len(es)
-	crashAfter(l.lines)
-	mine, f := l.seq, l.f
-	l.mu.Unlock()
-	if sync {
-		err = l.syncThrough(mine, f)
-	}
-	return l.health(err)
-}
-
-// syncThrough returns once write number seq (written to f) is on disk:
-// at once when a sync since covered it, else after the sync under way (if
-// it covers it) or one of its own, which covers every write done before
-// it starts. A sync that fails covers nothing: each write waiting on it
-// tries one of its own.
-func (l *SessionLog) syncThrough(seq uint64, f *os.File) error {
-	l.mu.Lock()
-	for {
-		if l.f != f { // SwapFile since (tests only): sync the write's own file
-			l.mu.Unlock()
-			return f.Sync()
-		}
-		if l.synced >= seq {
-			l.mu.Unlock()
-			return nil
-		}
-		if l.syncing == nil {
-			break
-		}
-		wait := l.syncing
-		l.mu.Unlock()
-		<-wait
-		l.mu.Lock()
-	}
-	upto, done := l.seq, make(chan struct{})
-	l.syncing = done
-	l.mu.Unlock()
-	l.syncs.Add(1)
-	err := f.Sync()
-	l.mu.Lock()
-	if err == nil {
-		l.synced = max(l.synced, upto)
-	}
-	l.syncing = nil
-	l.mu.Unlock()
-	close(done)
-	return err
-}
-
 // health records the outcome of a write (nil: it worked) and says how
 // the log's health changed with it.
 func (l *SessionLog) health(err error) (LogChange, error) {
@@ -275,15 +209,18 @@ func (l *SessionLog) SyncSoon() {
 func (l *SessionLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.syncing != nil { // a sync under way ends first
+	for l.inflight != nil || l.syncing != nil { // a write or sync under way ends first
 		wait := l.syncing
+		if l.inflight != nil {
+			wait = l.inflight.wrote
+		}
 		l.mu.Unlock()
 		<-wait
 		l.mu.Lock()
 	}
-	if l.synced < l.seq {
+	if l.synced.Load() < l.seq {
 		_ = l.f.Sync()
-		l.synced = l.seq
+		l.synced.Store(l.seq)
 	}
 	return l.f.Close()
 }
@@ -299,5 +236,6 @@ func (l *SessionLog) SwapFile(f *os.File) *os.File {
 	defer l.mu.Unlock()
 	old := l.f
 	l.f = f
+	l.file.Store(f)
 	return old
 }
