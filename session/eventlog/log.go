@@ -40,11 +40,9 @@ type SessionLog struct {
 	writing  bool
 	inflight *batch
 	spare    []byte
-	// syncing, while a sync is under way, is closed when it ends;
-	// wanted is the number of the last write a writer waits to see
-	// synced (sync.go). (All of the above under mu.)
+	// syncing, while a sync is under way, is closed when it ends.
+	// (All of the above under mu.)
 	syncing chan struct{}
-	wanted  uint64
 	// synced is the number of the last write a sync that worked
 	// covered (stored under mu, read without it); file is f, read
 	// without mu.
