@@ -38,7 +38,10 @@ func TestLogWriteHoldsNoLock(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range 2 {
-		go func() { _, err := l.Write(&Header{Type: "notice", SessionID: string(rune('a' + i))}, false); done <- err }()
+		go func() {
+			_, err := l.Write(&Header{Type: "notice", SessionID: string(rune('a' + i))}, false)
+			done <- err
+		}()
 	}
 	for {
 		l.mu.Lock()
