@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,7 +35,9 @@ import (
 // latch's and the client's alone.
 // calls/s is what to compare, as a ratio,
 // against the binary before a change (git stash-free: run it on both
-// trees in one go). Profile latch's part with -cpuprofile.
+// trees in one go), and cpu-µs/call, the CPU this process (the client
+// and latch) spent a call, steadier on a loaded machine. Profile
+// latch's part with -cpuprofile.
 func BenchmarkGatewayStdio(b *testing.B) {
 	for _, run := range []struct {
 		callers int
@@ -56,7 +59,7 @@ func BenchmarkGatewayStdio(b *testing.B) {
 			req.Params.Name = "bench__echo"
 			req.Params.Arguments = map[string]any{"message": "hello"}
 			ctx := context.Background()
-			start := time.Now()
+			start, cpu := time.Now(), processCPU()
 			var next sync.Mutex
 			left := b.N
 			var wg sync.WaitGroup
@@ -81,8 +84,20 @@ func BenchmarkGatewayStdio(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
+}
+
+// processCPU is the CPU time this process has used (user and system):
+// per call, what the calls cost the client and latch (and an in-process
+// upstream), which a loaded machine changes less than calls/s.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func itoa(n int) string {
