@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -87,17 +86,6 @@ func BenchmarkGatewayStdio(b *testing.B) {
 			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
-}
-
-// processCPU is the CPU time this process has used (user and system):
-// per call, what the calls cost the client and latch (and an in-process
-// upstream), which a loaded machine changes less than calls/s.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func itoa(n int) string {
