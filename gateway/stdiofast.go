@@ -281,9 +281,7 @@ func (p *plainCalls) run(w plainWork) {
 		if w.m.era != nil {
 			p.g.complete(res)
 		}
-		// What json.Marshal(res) writes, less its second pass over it:
-		// MarshalJSON's output is already compact, its HTML escaped.
-		body, err = res.MarshalJSON()
+		body, err = resultJSON(res)
 	}
 	// As mcp-go writes them (mcp.JSONRPCResponse, mcp.JSONRPCError), with
 	// the id as the client wrote it.
