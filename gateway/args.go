@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"encoding/json"
+
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"latch/session"
@@ -14,9 +16,18 @@ import (
 // server would all see a number the client never sent. Arguments that are
 // not a JSON object are left to mcp-go's reading, as before.
 func arguments(req mcpgo.CallToolRequest) map[string]any {
-	if raw := req.Params.RawArguments; len(raw) > 0 {
+	raw := req.Params.RawArguments
+	if len(raw) > 0 {
 		if m, err := session.DecodeArguments(raw); err == nil {
 			return m
+		}
+	}
+	if req.Params.Arguments == nil && len(raw) > 0 && raw[0] == '{' {
+		// A stdio client's plain call (stdiofast.go) leaves mcp-go's map
+		// to be made here, as mcp-go would have made it.
+		var args map[string]any
+		if json.Unmarshal(raw, &args) == nil {
+			return args
 		}
 	}
 	return req.GetArguments()

@@ -26,27 +26,39 @@ import (
 // another, "callers_32" from 32 goroutines on one client at once (group
 // commit shares their syncs), both at the 2026-07-28 protocol (each call
 // carries its era in _meta); "callers_32_2025-11-25" as callers_32 at
-// the handshake's protocol, as the TypeScript SDK's v1 clients speak it.
+// the handshake's protocol, as the TypeScript SDK's v1 clients speak it;
+// "callers_32_stdio_upstream" as callers_32 with the echo tool's server
+// a process of its own on stdio speaking the handshake's protocol
+// (testdata/fakemcp -legacy), as latch serve reaches server-memory and
+// the other TypeScript SDK v1 servers: the profile of that one is
+// latch's and the client's alone.
 // calls/s is what to compare, as a ratio,
 // against the binary before a change (git stash-free: run it on both
-// trees in one go). Profile latch's part with -cpuprofile.
+// trees in one go), and cpu-µs/call, the CPU this process (the client
+// and latch) spent a call, steadier on a loaded machine. Profile
+// latch's part with -cpuprofile.
 func BenchmarkGatewayStdio(b *testing.B) {
 	for _, run := range []struct {
 		callers int
 		version string
-	}{{1, mcp.LATEST_PROTOCOL_VERSION}, {32, mcp.LATEST_PROTOCOL_VERSION}, {32, "2025-11-25"}} {
+		stdio   bool
+	}{{1, mcp.LATEST_PROTOCOL_VERSION, false}, {32, mcp.LATEST_PROTOCOL_VERSION, false}, {32, "2025-11-25", false},
+		{32, mcp.LATEST_PROTOCOL_VERSION, true}} {
 		name := "callers_" + itoa(run.callers)
 		if run.version != mcp.LATEST_PROTOCOL_VERSION {
 			name += "_" + run.version
 		}
+		if run.stdio {
+			name += "_stdio_upstream"
+		}
 		callers := run.callers
 		b.Run(name, func(b *testing.B) {
-			c := benchGateway(b, callers, run.version)
+			c := benchGateway(b, callers, run.version, run.stdio)
 			var req mcp.CallToolRequest
 			req.Params.Name = "bench__echo"
 			req.Params.Arguments = map[string]any{"message": "hello"}
 			ctx := context.Background()
-			start := time.Now()
+			start, cpu := time.Now(), processCPU()
 			var next sync.Mutex
 			left := b.N
 			var wg sync.WaitGroup
@@ -71,6 +83,7 @@ func BenchmarkGatewayStdio(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
 }
@@ -183,15 +196,22 @@ func benchSession(b *testing.B, server session.ServerConfig) *session.Session {
 
 // benchGateway is a gateway over a session logging to a temporary
 // folder, echo allowed, served over pipes to a client initialized at
-// version.
-func benchGateway(b *testing.B, callers int, version string) *client.Client {
+// version. The echo tool's server is in the process, or with stdio a
+// process of its own (testdata/fakemcp, of the handshake's protocol).
+func benchGateway(b *testing.B, callers int, version string, stdio bool) *client.Client {
 	b.Helper()
-	echo := server.NewMCPServer("bench", "1.0")
-	echo.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(req.GetString("message", "")), nil
-		})
-	sess := benchSession(b, session.ServerConfig{Name: "bench", Transport: "inprocess", InProcess: echo})
+	var upstream session.ServerConfig
+	if stdio {
+		upstream = session.ServerConfig{Name: "bench", Transport: "stdio", Command: mcptestutil.BuildFakeMCP(b), Args: []string{"-legacy", "answer"}}
+	} else {
+		echo := server.NewMCPServer("bench", "1.0")
+		echo.AddTool(mcp.NewTool("echo", mcp.WithString("message", mcp.Required()), mcp.WithReadOnlyHintAnnotation(true)),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(req.GetString("message", "")), nil
+			})
+		upstream = session.ServerConfig{Name: "bench", Transport: "inprocess", InProcess: echo}
+	}
+	sess := benchSession(b, upstream)
 	g := gateway.New(gateway.Options{Session: sess,
 		Limits: gateway.Limits{Concurrent: callers, Rate: 1e9, Burst: 1e9}})
 	inR, inW := io.Pipe()

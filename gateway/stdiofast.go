@@ -39,9 +39,11 @@ type plainCall struct {
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
 	Params  struct {
-		Name           string          `json:"name"`
-		Arguments      json.RawMessage `json:"arguments"`
-		Meta           *mcpgo.Meta     `json:"_meta"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		// RawMeta is _meta as written; Meta is it decoded (metaOf).
+		RawMeta        json.RawMessage `json:"_meta"`
+		Meta           *mcpgo.Meta     `json:"-"`
 		Task           json.RawMessage `json:"task"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		RequestState   json.RawMessage `json:"requestState"`
@@ -63,8 +65,8 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 	if a := m.Params.Arguments; a != nil && a[0] != '{' {
 		return nil, false // null, or not an object: mcp-go's reading of it stands
 	}
-	if m.Params.Meta != nil {
-		if m.era = modernEra(m.Params.Meta); m.era == nil {
+	if raw := m.Params.RawMeta; raw != nil && string(raw) != "null" {
+		if m.Params.Meta, m.era = g.metaOf(raw); m.era == nil {
 			return nil, false
 		}
 	}
@@ -72,6 +74,33 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 	_, served := g.served[m.Params.Name]
 	g.mu.Unlock()
 	return &m, served
+}
+
+// metaMemo is the _meta of the last plain call of the 2026-07-28
+// protocol, as written and decoded: a client sends the same one with
+// every call, so it is decoded once, not once a call.
+type metaMemo struct {
+	raw  []byte
+	meta *mcpgo.Meta
+	era  *server.RequestProtocolInfo
+}
+
+// metaOf is a call's _meta (raw, not null) decoded, and the era it
+// declares (nil when none a plain call may have: mcp-go answers it). The
+// two are shared by the calls with the same _meta, and only read.
+func (g *Gateway) metaOf(raw json.RawMessage) (*mcpgo.Meta, *server.RequestProtocolInfo) {
+	if memo := g.meta.Load(); memo != nil && bytes.Equal(memo.raw, raw) {
+		return memo.meta, memo.era
+	}
+	meta := &mcpgo.Meta{}
+	if json.Unmarshal(raw, meta) != nil {
+		return nil, nil
+	}
+	era := modernEra(meta)
+	if era != nil {
+		g.meta.Store(&metaMemo{raw: bytes.Clone(raw), meta: meta, era: era})
+	}
+	return meta, era
 }
 
 // modernEra says what protocol of the 2026-07-28 era a call's _meta
@@ -243,20 +272,16 @@ func (p *plainCalls) run(w plainWork) {
 	req.Method = string(mcpgo.MethodToolsCall)
 	req.Params.Name = w.m.Params.Name
 	req.Params.Meta = w.m.Params.Meta
-	if a := w.m.Params.Arguments; a != nil {
-		req.Params.RawArguments = a
-		var args map[string]any
-		if json.Unmarshal(a, &args) == nil {
-			req.Params.Arguments = args
-		}
-	}
+	// The arguments are decoded once, by the handler (arguments), from
+	// RawArguments: mcp-go's map of them is made only if it needs it.
+	req.Params.RawArguments = w.m.Params.Arguments
 	res, err := p.g.callPlain(ctx, req)
 	var body []byte
 	if err == nil {
 		if w.m.era != nil {
 			p.g.complete(res)
 		}
-		body, err = json.Marshal(res)
+		body, err = resultJSON(res)
 	}
 	// As mcp-go writes them (mcp.JSONRPCResponse, mcp.JSONRPCError), with
 	// the id as the client wrote it.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -88,6 +89,10 @@ func convertResult(res *mcpgo.CallToolResult, max int, red *redactor) *Result {
 func contentParts(cs []mcpgo.Content) []map[string]any {
 	out := make([]map[string]any, 0, len(cs))
 	for _, c := range cs {
+		if part, ok := plainText(c); ok {
+			out = append(out, part)
+			continue
+		}
 		raw, err := json.Marshal(c)
 		if err != nil {
 			continue
@@ -98,4 +103,16 @@ func contentParts(cs []mcpgo.Content) []map[string]any {
 		}
 	}
 	return out
+}
+
+// plainText is a text part with nothing but its text as the JSON object
+// encoding and decoding it would give, made without either (the most
+// common part, on every call of a gateway's); not ok for any other part,
+// or text that is not valid UTF-8 (which encoding would change).
+func plainText(c mcpgo.Content) (map[string]any, bool) {
+	t, ok := c.(mcpgo.TextContent)
+	if !ok || t.Type != mcpgo.ContentTypeText || t.Annotations != nil || t.Meta != nil || !utf8.ValidString(t.Text) {
+		return nil, false
+	}
+	return map[string]any{"type": t.Type, "text": t.Text}, true
 }
