@@ -1,21 +1,52 @@
 package ansi
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/muesli/reflow/indent"
-	"github.com/muesli/reflow/padding"
+	"github.com/mattn/go-runewidth"
 	"github.com/muesli/termenv"
 )
 
 // MarginWriter is a Writer that applies indentation and padding around
 // whatever you write to it.
+//
+// latch: glamour v1.0.0 piped the text through reflow's indent and padding
+// writers, which style every pad cell and indent token on its own and
+// handle the text a rune at a time with an allocation each. This writer
+// does what that pipe did, byte for byte (margin_test.go compares them),
+// in one pass: the pad cell and the indent token are styled once, on
+// first use, and what it writes goes out in one Write per call.
 type MarginWriter struct {
-	w  io.Writer
-	pw *padding.Writer
-	iw *indent.Writer
+	w       io.Writer
+	out     []byte
+	width   int // pad each line to this many cells
+	indent  int // indent each line by this many tokens
+	pad     func() string
+	tok     func() string
+	padStr  *string
+	tokStr  *string
+	iAnsi   bool      // the indent writer is inside an escape sequence
+	skip    bool      // the current line is indented
+	ia      ansiState // the indent writer's ANSI writer
+	pAnsi   bool      // the padding writer is inside an escape sequence
+	lineLen int       // cells on the current line, as the padding writer counts
+	pa      ansiState // the padding writer's ANSI writer
+}
+
+// ansiState is reflow's ansi.Writer: it passes escape sequences on whole,
+// and remembers the colour codes since the last reset.
+type ansiState struct {
+	ansi    bool
+	changed bool
+	seq     []byte
+	last    []byte
+	done    []byte            // the sequence last passed on
+	rb      [utf8.UTFMax]byte // the rune last passed on
+	buf     [32]byte          // room for seq
 }
 
 // NewMarginWriter returns a new MarginWriter.
@@ -31,44 +62,138 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 		margin = *rules.Margin
 	}
 
-	// latch: the pad cell and the indent token are styled once, not at
-	// every cell (renderText is deterministic: the bytes are the same).
-	var pad *string
-	pw := padding.NewWriterPipe(w, bs.Width(ctx), func(_ io.Writer) {
-		if pad == nil {
-			s := styledText(ctx.options.ColorProfile, rules.StylePrimitive, " ")
-			pad = &s
-		}
-		_, _ = io.WriteString(w, *pad)
-	})
-
 	ic := " "
 	if rules.IndentToken != nil {
 		ic = *rules.IndentToken
 	}
-	var tok *string
-	iw := indent.NewWriterPipe(pw, indentation+margin, func(_ io.Writer) {
-		if tok == nil {
-			s := styledText(ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
-			tok = &s
-		}
-		_, _ = io.WriteString(w, *tok)
-	})
-
-	return &MarginWriter{
-		w:  w,
-		pw: pw,
-		iw: iw,
+	mw := &MarginWriter{
+		w:      w,
+		width:  int(bs.Width(ctx)),
+		indent: int(indentation + margin), //nolint: gosec
+		pad: func() string {
+			return styledText(ctx.options.ColorProfile, rules.StylePrimitive, " ")
+		},
+		tok: func() string {
+			return styledText(ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
+		},
 	}
+	mw.ia.seq, mw.pa.seq = mw.ia.buf[:0], mw.pa.buf[:0]
+	return mw
 }
 
 func (w *MarginWriter) Write(b []byte) (int, error) {
-	n, err := w.iw.Write(b)
-	if err != nil {
+	if need := len(b) + len(b)/2 + 64; cap(w.out) < need {
+		w.out = make([]byte, 0, need)
+	}
+	w.out = w.out[:0]
+	for i := 0; i < len(b); {
+		c, n := utf8.DecodeRune(b[i:])
+		i += n
+		// reflow's indent writer
+		switch {
+		case c == '\x1b':
+			w.iAnsi = true
+		case w.iAnsi:
+			if isLetter(c) {
+				w.iAnsi = false
+			}
+		default:
+			if !w.skip {
+				if w.ia.changed {
+					w.padWrite([]byte("\x1b[0m"))
+				}
+				if w.indent > 0 {
+					if w.tokStr == nil {
+						s := w.tok()
+						w.tokStr = &s
+					}
+					for range w.indent {
+						w.out = append(w.out, *w.tokStr...)
+					}
+				}
+				w.skip = true
+				w.padWrite(w.ia.last)
+			}
+			if c == '\n' {
+				w.skip = false
+			}
+		}
+		if f := w.ia.write(c); f != nil {
+			w.padWrite(f)
+		}
+	}
+	if _, err := w.w.Write(w.out); err != nil {
 		return 0, fmt.Errorf("glamour: error writing bytes: %w", err)
 	}
-	return n, nil
+	return len(b), nil
 }
+
+// padWrite is reflow's padding writer's Write.
+func (w *MarginWriter) padWrite(b []byte) {
+	for i := 0; i < len(b); {
+		c, n := utf8.DecodeRune(b[i:])
+		i += n
+		switch {
+		case c == '\x1b':
+			w.pAnsi = true
+		case w.pAnsi:
+			if isLetter(c) {
+				w.pAnsi = false
+			}
+		default:
+			if c >= 0x20 && c < 0x7f {
+				w.lineLen++
+			} else {
+				w.lineLen += runewidth.StringWidth(string(c))
+			}
+			if c == '\n' {
+				if w.width > 0 && w.lineLen < w.width {
+					if w.padStr == nil {
+						s := w.pad()
+						w.padStr = &s
+					}
+					for range w.width - w.lineLen {
+						w.out = append(w.out, *w.padStr...)
+					}
+				}
+				if w.pa.changed {
+					w.out = append(w.out, "\x1b[0m"...)
+				}
+				w.lineLen = 0
+			}
+		}
+		w.out = append(w.out, w.pa.write(c)...)
+	}
+}
+
+// write is reflow's ansi.Writer's Write of the rune c: it returns what
+// that passed on, valid until the next call.
+func (a *ansiState) write(c rune) []byte {
+	switch {
+	case c == '\x1b':
+		a.ansi, a.changed = true, true
+		a.seq = utf8.AppendRune(a.seq, c)
+	case a.ansi:
+		a.seq = utf8.AppendRune(a.seq, c)
+		if (c >= 0x40 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) {
+			a.ansi = false
+			if bytes.HasSuffix(a.seq, []byte("[0m")) {
+				a.last, a.changed = a.last[:0], false
+			} else if c == 'm' {
+				a.last = append(a.last, a.seq...)
+			}
+			a.done = append(a.done[:0], a.seq...)
+			a.seq = a.seq[:0]
+			return a.done
+		}
+	default:
+		return utf8.AppendRune(a.rb[:0], c)
+	}
+	return nil
+}
+
+// isLetter is how reflow's indent and padding writers end a sequence.
+func isLetter(c rune) bool { return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) }
 
 // styledText is what renderText writes for s (latch).
 func styledText(p termenv.Profile, rules StylePrimitive, s string) string {
