@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
@@ -25,8 +26,10 @@ type MarginWriter struct {
 	out     []byte
 	width   int // pad each line to this many cells
 	indent  int // indent each line by this many tokens
-	pad     func() string
-	tok     func() string
+	profile termenv.Profile
+	rules   StylePrimitive // the pad cell's style
+	stack   *BlockStack    // the indent token's style is its parent's
+	ic      string         // the indent token
 	padStr  *string
 	tokStr  *string
 	iAnsi   bool      // the indent writer is inside an escape sequence
@@ -67,25 +70,24 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 		ic = *rules.IndentToken
 	}
 	mw := &MarginWriter{
-		w:      w,
-		width:  int(bs.Width(ctx)),
-		indent: int(indentation + margin), //nolint: gosec
-		pad: func() string {
-			return styledText(ctx.options.ColorProfile, rules.StylePrimitive, " ")
-		},
-		tok: func() string {
-			return styledText(ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
-		},
+		w:       w,
+		width:   int(bs.Width(ctx)),
+		indent:  int(indentation + margin), //nolint: gosec
+		profile: ctx.options.ColorProfile,
+		rules:   rules.StylePrimitive,
+		stack:   bs,
+		ic:      ic,
 	}
 	mw.ia.seq, mw.pa.seq = mw.ia.buf[:0], mw.pa.buf[:0]
 	return mw
 }
 
 func (w *MarginWriter) Write(b []byte) (int, error) {
-	if need := len(b) + len(b)/2 + 64; cap(w.out) < need {
-		w.out = make([]byte, 0, need)
+	p, ok := outPool.Get().(*[]byte)
+	if !ok {
+		p = new([]byte)
 	}
-	w.out = w.out[:0]
+	w.out = (*p)[:0]
 	for i := 0; i < len(b); {
 		c, n := utf8.DecodeRune(b[i:])
 		i += n
@@ -104,7 +106,7 @@ func (w *MarginWriter) Write(b []byte) (int, error) {
 				}
 				if w.indent > 0 {
 					if w.tokStr == nil {
-						s := w.tok()
+						s := styledText(w.profile, w.stack.Parent().Style.StylePrimitive, w.ic)
 						w.tokStr = &s
 					}
 					for range w.indent {
@@ -122,11 +124,20 @@ func (w *MarginWriter) Write(b []byte) (int, error) {
 			w.padWrite(f)
 		}
 	}
-	if _, err := w.w.Write(w.out); err != nil {
+	_, err := w.w.Write(w.out)
+	if cap(w.out) <= 1<<20 {
+		*p = w.out
+		outPool.Put(p)
+	}
+	w.out = nil
+	if err != nil {
 		return 0, fmt.Errorf("glamour: error writing bytes: %w", err)
 	}
 	return len(b), nil
 }
+
+// outPool keeps the buffers MarginWriters write out of.
+var outPool sync.Pool
 
 // padWrite is reflow's padding writer's Write.
 func (w *MarginWriter) padWrite(b []byte) {
@@ -149,7 +160,7 @@ func (w *MarginWriter) padWrite(b []byte) {
 			if c == '\n' {
 				if w.width > 0 && w.lineLen < w.width {
 					if w.padStr == nil {
-						s := w.pad()
+						s := styledText(w.profile, w.rules, " ")
 						w.padStr = &s
 					}
 					for range w.width - w.lineLen {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/muesli/reflow/indent"
 	"github.com/muesli/reflow/padding"
+	"github.com/muesli/termenv"
 )
 
 // TestMarginWriterIsReflowsPipe checks that MarginWriter writes what
@@ -25,15 +26,20 @@ func TestMarginWriterIsReflowsPipe(t *testing.T) {
 			src.WriteString(pieces[rng.Intn(len(pieces))])
 		}
 		width, ind := uint(rng.Intn(30)), uint(rng.Intn(4))
-		pad := []string{" ", "\x1b[38;5;252m \x1b[0m"}[rng.Intn(2)]
-		tok := []string{" ", "│ ", "\x1b[38;5;244m│ \x1b[0m"}[rng.Intn(3)]
+		profile := termenv.ANSI256
+		color := []*string{nil, ptr("252")}[rng.Intn(2)]
+		rules := StylePrimitive{Color: color}
+		parent := StylePrimitive{Color: []*string{nil, ptr("244")}[rng.Intn(2)]}
+		stack := &BlockStack{{Style: StyleBlock{StylePrimitive: parent}}, {Style: StyleBlock{StylePrimitive: rules}}}
+		ic := []string{" ", "│ "}[rng.Intn(2)]
+		pad, tok := styledText(profile, rules, " "), styledText(profile, parent, ic)
 
 		var want bytes.Buffer
 		pw := padding.NewWriterPipe(&want, width, func(io.Writer) { _, _ = io.WriteString(&want, pad) })
 		iw := indent.NewWriterPipe(pw, ind, func(io.Writer) { _, _ = io.WriteString(&want, tok) })
 		var got bytes.Buffer
 		mw := &MarginWriter{w: &got, width: int(width), indent: int(ind),
-			pad: func() string { return pad }, tok: func() string { return tok }}
+			profile: profile, rules: rules, stack: stack, ic: ic}
 
 		b := []byte(src.String())
 		for len(b) > 0 {
@@ -51,3 +57,5 @@ func TestMarginWriterIsReflowsPipe(t *testing.T) {
 		}
 	}
 }
+
+func ptr(s string) *string { return &s }
