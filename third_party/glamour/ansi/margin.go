@@ -89,6 +89,30 @@ func (w *MarginWriter) Write(b []byte) (int, error) {
 	}
 	w.out = (*p)[:0]
 	for i := 0; i < len(b); {
+		if !w.iAnsi && !w.ia.ansi && !w.pAnsi && !w.pa.ansi {
+			// Fast paths, the same as the rune by rune path below: a run
+			// of printable ASCII, and an escape sequence of ASCII that
+			// all the writers end at its final letter.
+			j := i
+			for j < len(b) && b[j] >= 0x20 && b[j] < 0x7f {
+				j++
+			}
+			if j > i {
+				w.indentLine()
+				w.out = append(w.out, b[i:j]...)
+				w.lineLen += j - i
+				i = j
+				continue
+			}
+			if k := seqEnd(b, i); k > 0 {
+				w.ia.changed, w.pa.changed = true, true
+				w.ia.finish(b[i:k])
+				w.pa.finish(b[i:k])
+				w.out = append(w.out, b[i:k]...)
+				i = k
+				continue
+			}
+		}
 		c, n := utf8.DecodeRune(b[i:])
 		i += n
 		// reflow's indent writer
@@ -100,22 +124,7 @@ func (w *MarginWriter) Write(b []byte) (int, error) {
 				w.iAnsi = false
 			}
 		default:
-			if !w.skip {
-				if w.ia.changed {
-					w.padWrite([]byte("\x1b[0m"))
-				}
-				if w.indent > 0 {
-					if w.tokStr == nil {
-						s := styledText(w.profile, w.stack.Parent().Style.StylePrimitive, w.ic)
-						w.tokStr = &s
-					}
-					for range w.indent {
-						w.out = append(w.out, *w.tokStr...)
-					}
-				}
-				w.skip = true
-				w.padWrite(w.ia.last)
-			}
+			w.indentLine()
 			if c == '\n' {
 				w.skip = false
 			}
@@ -138,6 +147,46 @@ func (w *MarginWriter) Write(b []byte) (int, error) {
 
 // outPool keeps the buffers MarginWriters write out of.
 var outPool sync.Pool
+
+// indentLine indents the line, if it is not yet: what reflow's indent
+// writer does at a line's first cell.
+func (w *MarginWriter) indentLine() {
+	if w.skip {
+		return
+	}
+	if w.ia.changed {
+		w.padWrite([]byte("\x1b[0m"))
+	}
+	if w.indent > 0 {
+		if w.tokStr == nil {
+			s := styledText(w.profile, w.stack.Parent().Style.StylePrimitive, w.ic)
+			w.tokStr = &s
+		}
+		for range w.indent {
+			w.out = append(w.out, *w.tokStr...)
+		}
+	}
+	w.skip = true
+	w.padWrite(w.ia.last)
+}
+
+// seqEnd is the end of the escape sequence at b[i], if it is ASCII and
+// ends at its first letter, and no other byte of it ends one for
+// reflow's ANSI writer ('@'); else 0.
+func seqEnd(b []byte, i int) int {
+	if b[i] != '\x1b' {
+		return 0
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case isLetter(rune(c)):
+			return j + 1
+		case c == '@' || c == '\x1b' || c >= 0x80:
+			return 0
+		}
+	}
+	return 0
+}
 
 // padWrite is reflow's padding writer's Write.
 func (w *MarginWriter) padWrite(b []byte) {
@@ -188,11 +237,7 @@ func (a *ansiState) write(c rune) []byte {
 		a.seq = utf8.AppendRune(a.seq, c)
 		if (c >= 0x40 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) {
 			a.ansi = false
-			if bytes.HasSuffix(a.seq, []byte("[0m")) {
-				a.last, a.changed = a.last[:0], false
-			} else if c == 'm' {
-				a.last = append(a.last, a.seq...)
-			}
+			a.finish(a.seq)
 			a.done = append(a.done[:0], a.seq...)
 			a.seq = a.seq[:0]
 			return a.done
@@ -201,6 +246,16 @@ func (a *ansiState) write(c rune) []byte {
 		return utf8.AppendRune(a.rb[:0], c)
 	}
 	return nil
+}
+
+// finish is what reflow's ansi.Writer does at the end of the sequence
+// seq: a reset forgets the colour codes, a colour code is remembered.
+func (a *ansiState) finish(seq []byte) {
+	if bytes.HasSuffix(seq, []byte("[0m")) {
+		a.last, a.changed = a.last[:0], false
+	} else if seq[len(seq)-1] == 'm' {
+		a.last = append(a.last, seq...)
+	}
 }
 
 // isLetter is how reflow's indent and padding writers end a sequence.
