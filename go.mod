@@ -37,7 +37,7 @@ require (
 
 require (
 	earlyinit v0.0.0
-	github.com/alecthomas/chroma/v2 v2.20.0 // indirect
+	github.com/alecthomas/chroma/v2 v2.20.0
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/aymanbagabas/go-udiff v0.3.1 // indirect
 	github.com/aymerick/douceur v0.2.0 // indirect
@@ -76,3 +76,5 @@ require (
 )
 
 replace earlyinit => ./earlyinit
+
+replace github.com/charmbracelet/glamour => ./third_party/glamour

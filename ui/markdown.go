@@ -87,13 +87,40 @@ func (m *mdRenderer) renderKeep(md string, width int, keep, after bool) []string
 
 // trimBlank drops empty lines (ignoring styling) at both ends.
 func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+	for len(lines) > 0 && isBlank(lines[0]) {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
+}
+
+// isBlank reports whether l shows nothing but spaces: whether
+// strings.TrimSpace(ansi.Strip(l)) is empty. glamour's blank lines are
+// padded to the wrap width with a colour code around each space; they
+// are read here at a glance, and any line not made of spaces, colour
+// codes and printable ASCII as ansi.Strip would.
+func isBlank(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == ' ':
+		case c == '\x1b' && i+1 < len(l) && l[i+1] == '[':
+			j := i + 2
+			for j < len(l) && l[j] >= 0x20 && l[j] <= 0x3f {
+				j++
+			}
+			if j == len(l) || l[j] < 0x40 || l[j] > 0x7e {
+				return strings.TrimSpace(ansi.Strip(l)) == ""
+			}
+			i = j
+		case c > ' ' && c < 0x7f:
+			return false
+		default:
+			return strings.TrimSpace(ansi.Strip(l)) == ""
+		}
+	}
+	return true
 }
 
 // plainLines wraps text to width with the assistant margin, unstyled.

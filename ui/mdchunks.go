@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
@@ -231,7 +230,7 @@ func (p *mdPipeline) learnGaps(chunk []byte, out string, wrap int, closed bool) 
 	}
 	gapAfter := 0
 	if closed {
-		for gapAfter < hi-lo && strings.TrimSpace(ansi.Strip(lines[hi-1-gapAfter])) == "" {
+		for gapAfter < hi-lo && isBlank(lines[hi-1-gapAfter]) {
 			gapAfter++
 		}
 	}
@@ -249,7 +248,7 @@ func (p *mdPipeline) learnGaps(chunk []byte, out string, wrap int, closed bool) 
 		return gapHead{}, "", false, nil
 	}
 	for _, l := range lines[lo:start] {
-		if strings.TrimSpace(ansi.Strip(l)) != "" {
+		if !isBlank(l) {
 			return gapHead{}, "", false, nil
 		}
 	}
