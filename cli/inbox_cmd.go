@@ -60,8 +60,11 @@ func runInbox(ctx context.Context, s *settings, stdin io.Reader, stdout, stderr 
 		Line: func(p session.ParkedCall) string { return listedArgs(g, p, false) },
 		Rule: func(p session.ParkedCall) (string, func() (string, error), error) { return inboxRule(s, p) },
 	}
-	o.Styles = inboxStyles(s)
-	if err := inbox.Run(ctx, o, in, out); err != nil {
+	var typed []byte
+	o.Styles, typed = inboxStyles(s)
+	keys, stop := newTypedInput(in, typed) // typedahead.go
+	defer stop()
+	if err := inbox.Run(ctx, o, keys, out); err != nil {
 		say(stderr, "latch inbox: "+err.Error())
 		return exitError
 	}
@@ -109,15 +112,16 @@ func notifyOn(w io.Writer, getenv func(string) string) func(tool string) {
 
 // inboxStyles are the chat's: the theme of the settings, on the
 // terminal's background when the theme needs it (asked before the screen
-// owns the terminal). A theme that does not load gives the default, as
-// in the chat.
-func inboxStyles(s *settings) *themes.Styles {
+// owns the terminal; typed is what the person typed while latch waited
+// for the answer, for the screen to read first). A theme that does not
+// load gives the default, as in the chat.
+func inboxStyles(s *settings) (st *themes.Styles, typed []byte) {
 	dark := true
 	if themes.NeedsBackground(s.theme) {
-		dark = queryBackground(os.Stdin, os.Stdout, bgQueryTimeout, s.getenv)
+		dark, typed = queryBackground(os.Stdin, os.Stdout, bgQueryTimeout, s.getenv)
 	}
 	pal, _, _ := themes.FromEnv(s.theme, dark, s.getenv, themes.ConfigHome(s.getenv))
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, lipgloss.ColorProfile()))
-	st := themes.Build(pal)
-	return &st
+	built := themes.Build(pal)
+	return &built, typed
 }

@@ -48,3 +48,26 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(l)
 }
+
+// A key typed as latch inbox starts, while it asks the terminal for its
+// background (before its screen opens), reaches the inbox: a marks the
+// calls like the first once they are read. The query used to read the
+// key with the terminal's answer and drop it.
+func TestInboxKeyTypedWhileItAsksTheTerminal(t *testing.T) {
+	const n = 3
+	r := newPromptRig(t, map[string]any{
+		"permissions": map[string]any{"mode": "approve"},
+		"serve":       map[string]any{"await_poll": "100ms"},
+		"mcpServers":  map[string]any{"fake": map[string]any{"command": mcptestutil.BuildFakeMCP(t)}},
+	}, false)
+	gw := startServeStdio(t, r, "--quiet")
+	gw.parkMany(t, n, func(int) string { return "the same call" })
+
+	tm := startLatch(t, r.bin, ptyOptions{Rows: 30, Cols: 120, Host: r.fake.Host(),
+		Args: []string{"--config", r.cfg, "inbox"}, Env: r.env, KeysAtQuery: "a"})
+	tm.waitScreen(t, time.Minute, "the key typed at the query marking the calls", func(s string) bool {
+		return strings.Contains(unwrapped(s), fmt.Sprintf("marked %d calls like this", n))
+	})
+	tm.typeKeys("q")
+	tm.waitExit(time.Minute)
+}

@@ -119,6 +119,10 @@ type ptyOptions struct {
 	// Silent is a terminal that answers no query (no colour, no cursor
 	// report, no DA1), as some terminals and multiplexers do.
 	Silent bool
+	// KeysAtQuery is typed when latch first asks the terminal for its
+	// background (OSC 11), before the terminal answers: keys a person
+	// typed as latch started, while it waited for the answer.
+	KeysAtQuery string
 }
 
 // ptyTerm is latch running in a pseudo-terminal, with the screen it drew.
@@ -144,7 +148,8 @@ type ptyTerm struct {
 	waitErr  error
 
 	closeOnce sync.Once
-	silent    bool // answer no query (ptyOptions.Silent)
+	silent    bool   // answer no query (ptyOptions.Silent)
+	atQuery   string // typed at the first OSC 11 query (ptyOptions.KeysAtQuery), then ""
 }
 
 // cleanEnv is the whole environment of the child: nothing of the developer's
@@ -226,6 +231,7 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 		t: t, cmd: cmd, master: master, slave: slave, initial: initial,
 		emu:      newVTScreen(o.Rows, o.Cols),
 		silent:   o.Silent,
+		atQuery:  o.KeysAtQuery,
 		changed:  make(chan struct{}),
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -304,6 +310,10 @@ func (tm *ptyTerm) readLoop() {
 			close(tm.changed)
 			tm.changed = make(chan struct{})
 			tm.mu.Unlock()
+			if tm.atQuery != "" && bytes.Contains(buf[:n], []byte("\x1b]11;?")) {
+				_, _ = tm.master.Write([]byte(tm.atQuery)) // only this goroutine reads atQuery
+				tm.atQuery = ""
+			}
 			if len(reply) > 0 && !tm.silent {
 				_, _ = tm.master.Write(reply)
 			}

@@ -31,27 +31,49 @@ var bgReply = regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1
 // mode 2026), before Bubble Tea owns the terminal: DECRQM for the mode,
 // then DA1, which every terminal answers, so one that does not know
 // DECRQM ends the wait at once. It gives up after timeout, or when stdin
-// or stdout is not a terminal.
-func querySync(in, out *os.File, timeout time.Duration) bool {
-	got, ok := queryTerminal(in, out, "\x1b[?2026$p\x1b[c", timeout)
-	if !ok {
-		return false
+// or stdout is not a terminal. typed is what the person typed meanwhile
+// (see typedKeys), for the screen to read first.
+func querySync(in, out *os.File, timeout time.Duration) (ok bool, typed []byte) {
+	got, answered := queryTerminal(in, out, "\x1b[?2026$p\x1b[c", timeout)
+	typed = typedKeys(got)
+	if !answered {
+		return false, typed
 	}
 	m := syncReply.FindSubmatch(got)
-	return m != nil && (bytes.Equal(m[1], []byte("1")) || bytes.Equal(m[1], []byte("2")))
+	return m != nil && (bytes.Equal(m[1], []byte("1")) || bytes.Equal(m[1], []byte("2"))), typed
 }
 
 // queryBackground asks the terminal for its background colour (OSC 11),
 // then DA1, which ends the wait at once in a terminal that does not know
 // OSC 11; it gives up after timeout. With no answer (no terminal, none in
-// time) it reads $COLORFGBG, else says dark, as lipgloss does.
-func queryBackground(in, out *os.File, timeout time.Duration, getenv func(string) string) bool {
-	if got, ok := queryTerminal(in, out, "\x1b]11;?\x1b\\\x1b[c", timeout); ok {
+// time) it reads $COLORFGBG, else says dark, as lipgloss does. typed is
+// what the person typed meanwhile (see typedKeys), for the screen to
+// read first.
+func queryBackground(in, out *os.File, timeout time.Duration, getenv func(string) string) (dark bool, typed []byte) {
+	got, answered := queryTerminal(in, out, "\x1b]11;?\x1b\\\x1b[c", timeout)
+	typed = typedKeys(got)
+	if answered {
 		if m := bgReply.FindSubmatch(got); m != nil {
-			return darkRGB(string(m[1]), string(m[2]), string(m[3]))
+			return darkRGB(string(m[1]), string(m[2]), string(m[3])), typed
 		}
 	}
-	return darkFGBG(getenv("COLORFGBG"))
+	return darkFGBG(getenv("COLORFGBG")), typed
+}
+
+// answers are the terminal's answers to the questions latch asks: an OSC
+// answer (the background colour), ended by BEL or ST, and DECRPM's and
+// DA1's.
+var answers = regexp.MustCompile(`\x1b\](?:[^\x07\x1b]|\x1b[^\\])*(?:\x07|\x1b\\)|\x1b\[\?\d+;\d\$y|\x1b\[\?[\d;]*c`)
+
+// typedKeys is what a query read from the terminal that is not the
+// terminal's answer: keys the person typed while latch waited for it,
+// which reach the terminal's input before (or among) the answer. Dropped,
+// the first key typed as latch starts was lost.
+func typedKeys(got []byte) []byte {
+	if len(got) == 0 {
+		return nil
+	}
+	return answers.ReplaceAll(got, nil)
 }
 
 // queryTerminal writes request to the terminal, in raw mode, and reads

@@ -70,7 +70,7 @@ func TestQuerySync(t *testing.T) {
 			}
 			start := time.Now()
 			done := make(chan bool, 1)
-			go func() { done <- querySync(tty, tty, timeout) }()
+			go func() { ok, _ := querySync(tty, tty, timeout); done <- ok }()
 			var got bool
 			select {
 			case got = <-done:
@@ -139,7 +139,7 @@ func TestQueryBackground(t *testing.T) {
 				timeout = 10 * mcptestutil.HangBound(0)
 			}
 			done := make(chan bool, 1)
-			go func() { done <- queryBackground(tty, tty, timeout, env) }()
+			go func() { dark, _ := queryBackground(tty, tty, timeout, env); done <- dark }()
 			select {
 			case got := <-done:
 				if got != tc.want {
@@ -149,5 +149,21 @@ func TestQueryBackground(t *testing.T) {
 				t.Fatalf("queryBackground still waiting after %s: the answer did not end the wait", mcptestutil.HangBound(0))
 			}
 		})
+	}
+}
+
+// What a query reads besides the terminal's answers is the keys typed
+// meanwhile, kept in order; the answers latch asks for are taken out.
+func TestTypedKeysAroundTheAnswers(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{"\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[?62;22c", ""},
+		{"a\x1b]11;rgb:ffff/ffff/ffff\x07b\x1b[?62;22c", "ab"},
+		{"hi\r\x1b[?2026;2$y\x1b[A\x1b[?1;2c", "hi\r\x1b[A"},
+		{"\x1b\x1b]11;rgb:00/00/00\x1b\\", "\x1b"},
+		{"", ""},
+	} {
+		if got := string(typedKeys([]byte(tc.got))); got != tc.want {
+			t.Errorf("typedKeys(%q) = %q, want %q", tc.got, got, tc.want)
+		}
 	}
 }

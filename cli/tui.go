@@ -82,8 +82,9 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	// Ask the terminal for its background before Bubble Tea owns stdin,
 	// only when the theme needs it (see termquery.go and earlyinit).
 	dark := true
+	var typed []byte // keys typed while a query waited, for the screen to read first
 	if themes.NeedsBackground(s.theme) {
-		dark = queryBackground(os.Stdin, os.Stdout, bgQueryTimeout, s.getenv)
+		dark, typed = queryBackground(os.Stdin, os.Stdout, bgQueryTimeout, s.getenv)
 	}
 	lipgloss.SetHasDarkBackground(dark)
 	configHome := themes.ConfigHome(s.getenv)
@@ -95,9 +96,11 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	// they are shown on it too.
 	notices := append(slices.Clone(s.cfg.Warnings), themeNotices...)
 	profile := lipgloss.ColorProfile()
-	syncOutput := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
+	syncOutput, typedSync := querySync(os.Stdin, os.Stdout, 500*time.Millisecond)
+	typed = append(typed, typedSync...)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
-	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput}
+	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput,
+		typed: typed}
 	for {
 		from, model, err := runChat(quit, s, f, env, gw)
 		if err != nil || from == "" {
@@ -107,7 +110,7 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 		// that just closed, with its model.
 		f.resume, f.cont, f.fork = "", false, from
 		s.model = model
-		env.notices = nil
+		env.notices, env.typed = nil, nil
 	}
 }
 
@@ -119,6 +122,9 @@ type chatEnv struct {
 	notices    []string
 	profile    termenv.Profile
 	syncOutput bool
+	// typed is what the person typed while latch asked the terminal,
+	// before the first chat's screen: its first keys.
+	typed []byte
 }
 
 // runChat runs one session's chat on the screen until the user quits, or
@@ -163,7 +169,13 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 	if keys != os.Stdin {
 		defer func() { _ = keys.Close() }() // the terminal opened for reading: nothing was written
 	}
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(ui.TeaInput(keys)),
+	input := ui.TeaInput(keys)
+	if len(env.typed) > 0 && keys == os.Stdin {
+		r, stop := newTypedInput(keys, env.typed) // typedahead.go
+		defer stop()
+		input = ui.TeaInputAfter(r, keys)
+	}
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(input),
 		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}
 	if s.cfg.Mouse {
 		// Off by default: the terminal's own selection works, and the

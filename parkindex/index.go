@@ -100,6 +100,12 @@ func (x *Index) checkSchema() error {
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v == schemaVersion {
 		return err // another process made it meanwhile
 	}
+	if migrated, err := migrate(tx, v); err != nil || migrated {
+		if err == nil {
+			err = tx.Commit()
+		}
+		return err
+	}
 	for _, t := range []string{"logs", "calls", "why", "meta"} {
 		if _, err := tx.Exec("DROP TABLE IF EXISTS " + t); err != nil {
 			return err
@@ -112,6 +118,32 @@ func (x *Index) checkSchema() error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// migrate brings an index of version v to schemaVersion by the steps of
+// migrations, in the transaction tx (immediate: a second process that
+// opens the same old index waits for it, then finds it migrated), and
+// says whether it did; false, with nothing done, when there is no way
+// from v.
+func migrate(tx *sql.Tx, v int) (bool, error) {
+	if v > schemaVersion {
+		return false, nil // of a newer latch: built again, as before
+	}
+	var steps []string
+	for at := v; at < schemaVersion; at++ {
+		step, ok := migrations[at]
+		if !ok {
+			return false, nil
+		}
+		steps = append(steps, step)
+	}
+	for _, step := range steps {
+		if _, err := tx.Exec(step); err != nil {
+			return false, err
+		}
+	}
+	_, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", schemaVersion))
+	return err == nil, err
 }
 
 // Close closes the index.

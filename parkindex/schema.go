@@ -1,8 +1,19 @@
 package parkindex
 
 // schemaVersion is the schema's number, kept as the database's
-// user_version: an index of another number is built again.
-const schemaVersion = 2
+// user_version: an index of a number migrations lead from is migrated,
+// one of another number is built again.
+const schemaVersion = 3
+
+// migrations are the steps that bring an index of one version to the
+// next, keeping its rows: migrations[v] takes version v to v+1. An index
+// of a version with no way to schemaVersion is built again from the logs.
+//
+// 2 to 3: an index of approval_id alone, which Find asks by (with
+// call_id, which has its own); calls_approval leads with the session.
+var migrations = map[int]string{
+	2: `CREATE INDEX IF NOT EXISTS calls_approval_id ON calls (approval_id);`,
+}
 
 // schema is the index's tables.
 //
@@ -49,6 +60,7 @@ CREATE INDEX IF NOT EXISTS calls_waiting ON calls (parked, call_id) WHERE decisi
 CREATE INDEX IF NOT EXISTS calls_call ON calls (call_id);
 CREATE INDEX IF NOT EXISTS calls_approval ON calls (session, approval_id);
 CREATE INDEX IF NOT EXISTS calls_session_call ON calls (session, call_id);
+CREATE INDEX IF NOT EXISTS calls_approval_id ON calls (approval_id);
 CREATE TABLE IF NOT EXISTS why (
 	session TEXT NOT NULL, call_id TEXT NOT NULL, mode TEXT NOT NULL, rule TEXT NOT NULL,
 	PRIMARY KEY (session, call_id)

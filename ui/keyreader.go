@@ -17,6 +17,24 @@ import (
 // the end) by waiting on f's descriptor.
 func TeaInput(f *os.File) io.ReadWriteCloser { return inputFile{newKeyReader(f), f} }
 
+// TeaInputAfter is TeaInput of the keys r reads: keys typed before the
+// screen opened (read by a terminal query), then f's. It has f's Fd, so
+// Bubble Tea puts f in raw mode, but no Name: Bubble Tea's reader then
+// reads without first waiting for f to be readable, which would hold the
+// keys read before until the next key. Closing it closes nothing.
+func TeaInputAfter(r io.Reader, f *os.File) io.ReadWriteCloser { return typedFile{newKeyReader(r), f} }
+
+type typedFile struct {
+	*keyReader
+	f *os.File
+}
+
+func (i typedFile) Write(p []byte) (int, error) { return i.f.Write(p) }
+func (i typedFile) Close() error                { return nil }
+
+// Fd is the terminal's file descriptor.
+func (i typedFile) Fd() uintptr { return i.f.Fd() }
+
 type inputFile struct {
 	*keyReader
 	f *os.File

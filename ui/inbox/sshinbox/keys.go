@@ -121,7 +121,8 @@ func private(f *os.File, path, what string) error {
 		return fmt.Errorf("%s %s is not a regular file", what, path)
 	}
 	// Windows has no such mode bits (a file shows as 0666): its ACLs are
-	// not read, and neither the mode nor the owner is checked there.
+	// not read, and neither the mode nor the owner is checked there
+	// (docs/GATEWAY.md says so, and what to do instead).
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
 		return fmt.Errorf("%s %s can be read or written by others (mode %04o): chmod 600 %s", what, path, perm, path)
 	}

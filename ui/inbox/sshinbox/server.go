@@ -136,23 +136,33 @@ type server struct {
 
 // track keeps c to close when Serve ends, as in its handshake (closing
 // the one waiting longest when maxHandshakes are); false once Serve has
-// ended.
+// ended. The closed one is logged after s.mu is let go: a slow log
+// writer stalls no other connection's handshake.
 func (s *server) track(c net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done {
-		return false
-	}
-	if len(s.waiting) >= maxHandshakes {
-		old := s.waiting[0]
-		s.waiting = s.waiting[1:]
+	old, ok := s.trackLocked(c)
+	if old != nil {
 		_ = old.Close()
 		s.o.Log("inbox_ssh", fmt.Sprintf("inbox over SSH: closed the connection from %s, the longest of %d still in their handshake", old.RemoteAddr(), maxHandshakes),
 			map[string]any{"remote": old.RemoteAddr().String(), "refused": "too many handshakes"})
 	}
+	return ok
+}
+
+// trackLocked is track's part under s.mu: it keeps c, and returns the
+// connection it let go of to make room, if any, for track to close.
+func (s *server) trackLocked(c net.Conn) (old net.Conn, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return nil, false
+	}
+	if len(s.waiting) >= maxHandshakes {
+		old = s.waiting[0]
+		s.waiting = s.waiting[1:]
+	}
 	s.conns[c] = true
 	s.waiting = append(s.waiting, c)
-	return true
+	return old, true
 }
 
 // shaken says c's handshake ended (it authenticated, or failed).

@@ -324,11 +324,7 @@ func TestSSHIdleAndSessionLimit(t *testing.T) {
 	r := startRig(t, authorized(key, "alice@phone"), func(o *Options) { o.MaxSessions = 1 })
 	first := openTerm(t, r.mustDial(key), "xterm", 80, 24)
 	first.waitText("the inbox", "0 calls waiting")
-	if c, err := r.dial(ssh.PublicKeys(key)); err == nil {
-		_ = c.Close()
-		t.Error("a second connection was let in past MaxSessions 1")
-	}
-	r.log.waitLog(t, "the limit logged", "1 sessions already")
+	refusedPastOneSession(t, r, key)
 	first.keys("q")
 	first.waitClosed("after q")
 
@@ -432,9 +428,84 @@ func TestSSHSilentConnectionsDoNotLockThePersonOut(t *testing.T) {
 	}
 	term := openTerm(t, r.mustDial(key), "xterm", 80, 24)
 	term.waitText("the inbox", "0 calls waiting")
+	refusedPastOneSession(t, r, key)
+}
+
+// refusedPastOneSession fails unless a second connection of key, with
+// one session open and MaxSessions 1, is refused and the refusal logged.
+func refusedPastOneSession(t *testing.T, r *rig, key ssh.Signer) {
+	t.Helper()
 	if c, err := r.dial(ssh.PublicKeys(key)); err == nil {
 		_ = c.Close()
 		t.Error("a second session was let in past MaxSessions 1")
 	}
 	r.log.waitLog(t, "the session limit logged", "1 sessions already")
+}
+
+// A log writer that stalls while it logs a silent connection closed
+// (the gateway's log on a full pipe) stalls no other connection: a
+// person's handshake already under way finishes and shows the inbox.
+func TestSSHSlowLogStallsNoHandshake(t *testing.T) {
+	key := newKey(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	r := startRig(t, authorized(key, "alice@phone"), func(o *Options) {
+		inner := o.Log
+		var once sync.Once
+		o.Log = func(kind, text string, fields map[string]any) {
+			if fields["refused"] == "too many handshakes" {
+				stalled := false
+				once.Do(func() { stalled = true })
+				if stalled {
+					close(entered)
+					<-release
+				}
+			}
+			inner(kind, text, fields)
+		}
+	})
+	t.Cleanup(func() { close(release) })
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	dial() // the oldest, closed when the 17th comes
+	person := dial()
+	for range maxHandshakes - 1 {
+		dial()
+	}
+	select {
+	case <-entered:
+	case <-time.After(mcptestutil.HangBound(wait)):
+		t.Fatal("the oldest silent connection was not closed and logged")
+	}
+	// Bounded, so that a stall fails the test (and lets the log go)
+	// rather than hangs it.
+	_ = person.SetDeadline(time.Now().Add(mcptestutil.HangBound(wait)))
+	sc, chans, reqs, err := ssh.NewClientConn(person, r.addr, &ssh.ClientConfig{User: "me",
+		Auth: []ssh.AuthMethod{ssh.PublicKeys(key)}, HostKeyCallback: ssh.FixedHostKey(r.host), Timeout: wait})
+	if err != nil {
+		t.Fatalf("a listed key's handshake, while the log stalls: %v", err)
+	}
+	c := ssh.NewClient(sc, chans, reqs)
+	t.Cleanup(func() { _ = c.Close() })
+	opened := make(chan error, 1)
+	go func() {
+		s, err := c.NewSession()
+		if err == nil {
+			_ = s.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatalf("the person's session, while the log stalls: %v", err)
+		}
+	case <-time.After(mcptestutil.HangBound(wait)):
+		t.Fatal("the person's session did not open while the log of another connection stalled")
+	}
 }
