@@ -13,6 +13,7 @@ LDFLAGS := -X latch/cli.version=$(VERSION)
 ## linked once, not once per tier)
 test: npm vet
 	pkgs=$$($(TIERS) -pkgs) && $(GO) test $(TESTFLAGS) -p $(TESTP) -count=1 -timeout $(E2E_TIMEOUT) $$pkgs ./... ./testdata/tiers
+	$(GLAMOUR_TEST)
 
 ## The two tiers are one split: testdata/tiers prints a pattern of the
 ## end-to-end and long tests' names (those that run the built latch, a
@@ -24,6 +25,9 @@ test: npm vet
 ## test binary), sized for -race on two busy cores; a test waits on events,
 ## never on them.
 TIERS = $(GO) run ./testdata/tiers
+## GLAMOUR_TEST: the tests of the patched copy of glamour's margin writer
+## (third_party/glamour is a module of its own, outside ./...)
+GLAMOUR_TEST = cd third_party/glamour && $(GO) test $(TESTFLAGS) -count=1 ./ansi/
 TESTFLAGS ?= -race
 ## TESTP: how many packages' tests run at once. Most of the long ones wait
 ## on processes and servers more than they compute: with go test's default
@@ -38,6 +42,7 @@ E2E_TIMEOUT ?= 40m
 ## detector, for a quicker run
 test-fast:
 	e2e=$$($(TIERS)) && $(GO) test $(TESTFLAGS) -count=1 -timeout $(FAST_TIMEOUT) -skip "$$e2e" ./... ./testdata/tiers
+	$(GLAMOUR_TEST)
 
 ## test-e2e: the end-to-end and long tests: the built latch in a pty, two
 ## processes on one session, the npm servers and SDK clients, the floods
@@ -108,7 +113,7 @@ GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 lint: vet $(GOLANGCI_LINT)
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners ./...
 	GOOS=darwin $(GO) build ./...
 	GOOS=windows $(GO) build ./...
 
