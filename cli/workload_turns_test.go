@@ -11,15 +11,15 @@ import (
 	"latch/session/ollamatest"
 )
 
-// TestStreamWorkloadTurns measures the peak RSS of the built latch over a
+// TestThreeTurnsPeakRSS measures the peak RSS of the built latch over a
 // chat of three turns, each the workload's 3,000-token reply, against the
 // base build (benchbase_test.go), twice each, interleaved. A measurement,
 // not a timing test: it prints the peak (VmHWM) after each turn and fails
 // only if a reply never ends. The context is set to 32k so that no turn
 // compacts. Run it with:
 //
-//	LATCH_WORKLOAD=1 go test -count=1 -run TestStreamWorkloadTurns -v .
-func TestStreamWorkloadTurns(t *testing.T) {
+//	LATCH_WORKLOAD=1 go test -count=1 -run TestThreeTurnsPeakRSS -v .
+func TestThreeTurnsPeakRSS(t *testing.T) {
 	if os.Getenv("LATCH_WORKLOAD") != "1" {
 		t.Skip("a measurement; set LATCH_WORKLOAD=1 to run it")
 	}
