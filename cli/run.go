@@ -111,10 +111,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			return exitUsage
 		}
 	}
-	// The chat's memory: its collector (chat_gc.go) and the pages of the
-	// binary that only the start used (startpages_linux.go).
-	tuneChatGC(getenv)
-	dropStartPages()
+	// The chat's memory: the pages of the binary that only the start
+	// used, and those a reply maps back (startpages_linux.go).
+	stopPages := keepPagesDown(dropStartPages())
+	defer stopPages()
 	if err := runTUI(quit, s, f, gw); err != nil {
 		say(stderr, err.Error())
 		return exitError

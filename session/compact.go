@@ -238,7 +238,7 @@ func (s *Session) promptSizeLocked() int {
 func (s *Session) summarize(ctx context.Context, req *api.ChatRequest) (summary, step, why string) {
 	var b strings.Builder
 	var last api.ChatResponse
-	err := s.client.Chat(ctx, req, func(resp api.ChatResponse) error {
+	err := s.chatStream(ctx, req, func(resp api.ChatResponse) error {
 		last = resp
 		if c := resp.Message.Content; c != "" {
 			b.WriteString(c)

@@ -185,7 +185,7 @@ func (s *Session) generateSample(ctx context.Context, w *sampleWait, id string, 
 	}
 	var b strings.Builder
 	reason := ""
-	err := s.client.Chat(ctx, chat, func(r api.ChatResponse) error {
+	err := s.chatStream(ctx, chat, func(r api.ChatResponse) error {
 		if r.Message.Content != "" {
 			b.WriteString(r.Message.Content)
 			s.publish(&SamplingDelta{Header: s.header(TypeSamplingDelta), RequestID: id, Text: r.Message.Content})

@@ -208,7 +208,7 @@ func (s *Session) chat(ctx context.Context, turn, n int, req *api.ChatRequest) r
 	var r round
 	took := false
 	ctx, exact := exactjson.WithExactCalls(ctx)
-	err := s.client.Chat(ctx, req, func(resp api.ChatResponse) error {
+	err := s.chatStream(ctx, req, func(resp api.ChatResponse) error {
 		if !took {
 			took = true
 			s.takeUnsent(turn) // a reply comes: Ollama took the message

@@ -30,6 +30,9 @@ func ExactToolCalls(rt http.RoundTripper) http.RoundTripper {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if _, ok := rt.(exactTransport); ok {
+		return rt // wrapped already: a body is read for the calls once
+	}
 	return exactTransport{rt}
 }
 

@@ -1,0 +1,110 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/envconfig"
+	"github.com/ollama/ollama/version"
+
+	"latch/session/exactjson"
+)
+
+// Reading a chat's stream of replies.
+const (
+	// chatLineStart is the line buffer a chat's stream starts with.
+	chatLineStart = 64 << 10
+	// chatLineMax is the longest line it reads: the api client's limit.
+	chatLineMax = 8 * 1000 * 1000
+)
+
+// chatStream sends a chat request to Ollama and calls fn with each reply
+// of its stream, as api.Client.Chat does (api/client.go, stream, v0.17.4:
+// the same request, headers, errors and line limit) but with a line
+// buffer that starts at 64 KB and grows only for a longer line.
+//
+// The api client makes an 8 MB buffer for every request, of which a
+// reply writes a few hundred KB. The Go runtime clears the whole of a
+// large allocation that reuses memory the heap had before, so from the
+// second turn of a chat on (the first turn's buffer freed) every turn
+// made those 8 MB resident; a first turn did too whenever the start left
+// 8 MB free in one piece (one run of the workload in four). The buffer
+// also counted as live: the collector let the heap grow by half of it
+// before each cycle, or the chat had to collect at GOGC=50 (as it did in
+// session 11) to keep that down.
+//
+// Requests that sign in (OLLAMA_AUTH, or ollama.com) go through the api
+// client, which holds the key; so do all requests of a session without
+// Raw.
+func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+	if s.raw.URL == nil || envconfig.UseAuth() || s.raw.URL.Hostname() == "ollama.com" {
+		return s.client.Chat(ctx, req, fn)
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	request, err := http.NewRequestWithContext(ctx, http.MethodPost, s.raw.URL.JoinPath("/api/chat").String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	request.Header.Set("Content-Type", "application/json")
+	request.Header.Set("Accept", "application/x-ndjson")
+	request.Header.Set("User-Agent", fmt.Sprintf("ollama/%s (%s %s) Go/%s", version.Version, runtime.GOARCH, runtime.GOOS, runtime.Version()))
+	hc := s.raw.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	// The tool calls' numbers as the model wrote them, as the api
+	// client's transport reads them (cli/tui.go).
+	exact := *hc
+	exact.Transport = exactjson.ExactToolCalls(hc.Transport)
+	response, err := exact.Do(request)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = response.Body.Close() }()
+	scanner := bufio.NewScanner(response.Body)
+	scanner.Buffer(make([]byte, 0, chatLineStart), chatLineMax)
+	for scanner.Scan() {
+		if err := chatLine(response, scanner.Bytes(), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chatLine hands one line of a chat's stream to fn, or says what is
+// wrong with it, as the api client does.
+func chatLine(response *http.Response, line []byte, fn api.ChatResponseFunc) error {
+	var errorResponse struct {
+		Error     string `json:"error,omitempty"`
+		SigninURL string `json:"signin_url,omitempty"`
+	}
+	if err := json.Unmarshal(line, &errorResponse); err != nil {
+		if response.StatusCode >= http.StatusBadRequest {
+			return api.StatusError{StatusCode: response.StatusCode, Status: response.Status, ErrorMessage: string(line)}
+		}
+		return errors.New(string(line))
+	}
+	switch {
+	case response.StatusCode == http.StatusUnauthorized:
+		return api.AuthorizationError{StatusCode: response.StatusCode, Status: response.Status, SigninURL: errorResponse.SigninURL}
+	case response.StatusCode >= http.StatusBadRequest:
+		return api.StatusError{StatusCode: response.StatusCode, Status: response.Status, ErrorMessage: errorResponse.Error}
+	case errorResponse.Error != "":
+		return errors.New(errorResponse.Error)
+	}
+	var resp api.ChatResponse
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return err
+	}
+	return fn(resp)
+}
