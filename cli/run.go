@@ -112,9 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 	}
 	// The chat's memory: the pages of the binary that only the start
-	// used, and those a reply maps back (startpages_linux.go).
-	stopPages := keepPagesDown(dropStartPages())
-	defer stopPages()
+	// used (startpages_linux.go).
+	dropStartPages()
 	if err := runTUI(quit, s, f, gw); err != nil {
 		say(stderr, err.Error())
 		return exitError
