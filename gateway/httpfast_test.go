@@ -81,7 +81,8 @@ func TestHTTPCallsAnsweredAsMCPGoAnswers(t *testing.T) {
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("region " + req.GetString("region", "")), nil
 		})
-	r := startRigHTTP(t, gateway.Options{}, false, session.Options{Policy: permissions.Policy{Mode: permissions.Auto,
+	var log mcptestutil.SyncBuffer
+	r := startRigHTTP(t, gateway.Options{Log: &log}, false, session.Options{Policy: permissions.Policy{Mode: permissions.Auto,
 		ServerAllow: map[string][]string{"up": {"echo", "hold", "region"}}}}, gateway.HTTPOptions{Token: token},
 		session.ServerConfig{Name: "up", Transport: "inprocess", InProcess: h.srv})
 	// mcp-go's own answer: its streamable HTTP server on the gateway's
@@ -144,5 +145,11 @@ func TestHTTPCallsAnsweredAsMCPGoAnswers(t *testing.T) {
 				t.Errorf("answer %s: not the echo", got.body)
 			}
 		})
+	}
+	// A plain call runs as the client its _meta names, as mcp-go's do.
+	before := gateway.PlainCalls(r.g)
+	postCall(t, r.url, strings.Replace(echo(`23`), `"name":"raw"`, `"name":"fast-client"`, 1), map[string]string{"Mcp-Name": "up__echo"})
+	if gateway.PlainCalls(r.g) == before || !strings.Contains(log.String(), "latch serve: fast-client up__echo allowed") {
+		t.Errorf("a plain call of fast-client's: the log says\n%s", log.String())
 	}
 }
