@@ -131,6 +131,7 @@ func loopbackHost(addr string) bool {
 // capabilities from _meta) and answers it as mcp-go does: the result,
 // marked complete and naming latch, or the error mcp-go's recovery gives
 // a handler that panicked; 200, application/json, a newline after it.
+// Nothing is written to a client that went away during the call.
 func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m httpCall) {
 	g.plainRuns.Add(1)
 	s := &requestSession{}
@@ -146,6 +147,14 @@ func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m http
 		req.Params.Arguments = m.args
 	}
 	res, err := g.callPlain(ctx, req)
+	if r.Context().Err() != nil {
+		// The client is gone (on this protocol, closing the stream is
+		// how it cancels): mcp-go writes nothing then, and neither does
+		// this. An answer written to a proxy that is dropping the
+		// connection could find that connection reused for its next
+		// request.
+		return
+	}
 	var body []byte
 	if err == nil {
 		g.complete(res)
