@@ -18,9 +18,9 @@ import (
 // land on the connection's next request.
 func TestHTTPPlainCallOfAClientGoneWritesNothing(t *testing.T) {
 	const tool = "up__echo"
-	var cancel context.CancelFunc
+	var gone func()
 	handler := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		cancel() // the client goes away while the call runs
+		gone() // the client goes away while the call runs
 		return mcpgo.NewToolResultText("echo"), nil
 	}
 	g := &Gateway{srv: server.NewMCPServer(serverName, "", server.WithToolCapabilities(true), server.WithRecovery()),
@@ -37,12 +37,13 @@ func TestHTTPPlainCallOfAClientGoneWritesNothing(t *testing.T) {
 	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8765", Path: Path}
 	before := g.plainRuns.Load()
 	for name, h := range map[string]http.Handler{"mcp-go": mcpSrv, "plain": g.plainHTTP(mcpSrv)} {
-		var ctx context.Context
-		ctx, cancel = context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(context.Background())
+		gone = cancel
 		r := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: header, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}).WithContext(ctx)
 		w := &benchWriter{header: http.Header{}}
 		h.ServeHTTP(w, r)
+		cancel()
 		if len(w.body) != 0 {
 			t.Errorf("%s wrote %s to a client gone", name, w.body)
 		}
