@@ -88,7 +88,11 @@ type Gateway struct {
 	mu     sync.Mutex
 	served map[string]string // the tools served: name → definition digest
 	parks  map[string]bool   // the served tools whose calls park
-	hinted map[string]bool   // the tools whose refusal said how to make it wait (waitHint)
+	// headed are the served tools whose input schema binds arguments to
+	// headers (x-mcp-header): mcp-go checks their calls' headers
+	// (httpfast.go).
+	headed map[string]bool
+	hinted map[string]bool // the tools whose refusal said how to make it wait (waitHint)
 	logMu  sync.Mutex
 	tasks  taskTable // the tasks of calls that did not park (tasks.go)
 
@@ -194,7 +198,7 @@ func (g *Gateway) exposes(t session.Tool) bool {
 // they differ from those served.
 func (g *Gateway) sync() {
 	tools, _ := g.o.Session.Tools("")
-	want, parking := map[string]string{}, map[string]bool{}
+	want, parking, headed := map[string]string{}, map[string]bool{}, map[string]bool{}
 	var serve []server.ServerTool
 	for _, t := range tools {
 		if !g.exposes(t) {
@@ -203,7 +207,11 @@ func (g *Gateway) sync() {
 		parks := g.o.Session.GatewayParks(t.Name, g.o.ParkUnlisted)
 		want[t.Name] = t.Digest + fmt.Sprint(parks)
 		parking[t.Name] = parks
-		serve = append(serve, server.ServerTool{Tool: toolOf(t, parks), Handler: g.handle(false, g.call)})
+		tool := toolOf(t, parks)
+		if len(mcpgo.ExtractParamHeaderBindings(&tool)) > 0 {
+			headed[t.Name] = true
+		}
+		serve = append(serve, server.ServerTool{Tool: tool, Handler: g.handle(false, g.call)})
 	}
 	serve = append(serve, server.ServerTool{Tool: awaitTool(), Handler: g.handle(true, g.await)})
 	g.mu.Lock()
@@ -211,7 +219,7 @@ func (g *Gateway) sync() {
 	if g.served != nil && mapsEqual(g.served, want) {
 		return
 	}
-	g.served, g.parks = want, parking
+	g.served, g.parks, g.headed = want, parking, headed
 	g.srv.SetTools(serve...)
 }
 

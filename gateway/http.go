@@ -131,7 +131,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) err
 	ss.end = endSession(mcpSrv)
 	go ss.sweepEvery(ctx)
 	mux := http.NewServeMux()
-	mux.Handle(Path, ss.track(g.taskHTTP(mcpSrv)))
+	mux.Handle(Path, ss.track(g.taskHTTP(g.plainHTTP(mcpSrv))))
 	// The server's own error log would print what clients sent: off.
 	hs := &http.Server{Handler: guard(mux, addr, o.Addr, tokens), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}
