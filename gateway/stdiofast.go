@@ -62,8 +62,10 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 		m.Params.InputResponses != nil || m.Params.RequestState != nil {
 		return nil, false
 	}
-	if a := m.Params.Arguments; a != nil && a[0] != '{' {
-		return nil, false // null, or not an object: mcp-go's reading of it stands
+	if a := m.Params.Arguments; a != nil && (a[0] != '{' || !numbersFitFloat(a)) {
+		// null, not an object, or a number mcp-go cannot read (past
+		// float64's range): mcp-go's reading of it stands.
+		return nil, false
 	}
 	if raw := m.Params.RawMeta; raw != nil && string(raw) != "null" {
 		if m.Params.Meta, m.era = g.metaOf(raw); m.era == nil {
@@ -343,4 +345,41 @@ func (g *Gateway) complete(res *mcpgo.CallToolResult) {
 	if meta := res.EnsureResultMeta(); meta != nil && meta.ServerInfo() == nil {
 		meta.SetServerInfo(mcpgo.Implementation{Name: serverName, Version: g.o.Version})
 	}
+}
+
+// numbersFitFloat says whether mcp-go can read every number of the JSON
+// object raw: a literal past float64's range (1e400) makes mcp-go refuse
+// the whole request as unparsable, before its handler (and so the gate)
+// sees it. Only a literal with an exponent or of more than 300 digits can
+// be out of range; a line with none is not decoded again.
+func numbersFitFloat(raw json.RawMessage) bool {
+	inString, escaped, digits, risky := false, false, 0, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString, digits = true, 0
+		case c >= '0' && c <= '9':
+			if digits++; digits > 300 {
+				risky = true
+			}
+		case (c == 'e' || c == 'E') && digits > 0:
+			risky = true
+		case c != '.' && c != '-' && c != '+':
+			digits = 0
+		}
+		if risky {
+			var v any
+			return json.Unmarshal(raw, &v) == nil
+		}
+	}
+	return true
 }

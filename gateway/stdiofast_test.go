@@ -125,6 +125,35 @@ func TestStdioCallsAnsweredAsMCPGoAnswers(t *testing.T) {
 	}
 }
 
+// A call whose arguments hold a number past float64's range (1e400) is
+// refused by mcp-go as unparsable before any handler runs; the plain
+// path leaves it to mcp-go, so the gate and the log never see a call the
+// HTTP transport would refuse. Numbers in range, exponents included, and
+// an "e" in a string or a word stay on the plain path.
+func TestStdioCallWithANumberPastFloatIsMCPGos(t *testing.T) {
+	s := newRawStdio(t, newHoldServer(), "2025-11-25")
+	line := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"x","n":1e400}}}`
+	s.send(t, line)
+	got, want := s.answer(t), s.mcpgoAnswer(t, line)
+	if got != want {
+		t.Errorf("answered\n%s\nmcp-go answers\n%s", got, want)
+	}
+	if strings.Contains(got, `"result"`) {
+		t.Errorf("a call with 1e400 ran: %s", got)
+	}
+	if n := gateway.PlainCalls(s.r.g); n != 0 {
+		t.Errorf("%d calls answered without mcp-go's stdio server, want none", n)
+	}
+	line = `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"1e400 true","n":1.5e3,"b":false}}}`
+	s.send(t, line)
+	if got, want := s.answer(t), s.mcpgoAnswer(t, line); got != want {
+		t.Errorf("answered\n%s\nmcp-go answers\n%s", got, want)
+	}
+	if n := gateway.PlainCalls(s.r.g); n != 1 {
+		t.Errorf("%d calls answered without mcp-go's stdio server, want the one in range", n)
+	}
+}
+
 // A call the client gives up (notifications/cancelled) ends at once: the
 // upstream call is cancelled and the client answered, as mcp-go does for
 // the calls it runs.
