@@ -23,7 +23,7 @@ func arguments(req mcpgo.CallToolRequest) map[string]any {
 		}
 	}
 	if req.Params.Arguments == nil && len(raw) > 0 && raw[0] == '{' {
-		// A stdio client's plain call (stdiofast.go) leaves mcp-go's map
+		// A plain call (stdiofast.go, httpfast.go) leaves mcp-go's map
 		// to be made here, as mcp-go would have made it.
 		var args map[string]any
 		if json.Unmarshal(raw, &args) == nil {

@@ -52,51 +52,36 @@ func (g *Gateway) plainHTTP(next *server.StreamableHTTPServer) http.Handler {
 // plainPost reads r as a plain call of the 2026-07-28 stateless form
 // that mcp-go would run, or says it is not one. The cheap checks of the
 // headers come first: a request of a 2025 session is not decoded here.
-func (g *Gateway) plainPost(r *http.Request, supports func(string) bool) (httpCall, bool) {
+func (g *Gateway) plainPost(r *http.Request, supports func(string) bool) (*plainCall, bool) {
 	h := r.Header
 	version := h.Get(mcpgo.HeaderProtocolVersion)
 	if r.Method != http.MethodPost || r.Body == nil || !mcpgo.IsModernProtocol(version) ||
 		h.Get(mcpgo.HeaderMethod) != string(mcpgo.MethodToolsCall) || h.Get(mcpgo.HeaderLastEventID) != "" ||
 		!jsonBody(h.Get("Content-Type")) || rebinding(r) {
-		return httpCall{}, false
+		return nil, false
 	}
 	body, err := holdBody(r)
 	if err != nil {
-		return httpCall{}, false
+		return nil, false
 	}
 	m, ok := g.plainCallOf(body)
 	if !ok || m.era == nil || m.era.ProtocolVersion != version || !supports(version) {
-		return httpCall{}, false
+		return nil, false
 	}
 	// Mcp-Name must name the tool of the body, as mcp-go reads it
 	// (ValidateStandardHeaders); a tool whose schema binds arguments to
 	// headers has them checked by mcp-go.
 	name := h.Get(mcpgo.HeaderName)
 	if decoded, ok := mcpgo.DecodeHeaderValue(name); name == "" || !ok || decoded != m.Params.Name {
-		return httpCall{}, false
+		return nil, false
 	}
 	g.mu.Lock()
 	headed := g.headed[m.Params.Name]
 	g.mu.Unlock()
 	if headed {
-		return httpCall{}, false
+		return nil, false
 	}
-	// The arguments as mcp-go decodes them: a number past float64's
-	// range makes the request unparsable, which mcp-go says.
-	var args any
-	if a := m.Params.Arguments; a != nil {
-		if json.Unmarshal(a, &args) != nil {
-			return httpCall{}, false
-		}
-	}
-	return httpCall{m, args}, true
-}
-
-// httpCall is a plain call posted over HTTP, with its arguments decoded
-// as mcp-go decodes them.
-type httpCall struct {
-	*plainCall
-	args any
+	return m, true
 }
 
 // jsonBody says whether a Content-Type is application/json, as mcp-go
@@ -132,20 +117,13 @@ func loopbackHost(addr string) bool {
 // marked complete and naming latch, or the error mcp-go's recovery gives
 // a handler that panicked; 200, application/json, a newline after it.
 // Nothing is written to a client that went away during the call.
-func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m httpCall) {
+func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m *plainCall) {
 	g.plainRuns.Add(1)
 	s := &requestSession{}
 	takeEra(s, m.era)
 	ctx := server.WithRequestProtocolInfo(g.srv.WithContext(r.Context(), s), m.era)
-	var req mcpgo.CallToolRequest
-	req.Method = string(mcpgo.MethodToolsCall)
-	req.Params.Name = m.Params.Name
-	req.Params.Meta = m.Params.Meta
+	req := m.request()
 	req.Header = r.Header
-	if a := m.Params.Arguments; a != nil {
-		req.Params.RawArguments = a
-		req.Params.Arguments = m.args
-	}
 	res, err := g.callPlain(ctx, req)
 	if r.Context().Err() != nil {
 		// The client is gone (on this protocol, closing the stream is
@@ -155,17 +133,10 @@ func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m http
 		// request.
 		return
 	}
-	var body []byte
 	if err == nil {
 		g.complete(res)
-		body, err = json.Marshal(res)
 	}
-	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), mcpgoID(m.ID)...), `,"result":`...)
-	if err != nil {
-		body, _ = json.Marshal(mcpgo.NewJSONRPCErrorDetails(mcpgo.INTERNAL_ERROR, err.Error(), nil))
-		b = append(b[:len(b)-len(`"result":`)], `"error":`...)
-	}
-	b = append(append(b, body...), "}\n"...)
+	b := plainAnswer(mcpgoID(m.ID), res, err)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)

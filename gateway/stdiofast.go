@@ -270,29 +270,39 @@ func (p *plainCalls) run(w plainWork) {
 		ctx = server.WithRequestProtocolInfo(ctx, w.m.era)
 		takeEra(server.ClientSessionFromContext(ctx), w.m.era)
 	}
+	res, err := p.g.callPlain(ctx, w.m.request())
+	if err == nil && w.m.era != nil {
+		p.g.complete(res)
+	}
+	_, _ = p.out.Write(plainAnswer(w.m.ID, res, err))
+}
+
+// request is the call as mcp-go would hand it to the tool's handler. The
+// arguments are decoded once, by the handler (arguments), from
+// RawArguments: mcp-go's map of them is made only if it needs it.
+func (m *plainCall) request() mcpgo.CallToolRequest {
 	var req mcpgo.CallToolRequest
 	req.Method = string(mcpgo.MethodToolsCall)
-	req.Params.Name = w.m.Params.Name
-	req.Params.Meta = w.m.Params.Meta
-	// The arguments are decoded once, by the handler (arguments), from
-	// RawArguments: mcp-go's map of them is made only if it needs it.
-	req.Params.RawArguments = w.m.Params.Arguments
-	res, err := p.g.callPlain(ctx, req)
+	req.Params.Name = m.Params.Name
+	req.Params.Meta = m.Params.Meta
+	req.Params.RawArguments = m.Params.Arguments
+	return req
+}
+
+// plainAnswer is the answer to a plain call with the id id, as mcp-go
+// writes it (mcp.JSONRPCResponse, mcp.JSONRPCError) and a newline: its
+// result, or the error mcp-go's recovery gives a handler that panicked.
+func plainAnswer(id []byte, res *mcpgo.CallToolResult, err error) []byte {
 	var body []byte
 	if err == nil {
-		if w.m.era != nil {
-			p.g.complete(res)
-		}
 		body, err = resultJSON(res)
 	}
-	// As mcp-go writes them (mcp.JSONRPCResponse, mcp.JSONRPCError), with
-	// the id as the client wrote it.
-	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), w.m.ID...), `,"result":`...)
+	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
 	if err != nil {
 		body, _ = json.Marshal(mcpgo.NewJSONRPCErrorDetails(mcpgo.INTERNAL_ERROR, err.Error(), nil))
 		b = append(b[:len(b)-len(`"result":`)], `"error":`...)
 	}
-	_, _ = p.out.Write(append(append(b, body...), "}\n"...))
+	return append(append(b, body...), "}\n"...)
 }
 
 // callPlain runs the served tool's handler as mcp-go's recovery wraps it:
