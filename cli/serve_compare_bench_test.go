@@ -216,14 +216,15 @@ func startMCPProxy(t *testing.T, bin, mem, memFile, token string) (string, int) 
 // fiftyClients runs clients × calls calls of tool at url and returns
 // every call's time in ms, and the failures. legacy keeps the clients on
 // the initialize handshake (the 2025 protocol: sessions) rather than the
-// 2026-07-28 stateless form they speak to a server that offers it.
-func fiftyClients(url, token, tool string, clients, calls int, legacy bool) (ms []float64, failures []string, wall time.Duration) {
+// 2026-07-28 stateless form they speak to a server that offers it. The
+// clients share hc.
+func fiftyClients(url, token, tool string, clients, calls int, legacy bool, hc *http.Client) (ms []float64, failures []string, wall time.Duration) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range clients {
 		wg.Go(func() {
-			took, err := benchClient(url, token, fmt.Sprintf("bench-%02d", i), tool, calls, legacy)
+			took, err := benchClient(url, token, fmt.Sprintf("bench-%02d", i), tool, calls, legacy, hc)
 			mu.Lock()
 			defer mu.Unlock()
 			ms = append(ms, took...)

@@ -10,6 +10,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,76 +28,102 @@ func TestServeFiftyClients(t *testing.T) {
 	if os.Getenv("LATCH_SERVE_BENCH") != "1" {
 		t.Skip("a measurement; set LATCH_SERVE_BENCH=1 to run it")
 	}
-	const clients, calls, token = 50, 200, "bench-token"
+	const clients, calls, rounds, token = 50, 200, 3, "bench-token"
 	mem := mcptestutil.NPMBin(t, "mcp-server-memory")
 	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
 		"mem": map[string]any{"command": mem, "allow": []string{"read_graph"},
 			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}}}}, false)
 	srv := startServeHTTP(t, r, token, "--quiet")
-
-	ms, failures, wall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls, false)
-	hwm, cpu := vmHWM(srv.cmd.Process.Pid), cpuTime(srv.cmd.Process.Pid)
-	t.Logf("%d clients × %d calls of read_graph through latch serve --listen: %d done, %d failed in %v (%.0f calls/s); "+
-		"latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; latch serve's peak RSS (VmHWM) %s, its CPU time %v (%.3f ms a call)",
-		clients, calls, len(ms), clients*calls-len(ms), wall.Round(time.Millisecond), float64(len(ms))/wall.Seconds(),
-		percentile(ms, 50), percentile(ms, 99), percentile(ms, 100), hwm, cpu, float64(cpu.Microseconds())/1000/float64(max(len(ms), 1)))
-	if len(failures) > 0 || len(ms) != clients*calls {
-		t.Errorf("%d calls of %d done; failures: %s", len(ms), clients*calls, strings.Join(failures, "\n"))
+	// The same load on the same upstream, in rounds taken in turn so that
+	// a drifting machine slows each alike: latch serve with the clients
+	// on the 2026-07-28 form (the headline), the same clients held to the
+	// 2025 handshake, and TBXark/mcp-proxy (no gate, no log, no limits:
+	// what a bare proxy costs), whose mcp-go offers no 2026-07-28
+	// stateless form, so the clients speak the 2025 protocol to it.
+	type target struct {
+		name, url, tool string
+		legacy          bool
+		pid             int
 	}
-	// The same load, the same upstream, in the same run: the binary
-	// before the change, and TBXark/mcp-proxy (which has no gate, no log
-	// and no limits: what a bare proxy costs).
-	p50 := percentile(ms, 50)
-	if base := benchBase(t); base != "" {
-		rb := *r
-		rb.bin = base
-		bsrv := startServeHTTP(t, &rb, token, "--quiet")
-		bms, bfail, bwall := fiftyClients(bsrv.url, token, "mem__read_graph", clients, calls, false)
-		if len(bms) == 0 {
-			t.Fatalf("before the change: no call done; failures: %s", strings.Join(bfail, "\n"))
-		}
-		bcpu := cpuTime(bsrv.cmd.Process.Pid)
-		t.Logf("before the change: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: this one's p50 is %.2f× its; "+
-			"its CPU time %v (%.3f ms a call: this one's is %.2f× its)",
-			len(bms), len(bfail), bwall.Round(time.Millisecond), float64(len(bms))/bwall.Seconds(),
-			percentile(bms, 50), percentile(bms, 99), p50/percentile(bms, 50),
-			bcpu, float64(bcpu.Microseconds())/1000/float64(len(bms)), float64(cpu)/float64(max(bcpu, 1)))
+	targets := []target{
+		{"latch serve, clients on 2026-07-28", srv.url, "mem__read_graph", false, srv.cmd.Process.Pid},
+		{"latch serve, clients on the 2025 handshake", srv.url, "mem__read_graph", true, srv.cmd.Process.Pid},
 	}
 	if proxy := mcpProxy(t); proxy != "" {
 		url, pid := startMCPProxy(t, proxy, mem, filepath.Join(t.TempDir(), "memory.jsonl"), token)
-		pms, pfail, pwall := fiftyClients(url, token, "read_graph", clients, calls, false)
-		if len(pfail) > 0 || len(pms) == 0 {
-			t.Fatalf("mcp-proxy: %d calls done; failures: %s", len(pms), strings.Join(pfail, "\n"))
-		}
-		pcpu := cpuTime(pid)
-		t.Logf("TBXark/mcp-proxy: %d done, %d failed in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: latch serve's p50 is %.2f× its (target ≤ 1.3×); "+
-			"its CPU time %v (%.3f ms a call: latch serve's is %.2f× its)",
-			len(pms), len(pfail), pwall.Round(time.Millisecond), float64(len(pms))/pwall.Seconds(),
-			percentile(pms, 50), percentile(pms, 99), p50/percentile(pms, 50),
-			pcpu, float64(pcpu.Microseconds())/1000/float64(len(pms)), float64(cpu)/float64(max(pcpu, 1)))
-		// mcp-proxy's mcp-go offers no 2026-07-28 stateless form, so the
-		// clients spoke the 2025 protocol to it: the same clients held to
-		// that handshake against latch serve, for a like-for-like ratio.
-		before := cpuTime(srv.cmd.Process.Pid)
-		lms, lfail, lwall := fiftyClients(srv.url, token, "mem__read_graph", clients, calls, true)
-		if len(lfail) > 0 || len(lms) == 0 {
-			t.Fatalf("latch serve, 2025 handshake: %d calls done; failures: %s", len(lms), strings.Join(lfail, "\n"))
-		}
-		lcpu := cpuTime(srv.cmd.Process.Pid) - before
-		t.Logf("latch serve with the clients on the 2025 handshake, as they spoke to mcp-proxy: %d done in %v (%.0f calls/s); p50 %.2f ms, p99 %.2f ms: %.2f× mcp-proxy's p50; "+
-			"CPU %.3f ms a call (%.2f× mcp-proxy's)",
-			len(lms), lwall.Round(time.Millisecond), float64(len(lms))/lwall.Seconds(), percentile(lms, 50), percentile(lms, 99),
-			percentile(lms, 50)/percentile(pms, 50), float64(lcpu.Microseconds())/1000/float64(len(lms)), float64(lcpu)/float64(max(pcpu, 1)))
+		targets = append(targets, target{"TBXark/mcp-proxy, clients on the 2025 handshake", url, "read_graph", true, pid})
 	}
+	proxied := len(targets) == 3
+	// The binary before the change, with the clients on 2026-07-28.
+	base := -1
+	if bin := benchBase(t); bin != "" {
+		rb := *r
+		rb.bin = bin
+		bsrv := startServeHTTP(t, &rb, token, "--quiet")
+		base = len(targets)
+		targets = append(targets, target{"latch serve before the change, clients on 2026-07-28", bsrv.url, "mem__read_graph", false, bsrv.cmd.Process.Pid})
+	}
+	runs := make([]loadRun, len(targets))
+	var ratios [2][]float64 // a round's p50 of latch serve over mcp-proxy's, 2026 and 2025 clients
+	for range rounds {
+		var p50 []float64
+		for i, tg := range targets {
+			run := measureLoad(tg.url, token, tg.tool, clients, calls, tg.legacy, tg.pid)
+			runs[i].add(run)
+			p50 = append(p50, percentile(run.ms, 50))
+		}
+		if proxied {
+			ratios[0] = append(ratios[0], p50[0]/p50[2])
+			ratios[1] = append(ratios[1], p50[1]/p50[2])
+		}
+	}
+	hwm := vmHWM(srv.cmd.Process.Pid)
+	t.Logf("%d clients × %d calls of read_graph, %d rounds; latch serve's peak RSS (VmHWM) %s", clients, calls, rounds, hwm)
+	for i, tg := range targets {
+		t.Logf("%s: %s", tg.name, runs[i].summary())
+		if len(runs[i].failures) > 0 || runs[i].calls != rounds*clients*calls {
+			t.Errorf("%s: %d calls of %d done; failures: %s", tg.name, runs[i].calls, rounds*clients*calls, strings.Join(runs[i].failures, "\n"))
+		}
+	}
+	for i, tg := range targets {
+		t.Logf("%s: one tools/call on the wire:\n%s\n---\n%s", tg.name, runs[i].sampleReq, runs[i].sampleRe)
+	}
+	if proxied {
+		now, old, px := &runs[0], &runs[1], &runs[2]
+		p50 := func(r *loadRun) float64 { return percentile(r.ms, 50) }
+		t.Logf("latch serve's p50 over mcp-proxy's: %.2f× with the clients on 2026-07-28 (target ≤ 1.3×; rounds %s), "+
+			"%.2f× with the same clients on the 2025 handshake, as they speak to mcp-proxy (rounds %s)",
+			p50(now)/p50(px), roundsOf(ratios[0]), p50(old)/p50(px), roundsOf(ratios[1]))
+		t.Logf("CPU a call, 2026-07-28 clients over 2025 ones through latch serve, latch %.2f×, the clients %.2f×, the upstream %.2f×; "+
+			"all three together %.3f ms against %.3f ms (mcp-proxy's run: %.3f ms); latch serve's CPU a call over mcp-proxy's: %.2f× (2026), %.2f× (2025)",
+			now.perCall(now.gw)/old.perCall(old.gw), now.perCall(now.clients)/old.perCall(old.clients), now.perCall(now.up)/old.perCall(old.up),
+			now.perCall(now.gw+now.clients+now.up), old.perCall(old.gw+old.clients+old.up), px.perCall(px.gw+px.clients+px.up),
+			now.perCall(now.gw)/px.perCall(px.gw), old.perCall(old.gw)/px.perCall(px.gw))
+	}
+	if base >= 0 {
+		now, before := &runs[0], &runs[base]
+		t.Logf("latch serve against the build before the change, both with the clients on 2026-07-28: p50 %.2f×, its CPU a call %.2f×",
+			percentile(now.ms, 50)/percentile(before.ms, 50), now.perCall(now.gw)/before.perCall(before.gw))
+	}
+}
+
+// roundsOf is the rounds' ratios, in the order taken.
+func roundsOf(ratios []float64) string {
+	s := make([]string, len(ratios))
+	for i, r := range ratios {
+		s[i] = fmt.Sprintf("%.2f×", r)
+	}
+	return strings.Join(s, ", ")
 }
 
 // benchClient connects as name and makes n calls of tool, one after
 // another (on the 2025 handshake with legacy); it returns each call's
 // duration in ms, and the first failure (it stops there).
-func benchClient(url, token, name, tool string, n int, legacy bool) ([]float64, error) {
+func benchClient(url, token, name, tool string, n int, legacy bool, hc *http.Client) ([]float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc),
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		return nil, err
 	}
