@@ -101,9 +101,9 @@ type Gateway struct {
 	// mcp-go: the stdio client's plain calls run it directly (stdiofast.go).
 	plain     server.ToolHandlerFunc
 	plainRuns atomic.Int64 // the calls it ran so (for the tests)
-	// meta is the _meta of the last plain call of the 2026-07-28
-	// protocol, decoded (metaOf).
-	meta atomic.Pointer[metaMemo]
+	// meta are the _meta of the plain calls of the 2026-07-28 protocol,
+	// decoded, one per client seen (metaOf).
+	meta metaMemo
 }
 
 // New builds the gateway's MCP server with the session's exposed tools as

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -21,11 +22,16 @@ import (
 // "mcp-go" is the request handled by mcp-go's streamable HTTP server, as
 // it was before the plain calls were answered in front of it; "plain"
 // is the same request answered by plainHTTP (httpfast.go), the same
-// bytes. Compare the two in one run: the gain per request.
+// bytes. Compare the two in one run: the gain per request. The requests
+// come from 50 clients in turn, as in TestServeFiftyClients: each names
+// itself in its _meta.
 func BenchmarkHTTPPlainCall(b *testing.B) {
-	const tool = "mem__read_graph"
-	body := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` +
-		`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"` + tool + `"}}`)
+	const tool, clients = "mem__read_graph", 50
+	bodies := make([][]byte, clients)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},`+
+			`"io.modelcontextprotocol/clientInfo":{"name":"bench-%02d","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"`+tool+`"}}`, i)
+	}
 	handler := func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText(`{"entities":[],"relations":[]}`), nil
 	}
@@ -59,7 +65,10 @@ func BenchmarkHTTPPlainCall(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			w := &benchWriter{header: http.Header{}}
+			i := 0
 			for b.Loop() {
+				body := bodies[i%clients]
+				i++
 				r := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: header, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 					ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}).WithContext(ctx)
 				w.reset()

@@ -78,21 +78,12 @@ func (g *Gateway) plainCallOf(line []byte) (*plainCall, bool) {
 	return &m, served
 }
 
-// metaMemo is the _meta of the last plain call of the 2026-07-28
-// protocol, as written and decoded: a client sends the same one with
-// every call, so it is decoded once, not once a call.
-type metaMemo struct {
-	raw  []byte
-	meta *mcpgo.Meta
-	era  *server.RequestProtocolInfo
-}
-
 // metaOf is a call's _meta (raw, not null) decoded, and the era it
 // declares (nil when none a plain call may have: mcp-go answers it). The
 // two are shared by the calls with the same _meta, and only read.
 func (g *Gateway) metaOf(raw json.RawMessage) (*mcpgo.Meta, *server.RequestProtocolInfo) {
-	if memo := g.meta.Load(); memo != nil && bytes.Equal(memo.raw, raw) {
-		return memo.meta, memo.era
+	if seen, ok := g.meta.load(raw); ok {
+		return seen.meta, seen.era
 	}
 	meta := &mcpgo.Meta{}
 	if json.Unmarshal(raw, meta) != nil {
@@ -100,7 +91,7 @@ func (g *Gateway) metaOf(raw json.RawMessage) (*mcpgo.Meta, *server.RequestProto
 	}
 	era := modernEra(meta)
 	if era != nil {
-		g.meta.Store(&metaMemo{raw: bytes.Clone(raw), meta: meta, era: era})
+		g.meta.store(raw, metaSeen{meta: meta, era: era})
 	}
 	return meta, era
 }
