@@ -104,6 +104,10 @@ type Gateway struct {
 	// meta are the _meta of the plain calls of the 2026-07-28 protocol,
 	// decoded, one per client seen (metaOf).
 	meta metaMemo
+	// servedMeta is the _meta complete gives a result without one,
+	// encoded once (completeEncoded).
+	servedMeta     []byte
+	servedMetaOnce sync.Once
 }
 
 // New builds the gateway's MCP server with the session's exposed tools as

@@ -56,7 +56,7 @@ func (g *Gateway) plainPost(r *http.Request, supports func(string) bool) (*plain
 	h := r.Header
 	version := h.Get(mcpgo.HeaderProtocolVersion)
 	if r.Method != http.MethodPost || r.Body == nil || !mcpgo.IsModernProtocol(version) ||
-		h.Get(mcpgo.HeaderMethod) != string(mcpgo.MethodToolsCall) || h.Get(mcpgo.HeaderLastEventID) != "" ||
+		h.Get(mcpgo.HeaderMethod) != string(mcpgo.MethodToolsCall) || h.Get(lastEventID) != "" ||
 		!jsonBody(h.Get("Content-Type")) || rebinding(r) {
 		return nil, false
 	}
@@ -83,6 +83,10 @@ func (g *Gateway) plainPost(r *http.Request, supports func(string) bool) (*plain
 	}
 	return m, true
 }
+
+// lastEventID is the Last-Event-ID header's name as net/http keys it:
+// looked up by the name as written, it would be made so on every request.
+var lastEventID = http.CanonicalHeaderKey(mcpgo.HeaderLastEventID)
 
 // jsonBody says whether a Content-Type is application/json, as mcp-go
 // reads it (with parameters, any case).
@@ -133,14 +137,35 @@ func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m *pla
 		// request.
 		return
 	}
+	var meta []byte
 	if err == nil {
-		g.complete(res)
+		meta = g.completeEncoded(res)
 	}
-	b := plainAnswer(mcpgoID(m.ID), res, err)
+	b := plainAnswerMeta(mcpgoID(m.ID), res, meta, err)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+// completeEncoded marks res as complete does and returns its _meta
+// encoded when it had none: the one complete gives it, the same bytes for
+// every call, encoded once. Otherwise it returns nil, and res.Meta is
+// encoded with the rest of the result.
+func (g *Gateway) completeEncoded(res *mcpgo.CallToolResult) []byte {
+	g.servedMetaOnce.Do(func() {
+		var r mcpgo.CallToolResult
+		g.complete(&r)
+		g.servedMeta, _ = json.Marshal(r.Meta)
+	})
+	if res.Meta != nil || g.servedMeta == nil {
+		g.complete(res)
+		return nil
+	}
+	if res.GetResultType() == "" {
+		res.SetResultType(mcpgo.ResultTypeComplete)
+	}
+	return g.servedMeta
 }
 
 // mcpgoID is a request id as mcp-go writes it back over HTTP: decoded

@@ -10,7 +10,11 @@ import (
 // MarshalJSON: a map of the fields present, its keys in order) to the
 // byte, written field by field without the map, its sort and the []any
 // of the content.
-func resultJSON(r *mcpgo.CallToolResult) ([]byte, error) {
+func resultJSON(r *mcpgo.CallToolResult) ([]byte, error) { return resultJSONMeta(r, nil) }
+
+// resultJSONMeta is resultJSON with r's _meta given already encoded
+// (meta, when not nil; r.Meta is not read then).
+func resultJSONMeta(r *mcpgo.CallToolResult, meta []byte) ([]byte, error) {
 	b := make([]byte, 0, 256)
 	var err error
 	field := func(key string, v any) {
@@ -25,7 +29,10 @@ func resultJSON(r *mcpgo.CallToolResult) ([]byte, error) {
 		b = append(append(b, key...), '"', ':')
 		b = append(b, raw...)
 	}
-	if r.Meta != nil {
+	switch {
+	case meta != nil:
+		b = append(append(b, `,"_meta":`...), meta...)
+	case r.Meta != nil:
 		field("_meta", r.Meta)
 	}
 	b = append(b, `,"content":[`...)

@@ -284,9 +284,15 @@ func (m *plainCall) request() mcpgo.CallToolRequest {
 // writes it (mcp.JSONRPCResponse, mcp.JSONRPCError) and a newline: its
 // result, or the error mcp-go's recovery gives a handler that panicked.
 func plainAnswer(id []byte, res *mcpgo.CallToolResult, err error) []byte {
+	return plainAnswerMeta(id, res, nil, err)
+}
+
+// plainAnswerMeta is plainAnswer with the result's _meta given already
+// encoded (meta, when not nil: resultJSONMeta).
+func plainAnswerMeta(id []byte, res *mcpgo.CallToolResult, meta []byte, err error) []byte {
 	var body []byte
 	if err == nil {
-		body, err = resultJSON(res)
+		body, err = resultJSONMeta(res, meta)
 	}
 	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
 	if err != nil {
