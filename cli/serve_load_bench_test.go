@@ -2,8 +2,12 @@ package cli
 
 // 50 clients at once, each making 200 allowed calls one after another
 // through latch serve --listen with its default limits: the calls that
-// failed (there must be none), the latency of a call (p50, p99) and the
-// gateway's peak RSS. A measurement; run it with:
+// failed (there must be none), the latency of a call (p50, p99), the CPU
+// a call of the gateway, its upstream and the clients, the bytes of a
+// call on the wire, and the gateway's peak RSS; with the clients on the
+// 2026-07-28 form and on the 2025 handshake, against TBXark/mcp-proxy
+// (LATCH_BENCH_MCP_PROXY) and the build before the change, in rounds
+// taken in turn. A measurement; run it with:
 //
 //	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeFiftyClients -v .
 
