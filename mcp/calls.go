@@ -125,7 +125,12 @@ func (m *Manager) call(ctx context.Context, name string, args map[string]any, ca
 		}
 	}
 	running := m.startCall(callID, cancel)
-	res, err := c.client.CallTool(cctx, req)
+	var res *mcpgo.CallToolResult
+	if c.plainStdio() {
+		res, err = c.callStdio(cctx, req)
+	} else {
+		res, err = c.client.CallTool(cctx, req)
+	}
 	stopped := m.endCall(callID, running)
 	if err == nil {
 		return convertResult(res, m.opts.MaxResultBytes, m.red), nil

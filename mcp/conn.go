@@ -46,6 +46,7 @@ type conn struct {
 	logLevel   atomic.Value       // string: the level /logs set, for the stateless era's _meta
 	closed     chan struct{}      // closed by close
 	once       sync.Once
+	ids        atomic.Int64 // the plain stdio calls' request ids (stdiocall.go)
 
 	mu   sync.Mutex
 	tail []string // last stderr lines (stdio)

@@ -269,7 +269,13 @@ func callWithin(t *testing.T, m *Manager, tool string, args map[string]any, call
 }
 
 func TestStdioCrashOnCall(t *testing.T) {
-	cfg := fakeServer(t, "boom", "-crash-on-call")
+	for _, era := range stdioEras {
+		t.Run(era.name, func(t *testing.T) { testStdioCrashOnCall(t, era.flags...) })
+	}
+}
+
+func testStdioCrashOnCall(t *testing.T, flags ...string) {
+	cfg := fakeServer(t, "boom", append([]string{"-crash-on-call"}, flags...)...)
 	// The call's timeout is beyond the test's bound: only the crash can
 	// end it in time (a hang fails the wait, not a measure of its length).
 	cfg.Timeout = 10 * mcptestutil.HangBound(0)
@@ -424,8 +430,17 @@ func TestStdioHugeResultUnderACustomCap(t *testing.T) {
 	}
 }
 
+// TestStdioTimeout: a call past its server's timeout fails saying so,
+// the server is told, and stays usable; on both eras (a server of the
+// handshake's protocol is called on the plain path, stdiocall.go).
 func TestStdioTimeout(t *testing.T) {
-	cfg := fakeServer(t, "slowpoke")
+	for _, era := range stdioEras {
+		t.Run(era.name, func(t *testing.T) { testStdioTimeout(t, era.flags...) })
+	}
+}
+
+func testStdioTimeout(t *testing.T, flags ...string) {
+	cfg := fakeServer(t, "slowpoke", flags...)
 	cfg.Timeout = 300 * time.Millisecond
 	m, _ := startFake(t, Options{}, cfg)
 	waitReady(t, m, "slowpoke", 10*time.Second)
@@ -453,15 +468,18 @@ func TestStdioTimeout(t *testing.T) {
 }
 
 // TestStdioCancel cancels a running call both ways latch does: the
-// caller's context (the turn ends) and CancelCalls (Esc while a tool runs).
+// caller's context (the turn ends) and CancelCalls (Esc while a tool
+// runs), on both eras.
 func TestStdioCancel(t *testing.T) {
-	for _, how := range []string{"context", "CancelCalls"} {
-		t.Run(how, func(t *testing.T) { testStdioCancel(t, how) })
+	for _, era := range stdioEras {
+		for _, how := range []string{"context", "CancelCalls"} {
+			t.Run(how+"_"+era.name, func(t *testing.T) { testStdioCancel(t, how, era.flags...) })
+		}
 	}
 }
 
-func testStdioCancel(t *testing.T, how string) {
-	m, ev := startFake(t, Options{}, fakeServer(t, "slowpoke"))
+func testStdioCancel(t *testing.T, how string, flags ...string) {
+	m, ev := startFake(t, Options{}, fakeServer(t, "slowpoke", flags...))
 	waitReady(t, m, "slowpoke", 10*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -515,8 +533,16 @@ func testStdioCancel(t *testing.T, how string) {
 	}
 }
 
+// TestStdioProgress: a call's progress notifications come as its
+// events, on both eras; a call without a call id gets none.
 func TestStdioProgress(t *testing.T) {
-	m, ev := startFake(t, Options{}, fakeServer(t, "slowpoke"))
+	for _, era := range stdioEras {
+		t.Run(era.name, func(t *testing.T) { testStdioProgress(t, era.flags...) })
+	}
+}
+
+func testStdioProgress(t *testing.T, flags ...string) {
+	m, ev := startFake(t, Options{}, fakeServer(t, "slowpoke", flags...))
 	waitReady(t, m, "slowpoke", 10*time.Second)
 	res, err := m.Call(context.Background(), "slowpoke__slow", map[string]any{"seconds": 1}, "call-42")
 	if err != nil || !strings.HasPrefix(res.Text, "slept") {

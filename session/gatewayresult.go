@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 )
 
@@ -24,6 +25,14 @@ type loggedParts struct {
 func keepForClient(callID string, ev *ToolResultEvent, res *CallResult) {
 	if !strings.HasPrefix(callID, gatewayIDPrefix) || res == nil {
 		return
+	}
+	if n, ok := jsonBound(res.Content, maxKeptResult); ok {
+		if m, ok := jsonBound(res.Structured, maxKeptResult-n); ok && n+m <= maxKeptResult {
+			// Small for sure, and of values that always encode: kept
+			// without encoding it here only to measure it.
+			ev.Parts, ev.Structured = res.Content, res.Structured
+			return
+		}
 	}
 	parts, err := json.Marshal(res.Content)
 	if err != nil {
@@ -62,3 +71,65 @@ func loggedCallResult(r LoggedResult) *CallResult {
 
 // GatewayWaiting is how many of the session's calls wait for a person.
 func (s *Session) GatewayWaiting() int { return len(s.approvals.Pending()) }
+
+// jsonBound is at least as many bytes as json.Marshal(v) gives, for a
+// value of the kinds a result is made of (decoded JSON: strings, finite
+// float64s, bools, nil, and maps and slices of them), which always
+// encode; not ok for any other kind, or once the bound passes budget.
+// A string's bound is six bytes a byte and its quotes: \u00XX, the
+// longest escape json.Marshal writes for a byte.
+func jsonBound(v any, budget int) (int, bool) {
+	n := 0
+	switch v := v.(type) {
+	case nil:
+		n = 4
+	case bool:
+		n = 5
+	case string:
+		n = 2 + 6*len(v)
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return 0, false
+		}
+		n = 32
+	case map[string]any:
+		n = 4 // {} or null
+		for k, e := range v {
+			m, ok := jsonBound(e, budget-n)
+			if !ok {
+				return 0, false
+			}
+			n += 2 + 6*len(k) + 2 + m
+			if n > budget {
+				return 0, false
+			}
+		}
+	case []any:
+		n = 4 // [] or null
+		for _, e := range v {
+			m, ok := jsonBound(e, budget-n)
+			if !ok {
+				return 0, false
+			}
+			n += m + 1
+			if n > budget {
+				return 0, false
+			}
+		}
+	case []map[string]any:
+		n = 4
+		for _, e := range v {
+			m, ok := jsonBound(e, budget-n)
+			if !ok {
+				return 0, false
+			}
+			n += m + 1
+			if n > budget {
+				return 0, false
+			}
+		}
+	default:
+		return 0, false
+	}
+	return n, n <= budget
+}
