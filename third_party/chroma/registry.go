@@ -20,10 +20,15 @@ var (
 )
 
 // LexerRegistry is a registry of Lexers.
+//
+// A registry made by NewLazyLexerRegistry fills Lexers on first use of a
+// method that needs every lexer (see LazyLexers); read Lexers only after
+// calling Names, Match or Analyse, or use a method instead.
 type LexerRegistry struct {
 	Lexers  Lexers
 	byName  map[string]Lexer
 	byAlias map[string]Lexer
+	lazy    *lazyRegistry
 }
 
 // NewLexerRegistry creates a new LexerRegistry of Lexers.
@@ -36,6 +41,7 @@ func NewLexerRegistry() *LexerRegistry {
 
 // Names of all lexers, optionally including aliases.
 func (l *LexerRegistry) Names(withAliases bool) []string {
+	l.loadAll()
 	out := []string{}
 	for _, lexer := range l.Lexers {
 		config := lexer.Config()
@@ -51,6 +57,7 @@ func (l *LexerRegistry) Names(withAliases bool) []string {
 // Aliases of all the lexers, and skip those lexers who do not have any aliases,
 // or show their name instead
 func (l *LexerRegistry) Aliases(skipWithoutAliases bool) []string {
+	l.loadAll()
 	out := []string{}
 	for _, lexer := range l.Lexers {
 		config := lexer.Config()
@@ -68,6 +75,12 @@ func (l *LexerRegistry) Aliases(skipWithoutAliases bool) []string {
 
 // Get a Lexer by name, alias or file extension.
 func (l *LexerRegistry) Get(name string) Lexer {
+	if l.lazy != nil && !l.lazy.loaded.Load() {
+		if lexer := l.lazy.get(l, name); lexer != nil {
+			return lexer
+		}
+		l.loadAll()
+	}
 	if lexer := l.byName[name]; lexer != nil {
 		return lexer
 	}
@@ -99,6 +112,7 @@ func (l *LexerRegistry) Get(name string) Lexer {
 
 // MatchMimeType attempts to find a lexer for the given MIME type.
 func (l *LexerRegistry) MatchMimeType(mimeType string) Lexer {
+	l.loadAll()
 	matched := PrioritisedLexers{}
 	for _, l := range l.Lexers {
 		for _, lmt := range l.Config().MimeTypes {
@@ -118,6 +132,7 @@ func (l *LexerRegistry) MatchMimeType(mimeType string) Lexer {
 //
 // Note that this iterates over all file patterns in all lexers, so is not fast.
 func (l *LexerRegistry) Match(filename string) Lexer {
+	l.loadAll()
 	filename = filepath.Base(filename)
 	matched := PrioritisedLexers{}
 	// First, try primary filename matches.
@@ -178,6 +193,7 @@ func (l *LexerRegistry) Match(filename string) Lexer {
 
 // Analyse text content and return the "best" lexer..
 func (l *LexerRegistry) Analyse(text string) Lexer {
+	l.loadAll()
 	var picked Lexer
 	highest := float32(0.0)
 	for _, lexer := range l.Lexers {
@@ -195,6 +211,14 @@ func (l *LexerRegistry) Analyse(text string) Lexer {
 // Register a Lexer with the LexerRegistry. If the lexer is already registered
 // it will be replaced.
 func (l *LexerRegistry) Register(lexer Lexer) Lexer {
+	if l.lazy != nil && l.lazy.defer_(l, lexer) {
+		return lexer
+	}
+	return l.register(lexer)
+}
+
+// register is Register for a lexer the registry takes now.
+func (l *LexerRegistry) register(lexer Lexer) Lexer {
 	lexer.SetRegistry(l)
 	config := lexer.Config()
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A Draft represents json-schema specification.
@@ -124,15 +125,25 @@ var (
 	draftLatest = Draft2020
 )
 
-func init() {
-	c := NewCompiler()
-	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-		d.sch = c.MustCompile(d.url)
-		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+// metaOnce compiles the drafts' meta-schemas (Draft.sch, Draft.allVocabs).
+//
+// Patched for latch: the unpatched package compiles them in init, in every
+// program that links it; here a dialect's getSchema, the one place that
+// reads them, compiles them all when it is first called, the same way.
+var metaOnce sync.Once
+
+// compileMetaSchemas compiles the meta-schemas of every draft, once.
+func compileMetaSchemas() {
+	metaOnce.Do(func() {
+		c := NewCompiler()
+		c.AssertFormat()
+		for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
+			d.sch = c.MustCompile(d.url)
+			for name := range d.allVocabs {
+				d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			}
 		}
-	}
+	})
 }
 
 func draftFromURL(url string) *Draft {
@@ -264,6 +275,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	compileMetaSchemas()
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch

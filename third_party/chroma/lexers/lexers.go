@@ -3,6 +3,8 @@ package lexers
 import (
 	"embed"
 	"io/fs"
+	"sort"
+	"strings"
 
 	"github.com/alecthomas/chroma/v2"
 )
@@ -11,18 +13,57 @@ import (
 var embedded embed.FS
 
 // GlobalLexerRegistry is the global LexerRegistry of Lexers.
-var GlobalLexerRegistry = func() *chroma.LexerRegistry {
-	reg := chroma.NewLexerRegistry()
-	// index(reg)
+//
+// Patched for latch: the embedded XML lexers are parsed when first needed
+// (chroma.NewLazyLexerRegistry), a lookup by name or alias parsing only
+// the one file it needs (index.go), not all of them at init.
+var GlobalLexerRegistry = chroma.NewLazyLexerRegistry(&xmlLexers{parsed: map[string]chroma.Lexer{}})
+
+// xmlLexers are the embedded XML lexers, each parsed once, when first
+// asked for. The registry calls its methods one at a time.
+type xmlLexers struct {
+	parsed map[string]chroma.Lexer // by file name
+}
+
+// All parses every embedded XML lexer, in the order of their file names.
+func (x *xmlLexers) All() []chroma.Lexer {
 	paths, err := fs.Glob(embedded, "embedded/*.xml")
 	if err != nil {
 		panic(err)
 	}
+	all := make([]chroma.Lexer, 0, len(paths))
 	for _, path := range paths {
-		reg.Register(chroma.MustNewXMLLexer(embedded, path))
+		all = append(all, x.file(strings.TrimPrefix(path, "embedded/")))
 	}
-	return reg
-}()
+	return all
+}
+
+// ByName parses the XML lexer registered last under key, in the names or
+// the aliases (index.go).
+func (x *xmlLexers) ByName(key string, alias bool) chroma.Lexer {
+	index := xmlNames[:]
+	if alias {
+		index = xmlAliases[:]
+	}
+	i := sort.Search(len(index), func(i int) bool { return index[i].key >= key })
+	if i == len(index) || index[i].key != key {
+		return nil
+	}
+	return x.file(index[i].file)
+}
+
+// file parses the embedded lexer in file, once.
+func (x *xmlLexers) file(file string) chroma.Lexer {
+	if lexer := x.parsed[file]; lexer != nil {
+		return lexer
+	}
+	lexer := chroma.MustNewXMLLexer(embedded, "embedded/"+file)
+	x.parsed[file] = lexer
+	return lexer
+}
+
+// xmlKey is a name or alias of an embedded XML lexer, and its file.
+type xmlKey struct{ key, file string }
 
 // Names of all lexers, optionally including aliases.
 func Names(withAliases bool) []string {
