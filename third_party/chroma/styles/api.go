@@ -13,11 +13,10 @@ import (
 var embedded embed.FS
 
 // Patched for latch: the embedded XML styles are parsed when first
-// needed, not at init. Lookup and Get by a name parse the one file of
-// that name (a style's file is its name and ".xml": TestFileNames), and
-// Registry and Names all of them, once. The styles given to Register
-// hide the embedded ones of the same name, as when every embedded style
-// was registered at init.
+// needed, not at init. Lookup and Get by a name parse the one file that
+// holds the style of that name (index.go), and Registry and Names all of
+// them, once. The styles given to Register hide the embedded ones of the
+// same name, as when every embedded style was registered at init.
 var (
 	mu         sync.Mutex
 	loaded     bool                         // registry holds every style
@@ -70,23 +69,26 @@ func Get(name string) *chroma.Style {
 }
 
 // Lookup returns the style registered under name, and whether there is
-// one, parsing at most the embedded file of that name unless name is not
-// a file's.
+// one, parsing at most the embedded file that holds it.
 func Lookup(name string) (*chroma.Style, bool) {
 	mu.Lock()
 	defer mu.Unlock()
-	if !loaded {
-		if style, ok := registered[name]; ok {
-			return style, true
-		}
-		if style := parseFile(name + ".xml"); style != nil && style.Name == name {
-			return style, true
-		}
-		loadAll()
+	if loaded {
+		style, ok := registry[name]
+		return style, ok
 	}
-	style, ok := registry[name]
-	return style, ok
+	if style, ok := registered[name]; ok {
+		return style, true
+	}
+	i := sort.Search(len(xmlStyles), func(i int) bool { return xmlStyles[i].name >= name })
+	if i == len(xmlStyles) || xmlStyles[i].name != name {
+		return nil, false
+	}
+	return mustParse(xmlStyles[i].file), true
 }
+
+// xmlStyle is an embedded style's name and its file.
+type xmlStyle struct{ name, file string }
 
 // loadAll registers every embedded style, in the order of their files,
 // then those given to Register, once. The caller holds mu.
@@ -109,18 +111,6 @@ func loadAll() {
 		registry[name] = style
 	}
 	registered, loaded = nil, true
-}
-
-// parseFile parses the embedded style in file, once, or returns nil if
-// there is no such file.
-func parseFile(file string) *chroma.Style {
-	if style := parsed[file]; style != nil {
-		return style
-	}
-	if _, err := fs.Stat(embedded, file); err != nil {
-		return nil
-	}
-	return mustParse(file)
 }
 
 // mustParse parses the embedded style in file, once, and panics if it
