@@ -25,9 +25,13 @@ test: npm vet
 ## test binary), sized for -race on two busy cores; a test waits on events,
 ## never on them.
 TIERS = $(GO) run ./testdata/tiers
-## GLAMOUR_TEST: the tests of the patched copy of glamour's margin writer
-## (third_party/glamour is a module of its own, outside ./...)
-GLAMOUR_TEST = cd third_party/glamour && $(GO) test $(TESTFLAGS) -count=1 ./ansi/
+## GLAMOUR_TEST: the tests of the patched copies in third_party (each a
+## module of its own, outside ./...): glamour's margin writer, chroma's
+## lexers and styles loaded on first use, jsonschema's meta-schemas
+## compiled on first use
+GLAMOUR_TEST = cd third_party/glamour && $(GO) test $(TESTFLAGS) -count=1 ./ansi/ && \
+	cd ../chroma && $(GO) test $(TESTFLAGS) -count=1 ./lexers/ ./styles/ && \
+	cd ../jsonschema && $(GO) test $(TESTFLAGS) -count=1 .
 TESTFLAGS ?= -race
 ## TESTP: how many packages' tests run at once. Most of the long ones wait
 ## on processes and servers more than they compute: with go test's default

@@ -78,3 +78,7 @@ require (
 replace earlyinit => ./earlyinit
 
 replace github.com/charmbracelet/glamour => ./third_party/glamour
+
+replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

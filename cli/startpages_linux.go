@@ -13,13 +13,14 @@ import (
 // unmaps them from latch (they stay in the page cache) and maps back, at
 // their next use, only those the chat reaches.
 //
-// The binary is 40 MB, and the packages' init functions (chroma's lexers
-// and styles, the JSON Schema meta-schemas, bluemonday, goldmark) run
-// code and read data all over it: by the first frame about 21 MB of it is
-// mapped, since the kernel maps the cached pages around each one read (64
-// KB). Most of that is never used again. After this, the chat maps back
-// about 15 MB, so its peak RSS is about 5 MB lower (docs/ARCHITECTURE.md,
-// "Start-up and memory").
+// The binary is 40 MB, and the packages' init functions (bluemonday,
+// goldmark, and until session 13 chroma's lexers and styles and the JSON
+// Schema meta-schemas, which now load on first use) run code and read
+// data all over it: by the first frame about 21 MB of it was mapped,
+// since the kernel maps the cached pages around each one read (64 KB).
+// Most of that is never used again. After this, the chat maps back about
+// 15 MB, so its peak RSS was about 5 MB lower (session 11's figures:
+// docs/ARCHITECTURE.md, "Start-up and memory").
 //
 // Only read-only mappings of the binary are dropped, and only those that
 // hold no page of their own (Anonymous 0 in smaps): a breakpoint a

@@ -34,3 +34,5 @@ require (
 	golang.org/x/net v0.38.0 // indirect
 	golang.org/x/sys v0.37.0 // indirect
 )
+
+replace github.com/alecthomas/chroma/v2 => ../chroma

@@ -87,7 +87,7 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		theme = chromaStyleTheme
 		mutex.Lock()
 		// Don't register the style if it's already registered.
-		_, ok := styles.Registry[theme]
+		_, ok := styles.Lookup(theme)
 		if !ok {
 			styles.Register(chroma.MustNewStyle(theme,
 				chroma.StyleEntries{

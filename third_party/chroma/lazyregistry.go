@@ -1,0 +1,124 @@
+package chroma
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// LazyLexers is where a registry made by NewLazyLexerRegistry gets the
+// lexers it does not hold from the start (in chroma, the lexers package's
+// embedded XML lexers), so that a program that highlights nothing, or
+// only with lexers it looks up by name, does not build them all. The
+// registry calls its methods one at a time.
+type LazyLexers interface {
+	// All returns every lexer, in the order they are registered, before
+	// any lexer given to Register.
+	All() []Lexer
+	// ByName returns the lexer All would register under key in the
+	// registry's names (alias false) or aliases (alias true), the last
+	// one registered under it, or nil. A lexer it returns must be the one
+	// All returns later (the same value), and ByName must be cheap: it
+	// is for building one lexer, not all of them.
+	ByName(key string, alias bool) Lexer
+}
+
+// NewLazyLexerRegistry returns a registry that holds from's lexers and
+// then those given to Register, in that order, as a registry made by
+// NewLexerRegistry would if each had been registered, but that asks from
+// for them only when first needed: Get by a name or alias asks for that
+// one lexer (from.ByName), and Names, Aliases, Match, MatchMimeType,
+// Analyse and a Get that finds no name or alias ask for all of them
+// (from.All, once). Lookups are safe to make concurrently, as they are
+// on a registry whose lexers were all registered.
+func NewLazyLexerRegistry(from LazyLexers) *LexerRegistry {
+	l := NewLexerRegistry()
+	l.lazy = &lazyRegistry{from: from, deferred: NewLexerRegistry()}
+	return l
+}
+
+// lazyRegistry is the state of a lazily filled LexerRegistry until all of
+// its lexers are loaded.
+type lazyRegistry struct {
+	loaded atomic.Bool // all loaded: the registry's own fields hold them
+
+	mu   sync.Mutex // over everything below, and the calls to from
+	from LazyLexers
+	// deferred holds the lexers given to Register before the load, in
+	// their order, under the names and aliases they registered under.
+	deferred *LexerRegistry
+}
+
+// defer_ keeps lexer for the load if the registry l is not loaded yet,
+// reporting whether it did.
+func (z *lazyRegistry) defer_(l *LexerRegistry, lexer Lexer) bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.loaded.Load() {
+		return false
+	}
+	lexer.SetRegistry(l)
+	config := lexer.Config()
+	d := z.deferred
+	d.byName[config.Name] = lexer
+	d.byName[strings.ToLower(config.Name)] = lexer
+	for _, alias := range config.Aliases {
+		d.byAlias[alias] = lexer
+		d.byAlias[strings.ToLower(alias)] = lexer
+	}
+	d.Lexers = append(d.Lexers, lexer) // every one: the load replays them in order
+	return true
+}
+
+// get looks name up as Get does before it tries file names: in the
+// names, then the aliases, then both lower-cased. A lexer given to
+// Register hides from's under the same key, as registering from's first
+// would have. Once all are loaded it returns nil: the registry's own
+// fields answer.
+func (z *lazyRegistry) get(l *LexerRegistry, name string) Lexer {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.loaded.Load() {
+		return nil
+	}
+	lower := strings.ToLower(name)
+	for _, k := range [...]struct {
+		key   string
+		alias bool
+	}{{name, false}, {name, true}, {lower, false}, {lower, true}} {
+		m := z.deferred.byName
+		if k.alias {
+			m = z.deferred.byAlias
+		}
+		if lexer := m[k.key]; lexer != nil {
+			return lexer
+		}
+		if lexer := z.from.ByName(k.key, k.alias); lexer != nil {
+			lexer.SetRegistry(l)
+			return lexer
+		}
+	}
+	return nil
+}
+
+// loadAll registers every lexer of a lazy registry, once: from's, then
+// those given to Register before, in their order.
+func (l *LexerRegistry) loadAll() {
+	z := l.lazy
+	if z == nil || z.loaded.Load() {
+		return
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.loaded.Load() {
+		return
+	}
+	for _, lexer := range z.from.All() {
+		l.register(lexer)
+	}
+	for _, lexer := range z.deferred.Lexers {
+		l.register(lexer)
+	}
+	z.deferred, z.from = nil, nil
+	z.loaded.Store(true)
+}
