@@ -61,4 +61,4 @@ func loggedCallResult(r LoggedResult) *CallResult {
 }
 
 // GatewayWaiting is how many of the session's calls wait for a person.
-func (s *Session) GatewayWaiting() int { return len(s.approvals.Pending()) }
+func (s *Session) GatewayWaiting() int { return s.approvals.Count() }
