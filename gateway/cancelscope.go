@@ -34,8 +34,22 @@ type inflight struct {
 type inflightRequest struct {
 	body   []byte
 	cancel context.CancelFunc
-	read   bool
+	read   sync.Once
 	id     string // the id as mcpgoID writes it, once read; "" for none
+}
+
+// idOf is the request's id as mcpgoID writes it, read from its body the
+// first time it is asked for; "" for none.
+func (r *inflightRequest) idOf() string {
+	r.read.Do(func() {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(r.body, &m) == nil && len(m.ID) > 0 && string(m.ID) != "null" {
+			r.id = string(mcpgoID(m.ID))
+		}
+	})
+	return r.id
 }
 
 func newInflight() *inflight {
@@ -75,21 +89,16 @@ func (f *inflight) track(next http.Handler) http.Handler {
 }
 
 // cancel ends caller's requests under way whose id is id (as mcpgoID
-// writes it).
+// writes it). Their bodies are read outside the lock: one may be large.
 func (f *inflight) cancel(caller, id string) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	mine := make([]*inflightRequest, 0, len(f.by[caller]))
 	for req := range f.by[caller] {
-		if !req.read {
-			req.read = true
-			var m struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(req.body, &m) == nil && len(m.ID) > 0 && string(m.ID) != "null" {
-				req.id = string(mcpgoID(m.ID))
-			}
-		}
-		if req.id == id && id != "" {
+		mine = append(mine, req)
+	}
+	f.mu.Unlock()
+	for _, req := range mine {
+		if id != "" && req.idOf() == id {
 			req.cancel()
 		}
 	}
