@@ -82,7 +82,10 @@ func TestServeParkedAtScale(t *testing.T) {
 		t.Errorf("the restarted gateway says %q, want %d calls waiting", took, left)
 	}
 	rss, hwm = procMemory(t, gw.cmd.Process.Pid)
-	t.Logf("restarted gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB", n, rss, hwm)
+	t.Logf("restarted gateway with %d parked calls: VmRSS %.1f MB, VmHWM %.1f MB (bound: RSS ≤ 100 MB)", n, rss, hwm)
+	if rss > 100 {
+		t.Errorf("RSS %.1f MB after a restart with %d parked calls, over the 100 MB bound", rss, n)
+	}
 	if got := gw.await(t, ids[n/2]); !strings.Contains(got, "awaiting_approval") {
 		t.Errorf("a call parked before the restart, polled after it: %s", got)
 	}

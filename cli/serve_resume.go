@@ -62,8 +62,7 @@ func pickGatewayRun(s *settings) string {
 		if idle == "" {
 			idle = id
 		}
-		calls, _ := session.ParkedCallsOf(s.stateDir, id)
-		if slices.ContainsFunc(calls, session.ParkedCall.Waiting) {
+		if waiting, _ := session.HasWaiting(s.stateDir, id); waiting {
 			return id
 		}
 	}

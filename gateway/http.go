@@ -131,7 +131,10 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener, o HTTPOptions) err
 	ss.end = endSession(mcpSrv)
 	go ss.sweepEvery(ctx)
 	mux := http.NewServeMux()
-	mux.Handle(Path, ss.track(g.taskHTTP(g.plainHTTP(mcpSrv))))
+	// A cancel of the 2026-07-28 form reaches its sender's requests
+	// alone (cancelscope.go).
+	calls := newInflight()
+	mux.Handle(Path, ss.track(g.taskHTTP(calls.track(g.plainHTTP(scoped{mcpSrv, calls})))))
 	// The server's own error log would print what clients sent: off.
 	hs := &http.Server{Handler: guard(mux, addr, o.Addr, tokens), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: log.New(io.Discard, "", 0)}

@@ -39,7 +39,7 @@ import (
 // plainHTTP answers the plain calls posted to it, in front of mcp-go's
 // streamable HTTP server next (whose supported protocol versions it
 // follows), and passes everything else to next.
-func (g *Gateway) plainHTTP(next *server.StreamableHTTPServer) http.Handler {
+func (g *Gateway) plainHTTP(next mcpGoHTTP) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, ok := g.plainPost(r, next.SupportsProtocolVersion); ok {
 			g.answerPlainHTTP(w, r, c)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
@@ -43,13 +41,7 @@ func BenchmarkHTTPPlainCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	mcpSrv := server.NewStreamableHTTPServer(g.srv, server.WithEndpointPath(Path))
-	header := http.Header{}
-	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"Authorization": "Bearer bench-token", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
-		header.Set(k, v)
-	}
-	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8765", Path: Path}
-	ctx := context.Background()
+	header := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool}
 	var want []byte
 	for _, c := range []struct {
 		name string
@@ -58,25 +50,9 @@ func BenchmarkHTTPPlainCall(b *testing.B) {
 		{"mcp-go", mcpSrv},
 		{"plain", g.plainHTTP(mcpSrv)},
 	} {
-		ss := newSessions(Limits{Sessions: 8, SessionIdle: time.Hour})
-		mux := http.NewServeMux()
-		mux.Handle(Path, ss.track(g.taskHTTP(c.next)))
-		h := guard(mux, "127.0.0.1:8765", "127.0.0.1:0", tokens)
+		h := benchFront(newSessions(Limits{Sessions: 8, SessionIdle: time.Hour}), g, c.next, tokens)
 		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			w := &benchWriter{header: http.Header{}}
-			i := 0
-			for b.Loop() {
-				body := bodies[i%clients]
-				i++
-				r := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: header, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-					ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}).WithContext(ctx)
-				w.reset()
-				h.ServeHTTP(w, r)
-				if w.code != http.StatusOK {
-					b.Fatalf("%d %s", w.code, w.body)
-				}
-			}
+			w := benchPost(b, h, "bench-token", header, bodies...)
 			// Both answer the same bytes.
 			if want == nil {
 				want = bytes.Clone(w.body)

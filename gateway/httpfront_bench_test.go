@@ -58,9 +58,6 @@ func BenchmarkHTTPFront(b *testing.B) {
 	ss := newSessions(Limits{Sessions: 8, SessionIdle: time.Hour})
 	id := ss.Generate()
 	ss.leave(id)
-	mux := http.NewServeMux()
-	mux.Handle(Path, ss.track((&Gateway{}).taskHTTP(mcpGo)))
-	ctx := context.Background()
 	stateless := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "mem__read_graph"}
 	for _, c := range []struct {
 		name, token string
@@ -71,29 +68,50 @@ func BenchmarkHTTPFront(b *testing.B) {
 		{"session", "bench-token", shared, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id}},
 		{"named_client", "editor-token", named, stateless},
 	} {
-		h := guard(mux, "127.0.0.1:8765", "127.0.0.1:0", c.tokens)
-		header := http.Header{}
-		header.Set("Content-Type", "application/json")
-		header.Set("Accept", "application/json, text/event-stream")
-		header.Set("Authorization", "Bearer "+c.token)
-		for k, v := range c.header {
-			header.Set(k, v)
-		}
-		u := &url.URL{Scheme: "http", Host: "127.0.0.1:8765", Path: Path}
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			w := &benchWriter{header: http.Header{}}
-			for b.Loop() {
-				r := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: header, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-					ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}).WithContext(ctx)
-				w.reset()
-				h.ServeHTTP(w, r)
-				if w.code != http.StatusOK {
-					b.Fatalf("%d %s", w.code, w.body)
-				}
-			}
-		})
+		h := benchFront(ss, &Gateway{}, mcpGo, c.tokens)
+		b.Run(c.name, func(b *testing.B) { benchPost(b, h, c.token, c.header, body) })
 	}
+}
+
+// benchFront is latch serve --listen's handling of a request in front
+// of next, as Serve builds it: the guard (with tokens), ss's session
+// tracking and g's task router.
+func benchFront(ss *sessions, g *Gateway, next http.Handler, tokens *tokenTable) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(Path, ss.track(g.taskHTTP(next)))
+	return guard(mux, "127.0.0.1:8765", "127.0.0.1:0", tokens)
+}
+
+// benchPost posts bodies, in turn, to h (latch serve --listen's handling of a
+// request, from the guard on) once an op, with token and header as an
+// MCP client sends them, failing on an answer other than 200; it
+// returns the writer holding the last answer.
+func benchPost(b *testing.B, h http.Handler, token string, header map[string]string, bodies ...[]byte) *benchWriter {
+	b.Helper()
+	hd := http.Header{}
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Accept", "application/json, text/event-stream")
+	hd.Set("Authorization", "Bearer "+token)
+	for k, v := range header {
+		hd.Set(k, v)
+	}
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8765", Path: Path}
+	ctx := context.Background()
+	b.ReportAllocs()
+	w := &benchWriter{header: http.Header{}}
+	i := 0
+	for b.Loop() {
+		body := bodies[i%len(bodies)]
+		i++
+		r := (&http.Request{Method: http.MethodPost, URL: u, Host: u.Host, Header: hd, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body))}).WithContext(ctx)
+		w.reset()
+		h.ServeHTTP(w, r)
+		if w.code != http.StatusOK {
+			b.Fatalf("%d %s", w.code, w.body)
+		}
+	}
+	return w
 }
 
 // benchWriter is a ResponseWriter kept from one op to the next.

@@ -132,6 +132,14 @@ func (a *Approvals) Pending() []Approval {
 	return out
 }
 
+// Count is how many approvals are pending: Pending's length, without
+// the list.
+func (a *Approvals) Count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pending)
+}
+
 // Get returns the pending approval with the given id.
 func (a *Approvals) Get(id string) (Approval, bool) {
 	a.mu.Lock()

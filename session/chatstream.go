@@ -84,8 +84,29 @@ func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.C
 }
 
 // chatLine hands one line of a chat's stream to fn, or says what is
-// wrong with it, as the api client does.
+// wrong with it, as the api client does. The api client decodes each
+// line twice, for an error and for the reply; a line is decoded here
+// once, into both, and only a line that does not decode so (not JSON, a
+// field of another type) is read again as the api client reads it, for
+// its error to be the same.
 func chatLine(response *http.Response, line []byte, fn api.ChatResponseFunc) error {
+	var reply struct {
+		api.ChatResponse
+		Error     string `json:"error,omitempty"`
+		SigninURL string `json:"signin_url,omitempty"`
+	}
+	if json.Unmarshal(line, &reply) != nil {
+		return chatLineAsTheAPIClient(response, line, fn)
+	}
+	if err := chatLineError(response, reply.Error, reply.SigninURL); err != nil {
+		return err
+	}
+	return fn(reply.ChatResponse)
+}
+
+// chatLineAsTheAPIClient is chatLine as the api client reads a line: for
+// an error first, then for the reply.
+func chatLineAsTheAPIClient(response *http.Response, line []byte, fn api.ChatResponseFunc) error {
 	var errorResponse struct {
 		Error     string `json:"error,omitempty"`
 		SigninURL string `json:"signin_url,omitempty"`
@@ -96,19 +117,28 @@ func chatLine(response *http.Response, line []byte, fn api.ChatResponseFunc) err
 		}
 		return errors.New(string(line))
 	}
-	switch {
-	case response.StatusCode == http.StatusUnauthorized:
-		return api.AuthorizationError{StatusCode: response.StatusCode, Status: response.Status, SigninURL: errorResponse.SigninURL}
-	case response.StatusCode >= http.StatusBadRequest:
-		return api.StatusError{StatusCode: response.StatusCode, Status: response.Status, ErrorMessage: errorResponse.Error}
-	case errorResponse.Error != "":
-		return errors.New(errorResponse.Error)
+	if err := chatLineError(response, errorResponse.Error, errorResponse.SigninURL); err != nil {
+		return err
 	}
 	var resp api.ChatResponse
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return err
 	}
 	return fn(resp)
+}
+
+// chatLineError is the error a line of the stream says, by the
+// response's status and the line's error and signin_url, or nil.
+func chatLineError(response *http.Response, message, signinURL string) error {
+	switch {
+	case response.StatusCode == http.StatusUnauthorized:
+		return api.AuthorizationError{StatusCode: response.StatusCode, Status: response.Status, SigninURL: signinURL}
+	case response.StatusCode >= http.StatusBadRequest:
+		return api.StatusError{StatusCode: response.StatusCode, Status: response.Status, ErrorMessage: message}
+	case message != "":
+		return errors.New(message)
+	}
+	return nil
 }
 
 // chatReadEvery is how often a chat's stream is read at most. A model

@@ -255,7 +255,8 @@ func TestGatewayResumeTakesUpParkedCalls(t *testing.T) {
 		}
 		return out.ID
 	}
-	ran, rejected, waiting := park(h, "ran"), park(h, "rejected"), park(h, "waiting")
+	// The waiting call's line in the log is longer than a read buffer.
+	ran, rejected, waiting := park(h, "ran"), park(h, "rejected"), park(h, "waiting"+strings.Repeat(" long", 30_000))
 	if err := h.sess.GatewayDecide(ran, true, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -265,6 +266,9 @@ func TestGatewayResumeTakesUpParkedCalls(t *testing.T) {
 	awaitSettled(t, h.sess, ran)
 	awaitSettled(t, h.sess, rejected)
 	h.sess.Close()
+	if w, err := session.HasWaiting(dir, "gw-resume"); !w || err != nil {
+		t.Errorf("HasWaiting with a call waiting: %v, %v", w, err)
+	}
 
 	again := newToolHarness(t, o)
 	if n, err := again.sess.ResumeGateway(); err != nil || n != 3 {
@@ -289,6 +293,9 @@ func TestGatewayResumeTakesUpParkedCalls(t *testing.T) {
 	}
 	if got := awaitSettled(t, again.sess, waiting); got.Decision != session.GatewayAllowed {
 		t.Errorf("the call approved after the restart: %+v", got)
+	}
+	if w, err := session.HasWaiting(dir, "gw-resume"); w || err != nil {
+		t.Errorf("HasWaiting with every call decided: %v, %v", w, err)
 	}
 	if w := again.notes.written(); len(w) != 1 || !strings.Contains(w[0], "waiting") {
 		t.Errorf("after the restart the notes server got %q, want only the call approved since", w)

@@ -70,7 +70,7 @@ func loggedCallResult(r LoggedResult) *CallResult {
 }
 
 // GatewayWaiting is how many of the session's calls wait for a person.
-func (s *Session) GatewayWaiting() int { return len(s.approvals.Pending()) }
+func (s *Session) GatewayWaiting() int { return s.approvals.Count() }
 
 // jsonBound is at least as many bytes as json.Marshal(v) gives, for a
 // value of the kinds a result is made of (decoded JSON: strings, finite

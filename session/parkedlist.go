@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -150,6 +151,65 @@ func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
 	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, true)
 }
 
+// HasWaiting says whether a call parked in one session's log still
+// waits for a decision, as ParkedCallsOf's Waiting says, without reading
+// the calls: only the parkings, their decisions and the results are read,
+// each for its type and ids. (Reading every call whole, with its
+// arguments, to choose the run a restarted gateway resumes, made as
+// much garbage as resuming it; latch serve's collector lets that grow
+// to five times what is live.)
+func HasWaiting(dir, sessionID string) (bool, error) {
+	f, err := os.Open(filepath.Join(dir, sessionID+".jsonl"))
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	var decisions []string
+	byApproval, byCall := map[string]int{}, map[string]int{}
+	br := bufio.NewReaderSize(f, 64<<10)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || long != nil {
+			// A line longer than the buffer: kept whole.
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			line, long = long, nil
+		}
+		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) {
+			var e struct {
+				Type       string `json:"type"`
+				ApprovalID string `json:"approval_id"`
+				CallID     string `json:"call_id"`
+				Decision   string `json:"decision"`
+			}
+			if json.Unmarshal(line, &e) == nil {
+				switch e.Type {
+				case TypeApprovalParked:
+					byApproval[e.ApprovalID], byCall[e.CallID] = len(decisions), len(decisions)
+					decisions = append(decisions, "")
+				case TypeApprovalResolved:
+					if i, ok := byApproval[e.ApprovalID]; ok {
+						decisions[i] = e.Decision
+					}
+				case TypeToolResult:
+					if i, ok := byCall[e.CallID]; ok && decisions[i] == "" {
+						decisions[i] = "answered"
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			return slices.Contains(decisions, ""), nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
 // parkedWants says whether parkedIn reads a line of the log: a parking
 // or its decision, a result, the permission that parked a call, and with
 // results the one that let an approved call start.
@@ -170,6 +230,17 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 	var calls []ParkedCall
 	byApproval, byCall := map[string]int{}, map[string]int{}
 	why := map[string]ParkLine{} // the permission event that parked a call, by call id
+	// The strings the calls share (their tool, server, digest,
+	// description, client), held once: a resumed gateway keeps them
+	// for every call waiting.
+	shared := map[string]string{}
+	same := func(s *string) {
+		if v, ok := shared[*s]; ok {
+			*s = v
+		} else {
+			shared[*s] = *s
+		}
+	}
 	br := bufio.NewReader(f)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -178,6 +249,9 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 			if exactjson.UnmarshalExact(line, &e) == nil {
 				switch e.Type {
 				case TypeApprovalParked:
+					for _, f := range []*string{&e.Client, &e.Tool, &e.Server, &e.Digest, &e.Descr, &e.ClientName} {
+						same(f)
+					}
 					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
 					calls = append(calls, e.Parking(sessionID, why[e.CallID]))
 					delete(why, e.CallID)
@@ -187,6 +261,8 @@ func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
 					}
 				case TypePermission:
 					if e.Decision == "parked" {
+						same(&e.Mode)
+						same(&e.Rule)
 						why[e.CallID] = e
 					}
 					if i, ok := byCall[e.CallID]; ok && e.Decision == "allowed" && calls[i].Decision == "approved" {
