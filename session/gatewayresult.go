@@ -105,31 +105,27 @@ func jsonBound(v any, budget int) (int, bool) {
 			}
 		}
 	case []any:
-		n = 4 // [] or null
-		for _, e := range v {
-			m, ok := jsonBound(e, budget-n)
-			if !ok {
-				return 0, false
-			}
-			n += m + 1
-			if n > budget {
-				return 0, false
-			}
-		}
+		return listBound(v, budget)
 	case []map[string]any:
-		n = 4
-		for _, e := range v {
-			m, ok := jsonBound(e, budget-n)
-			if !ok {
-				return 0, false
-			}
-			n += m + 1
-			if n > budget {
-				return 0, false
-			}
-		}
+		return listBound(v, budget)
 	default:
 		return 0, false
 	}
 	return n, n <= budget
+}
+
+// listBound is jsonBound of a list.
+func listBound[E any](list []E, budget int) (int, bool) {
+	n := 4 // [] or null
+	for _, e := range list {
+		m, ok := jsonBound(e, budget-n)
+		if !ok {
+			return 0, false
+		}
+		n += m + 1
+		if n > budget {
+			return 0, false
+		}
+	}
+	return n, true
 }
