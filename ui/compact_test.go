@@ -121,7 +121,9 @@ func TestCompactEscCancelsOnlyTheCompaction(t *testing.T) {
 		}
 		h.typeText(longPrompt(i))
 		h.key(tea.KeyEnter)
-		h.untilEvent(func(e session.Event) bool {
+		// Alone: the compaction's end may come in the batch of its
+		// start, and the model must not see it yet.
+		h.untilEventAlone(func(e session.Event) bool {
 			_, end := e.(*session.TurnDone)
 			return end || compactionStep(session.CompactStarted)(e)
 		})
@@ -157,7 +159,9 @@ func TestCompactEscJustAfterItEndedLeavesTheTurn(t *testing.T) {
 		}
 		h.typeText(longPrompt(i))
 		h.key(tea.KeyEnter)
-		h.untilEvent(func(e session.Event) bool {
+		// Alone: the compaction's end may come in the batch of its
+		// start, and the model must not see it yet.
+		h.untilEventAlone(func(e session.Event) bool {
 			_, end := e.(*session.TurnDone)
 			return end || compactionStep(session.CompactStarted)(e)
 		})

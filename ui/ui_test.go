@@ -34,6 +34,9 @@ type harness struct {
 	// the last wait stopped, that came after the one it stopped at: the
 	// next wait looks at them first.
 	unseen []session.Event
+	// unfed are events received but not fed to the model yet, after the
+	// one untilEventAlone stopped at: the next wait feeds them first.
+	unfed []session.Event
 	// trail is every event fed to the model, batch by batch, for a
 	// failure's report (report).
 	trail []string
@@ -94,13 +97,54 @@ func (h *harness) untilEvent(stop func(session.Event) bool) {
 			}
 		}
 		h.unseen = nil
-		evs, ok := h.sub.Next(ctx)
-		if !ok {
-			h.t.Fatalf("the event did not come within %v\n%s", bound, h.report())
-		}
+		evs := h.next(ctx, bound)
 		h.note(evs)
 		h.m.Update(eventsMsg{events: evs})
 		h.unseen = evs
+	}
+}
+
+// next is the next batch of events to feed: those untilEventAlone left
+// unfed, else the subscription's next.
+func (h *harness) next(ctx context.Context, bound time.Duration) []session.Event {
+	h.t.Helper()
+	if evs := h.unfed; len(evs) > 0 {
+		h.unfed = nil
+		return evs
+	}
+	evs, ok := h.sub.Next(ctx)
+	if !ok {
+		h.t.Fatalf("the event did not come within %v\n%s", bound, h.report())
+	}
+	return evs
+}
+
+// untilEventAlone is untilEvent for a state between two events that
+// came together: it feeds the model one event at a time and stops right
+// after the one stop accepts, the rest of its batch not fed yet (the next
+// wait feeds them), as if they had come in the next batch.
+func (h *harness) untilEventAlone(stop func(session.Event) bool) {
+	h.t.Helper()
+	for i, e := range h.unseen { // already fed
+		if stop(e) {
+			h.unseen = h.unseen[i+1:]
+			return
+		}
+	}
+	h.unseen = nil
+	bound := mcptestutil.HangBound(0)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	for {
+		evs := h.next(ctx, bound)
+		for i, e := range evs {
+			h.note(evs[i : i+1])
+			h.m.Update(eventsMsg{events: evs[i : i+1]})
+			if stop(e) {
+				h.unfed = evs[i+1:]
+				return
+			}
+		}
 	}
 }
 
