@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 	"github.com/ollama/ollama/api"
 
 	"latch/mcp/mcptestutil"
@@ -164,5 +165,34 @@ func TestClipboardDropsControls(t *testing.T) {
 	}
 	if !strings.Contains(got, "\techo hi") || !strings.Contains(got, "rm -rf ~") {
 		t.Fatalf("clipboard lost the text: %q", got)
+	}
+}
+
+// A reply whose code block names a lexer that never ended on some text
+// (chroma's Jungle, on a line it cannot read, pushed and popped states
+// at one place forever) is drawn in colour, whole, by the chat's
+// pipeline: a model, or a page it quotes, could name it and freeze the
+// chat.
+func TestReplyWithALoopingLexerIsDrawn(t *testing.T) {
+	reply := []byte("Here:\n\n```jungle\n#!/usr/bin/env python\nprint(1)\n```\n\nAll done.\n")
+	for _, prof := range []termenv.Profile{termenv.ANSI256, termenv.TrueColor} {
+		p, err := newMDPipeline("dark", prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			doc, _ := p.renderDoc(reply, 76)
+			chunked, _ := p.render(reply, 76, false, false)
+			done <- doc + chunked
+		}()
+		select {
+		case out := <-done:
+			if text := ansiStrip(out); strings.Count(text, "print(1)") != 2 || strings.Count(text, "All done.") != 2 {
+				t.Errorf("profile %v: the reply was not drawn whole:\n%s", prof, text)
+			}
+		case <-time.After(mcptestutil.HangBound(0)): // a hang's bound, not a measure
+			t.Fatalf("profile %v: drawing the reply never ended", prof)
+		}
 	}
 }

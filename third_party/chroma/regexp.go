@@ -179,8 +179,11 @@ type LexerState struct {
 	// Custum context for mutators.
 	MutatorContext map[interface{}]interface{}
 	iteratorStack  []Iterator
-	options        *TokeniseOptions
-	newlineAdded   bool
+	// emptyAt is 1 + the place of the last empty matches, empties how
+	// many came in a row there (patched for latch: see Iterator).
+	emptyAt, empties int
+	options          *TokeniseOptions
+	newlineAdded     bool
 }
 
 // Set mutator context.
@@ -194,6 +197,11 @@ func (l *LexerState) Get(key interface{}) interface{} {
 }
 
 // Iterator returns the next Token from the lexer.
+// maxEmptyMatches is how many empty matches in a row at one place the
+// iterator takes before it treats the place as matching no rule (patched
+// for latch).
+const maxEmptyMatches = 1000
+
 func (l *LexerState) Iterator() Token { // nolint: gocognit
 	trace := json.NewEncoder(os.Stderr)
 	end := len(l.Text)
@@ -257,6 +265,22 @@ func (l *LexerState) Iterator() Token { // nolint: gocognit
 			}
 			l.Pos++
 			return Token{Error, string(l.Text[l.Pos-1 : l.Pos])}
+		}
+		// Patched for latch: a lexer whose rules match nothing, push and
+		// pop without end at one place (Jungle's) never returned. Past
+		// maxEmptyMatches empty matches in a row at one place, the
+		// character there is an error token, as when no rule matches,
+		// and the stack starts again from the first state.
+		if groups[0] == "" {
+			if l.emptyAt != l.Pos+1 {
+				l.emptyAt, l.empties = l.Pos+1, 0
+			}
+			if l.empties++; l.empties > maxEmptyMatches {
+				l.emptyAt, l.empties = 0, 0
+				l.Stack = []string{l.options.State}
+				l.Pos++
+				return Token{Error, string(l.Text[l.Pos-1 : l.Pos])}
+			}
 		}
 		l.Rule = ruleIndex
 		l.Groups = groups
