@@ -141,31 +141,11 @@ func (g *Gateway) answerPlainHTTP(w http.ResponseWriter, r *http.Request, m *pla
 	if err == nil {
 		meta = g.completeEncoded(res)
 	}
-	b := plainAnswerMeta(mcpgoID(m.ID), res, meta, err)
+	b := plainAnswer(mcpgoID(m.ID), res, meta, err)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
-}
-
-// completeEncoded marks res as complete does and returns its _meta
-// encoded when it had none: the one complete gives it, the same bytes for
-// every call, encoded once. Otherwise it returns nil, and res.Meta is
-// encoded with the rest of the result.
-func (g *Gateway) completeEncoded(res *mcpgo.CallToolResult) []byte {
-	g.servedMetaOnce.Do(func() {
-		var r mcpgo.CallToolResult
-		g.complete(&r)
-		g.servedMeta, _ = json.Marshal(r.Meta)
-	})
-	if res.Meta != nil || g.servedMeta == nil {
-		g.complete(res)
-		return nil
-	}
-	if res.GetResultType() == "" {
-		res.SetResultType(mcpgo.ResultTypeComplete)
-	}
-	return g.servedMeta
 }
 
 // mcpgoID is a request id as mcp-go writes it back over HTTP: decoded

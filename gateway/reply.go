@@ -9,12 +9,9 @@ import (
 // resultJSON is a tool call's result as mcp-go encodes it (its
 // MarshalJSON: a map of the fields present, its keys in order) to the
 // byte, written field by field without the map, its sort and the []any
-// of the content.
-func resultJSON(r *mcpgo.CallToolResult) ([]byte, error) { return resultJSONMeta(r, nil) }
-
-// resultJSONMeta is resultJSON with r's _meta given already encoded
-// (meta, when not nil; r.Meta is not read then).
-func resultJSONMeta(r *mcpgo.CallToolResult, meta []byte) ([]byte, error) {
+// of the content. meta, when not nil, is r's _meta encoded already
+// (completeEncoded), and r.Meta is not read.
+func resultJSON(r *mcpgo.CallToolResult, meta []byte) ([]byte, error) {
 	b := make([]byte, 0, 256)
 	var err error
 	field := func(key string, v any) {

@@ -32,13 +32,13 @@ func TestResultJSONAsMCPGoWritesIt(t *testing.T) {
 	}
 	for name, r := range results {
 		want, werr := r.MarshalJSON()
-		got, gerr := resultJSON(r)
+		got, gerr := resultJSON(r, nil)
 		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
 			t.Errorf("%s:\n got %s (%v)\nwant %s (%v)", name, got, gerr, want, werr)
 		}
 	}
 	bad := &mcpgo.CallToolResult{RawStructuredContent: json.RawMessage(`{`)}
-	if _, err := resultJSON(bad); err == nil {
+	if _, err := resultJSON(bad, nil); err == nil {
 		t.Error("a result that cannot be encoded was written")
 	}
 }

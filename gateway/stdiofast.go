@@ -262,10 +262,11 @@ func (p *plainCalls) run(w plainWork) {
 		takeEra(server.ClientSessionFromContext(ctx), w.m.era)
 	}
 	res, err := p.g.callPlain(ctx, w.m.request())
+	var meta []byte
 	if err == nil && w.m.era != nil {
-		p.g.complete(res)
+		meta = p.g.completeEncoded(res)
 	}
-	_, _ = p.out.Write(plainAnswer(w.m.ID, res, err))
+	_, _ = p.out.Write(plainAnswer(w.m.ID, res, meta, err))
 }
 
 // request is the call as mcp-go would hand it to the tool's handler. The
@@ -282,17 +283,12 @@ func (m *plainCall) request() mcpgo.CallToolRequest {
 
 // plainAnswer is the answer to a plain call with the id id, as mcp-go
 // writes it (mcp.JSONRPCResponse, mcp.JSONRPCError) and a newline: its
-// result, or the error mcp-go's recovery gives a handler that panicked.
-func plainAnswer(id []byte, res *mcpgo.CallToolResult, err error) []byte {
-	return plainAnswerMeta(id, res, nil, err)
-}
-
-// plainAnswerMeta is plainAnswer with the result's _meta given already
-// encoded (meta, when not nil: resultJSONMeta).
-func plainAnswerMeta(id []byte, res *mcpgo.CallToolResult, meta []byte, err error) []byte {
+// result (its _meta encoded already when meta is not nil: resultJSON),
+// or the error mcp-go's recovery gives a handler that panicked.
+func plainAnswer(id []byte, res *mcpgo.CallToolResult, meta []byte, err error) []byte {
 	var body []byte
 	if err == nil {
-		body, err = resultJSONMeta(res, meta)
+		body, err = resultJSON(res, meta)
 	}
 	b := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":`...)
 	if err != nil {
@@ -346,11 +342,34 @@ func takeEra(s server.ClientSession, era *server.RequestProtocolInfo) {
 // complete marks a 2026-07-28 call's result as mcp-go does: complete
 // (unless it says otherwise), and naming the server that gave it.
 func (g *Gateway) complete(res *mcpgo.CallToolResult) {
-	if res.GetResultType() == "" {
-		res.SetResultType(mcpgo.ResultTypeComplete)
-	}
+	completeType(res)
 	if meta := res.EnsureResultMeta(); meta != nil && meta.ServerInfo() == nil {
 		meta.SetServerInfo(mcpgo.Implementation{Name: serverName, Version: g.o.Version})
+	}
+}
+
+// completeEncoded marks res as complete does and returns its _meta
+// encoded when it had none: the one complete gives it, the same bytes for
+// every call, encoded once. Otherwise it returns nil, and res.Meta is
+// encoded with the rest of the result.
+func (g *Gateway) completeEncoded(res *mcpgo.CallToolResult) []byte {
+	g.servedMetaOnce.Do(func() {
+		var r mcpgo.CallToolResult
+		g.complete(&r)
+		g.servedMeta, _ = json.Marshal(r.Meta)
+	})
+	if res.Meta != nil || g.servedMeta == nil {
+		g.complete(res)
+		return nil
+	}
+	completeType(res)
+	return g.servedMeta
+}
+
+// completeType gives res the result type complete, unless it has one.
+func completeType(res *mcpgo.CallToolResult) {
+	if res.GetResultType() == "" {
+		res.SetResultType(mcpgo.ResultTypeComplete)
 	}
 }
 
