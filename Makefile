@@ -28,10 +28,11 @@ TIERS = $(GO) run ./testdata/tiers
 ## GLAMOUR_TEST: the tests of the patched copies in third_party (each a
 ## module of its own, outside ./...): glamour's margin writer, chroma's
 ## lexers and styles loaded on first use, jsonschema's meta-schemas
-## compiled on first use
+## compiled on first use, bubbles' textarea whose lines grow on demand
 GLAMOUR_TEST = cd third_party/glamour && $(GO) test $(TESTFLAGS) -count=1 ./ansi/ && \
 	cd ../chroma && $(GO) test $(TESTFLAGS) -count=1 ./lexers/ ./styles/ && \
-	cd ../jsonschema && $(GO) test $(TESTFLAGS) -count=1 .
+	cd ../jsonschema && $(GO) test $(TESTFLAGS) -count=1 . && \
+	cd ../bubbles && $(GO) test $(TESTFLAGS) -count=1 ./textarea/
 TESTFLAGS ?= -race
 ## TESTP: how many packages' tests run at once. Most of the long ones wait
 ## on processes and servers more than they compute: with go test's default

@@ -82,3 +82,5 @@ replace github.com/charmbracelet/glamour => ./third_party/glamour
 replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/charmbracelet/bubbles => ./third_party/bubbles
