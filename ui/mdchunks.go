@@ -98,7 +98,12 @@ func (p *mdPipeline) render(src []byte, wrap int, keep, after bool) (string, err
 	if !ok || len(cuts) < 2 && !keep && !after {
 		return p.renderDoc(src, wrap)
 	}
-	var b strings.Builder
+	// The chunks' renders, and what goes before each (the lines between
+	// it and the chunk before), are gathered first and joined into a
+	// string of the exact size: the lines drawn keep it, and a builder's
+	// doubling would keep up to twice that. A single chunk's render is
+	// the result as it is, the string the cache holds, not a copy.
+	outs := make([]string, 0, 2*len(cuts))
 	var prev chunkRender
 	prevTable := false
 	from := 0
@@ -124,12 +129,24 @@ func (p *mdPipeline) render(src []byte, wrap int, keep, after bool) (string, err
 		switch {
 		case i == 0:
 		case first:
-			b.WriteString("\n\n") // renderDoc's join around a table
+			outs = append(outs, "\n\n") // renderDoc's join around a table
 		default:
-			b.WriteString("\n" + prev.after + r.before + "\n")
+			outs = append(outs, "\n"+prev.after+r.before+"\n")
 		}
-		b.WriteString(r.out)
+		outs = append(outs, r.out)
 		prev, prevTable = r, c.lastTable
+	}
+	if len(outs) == 1 {
+		return outs[0], nil
+	}
+	size := 0
+	for _, s := range outs {
+		size += len(s)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, s := range outs {
+		b.WriteString(s)
 	}
 	return b.String(), nil
 }
