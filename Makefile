@@ -26,9 +26,10 @@ test: npm vet
 ## never on them.
 TIERS = $(GO) run ./testdata/tiers
 ## GLAMOUR_TEST: the tests of the patched copies in third_party (each a
-## module of its own, outside ./...): glamour's margin writer, chroma's
-## lexers and styles loaded on first use, jsonschema's meta-schemas
-## compiled on first use, bubbles' textarea whose lines grow on demand
+## module of its own, outside ./...): glamour's margin writer and HTML
+## stripper (against bluemonday's), chroma's lexers and styles loaded on
+## first use, jsonschema's meta-schemas compiled on first use, bubbles'
+## textarea whose lines grow on demand
 GLAMOUR_TEST = cd third_party/glamour && $(GO) test $(TESTFLAGS) -count=1 ./ansi/ && \
 	cd ../chroma && $(GO) test $(TESTFLAGS) -count=1 ./lexers/ ./styles/ && \
 	cd ../jsonschema && $(GO) test $(TESTFLAGS) -count=1 . && \
