@@ -16,7 +16,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -69,7 +68,7 @@ func taskMessageOf(raw []byte, headerVersion string) (taskMessage, bool) {
 func (g *Gateway) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out := &lineWriter{w: stdout}
+	out := newLineWriter(stdout)
 	pr, pw := io.Pipe()
 	defer func() { _ = pr.Close() }()
 	ss := server.NewStdioServer(g.srv)
@@ -143,19 +142,6 @@ func (g *Gateway) answerStdio(ctx, session context.Context, m taskMessage, raw [
 	}
 	b, _ := json.Marshal(resp)
 	return b
-}
-
-// lineWriter writes each message whole, for mcp-go's writes and the
-// gateway's to share stdout.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // taskHTTP answers the task messages posted over HTTP, in front of
