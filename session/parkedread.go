@@ -152,7 +152,7 @@ func (st *parkedState) line(line []byte) bool {
 // cannot be a permission that parks a call, read without decoding the
 // line, when its bytes say it for sure: one key that decoding would take
 // for call_id (which matches keys without regard to case), written
-// plainly, no escape in the line. ok is false for any other line: it is
+// plainly, no \u escape in the line and none in the id. ok is false for any other line: it is
 // decoded.
 func lineCallID(line []byte) (id []byte, ok bool) {
 	if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"parked"`)) ||
@@ -179,7 +179,7 @@ func lineCallID(line []byte) (id []byte, ok bool) {
 	}
 	rest := line[at+len(key):]
 	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 { // an escape: the id is not its bytes
 		return nil, false
 	}
 	return rest[:end], true
