@@ -157,7 +157,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'Find10000' -benchtime 300x ./parkindex/
 	BENCH_BASE=$(BENCH_BASE) LATCH_WORKLOAD=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestStreamWorkload' -v ./cli/
 	$(GO) test -run '^$$' -bench 'GatewayStdio' -benchtime 2000x ./gateway/
-	BENCH_BASE=$(BENCH_BASE) LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients|TestServeParkedAtScale' -v ./cli/
+	BENCH_BASE=$(BENCH_BASE) LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestServeOverhead|TestServeConcurrentStdio|TestServeFiftyClients|TestServeParkedAtScale|TestServeStartLongLog' -v ./cli/
 	LATCH_SERVE_BENCH=1 $(GO) test -count=1 -timeout $(E2E_TIMEOUT) -run 'TestGatewayBystanderLatency' -v ./session/
 
 clean:

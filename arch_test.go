@@ -29,7 +29,7 @@ var importRules = []importRule{
 		"latch/themes", "latch/ui", "latch/ui/inbox", "latch/ui/inbox/sshinbox", "latch/ui/notice", "latch/ui/sanitize", "latch/words"}, nil},
 	{"ui", []string{"latch/session", "latch/permissions", "latch/themes", "latch/ui/sanitize"},
 		[]string{"github.com/mark3labs/mcp-go", "github.com/ollama/ollama"}},
-	{"session", []string{"latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
+	{"session", []string{"latch/fileinfo", "latch/mcp", "latch/permissions", "latch/ui/sanitize", "latch/session/eventlog",
 		"latch/session/history", "latch/session/compaction", "latch/session/exactjson"},
 		[]string{"github.com/charmbracelet"}},
 	// The session's subpackages never import latch/session (it imports

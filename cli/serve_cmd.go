@@ -126,6 +126,14 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 		o.ID = ""
 		sess = session.New(o)
 	}
+	// After the session closes (defers run last first): its log's parked
+	// calls marked (session.MarkParked), so that the next run's start
+	// reads only their lines, however long the log grew in this one.
+	defer func() {
+		if sess.LogProblem() == "" {
+			_ = session.MarkParked(s.stateDir, sess.ID())
+		}
+	}()
 	defer sess.Close()
 	if why := sess.LogProblem(); why != "" {
 		say(stderr, "latch serve: "+why+": a gateway runs no call it cannot record")

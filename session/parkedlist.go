@@ -135,7 +135,7 @@ func ParkedCalls(dir string) ([]ParkedCall, error) {
 	}
 	var out []ParkedCall
 	for i, p := range paths {
-		calls, err := parkedIn(p, ids[i], false)
+		calls, err := parkedIn(p, ids[i], parkedRead{})
 		if err != nil {
 			continue // a log being removed, or unreadable: it has nothing to decide
 		}
@@ -148,66 +148,31 @@ func ParkedCalls(dir string) ([]ParkedCall, error) {
 // ParkedCallsOf reads the calls parked in one session's log, with what
 // became of each and, with results set, their logged results.
 func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
-	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, true)
+	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{results: true})
 }
 
 // HasWaiting says whether a call parked in one session's log still
-// waits for a decision, as ParkedCallsOf's Waiting says, without reading
-// the calls: only the parkings, their decisions and the results are read,
-// each for its type and ids. (Reading every call whole, with its
-// arguments, to choose the run a restarted gateway resumes, made as
-// much garbage as resuming it; latch serve's collector lets that grow
-// to five times what is live.)
+// waits for a decision, as ParkedCallsOf's Waiting says: the same
+// reading, which checks each call's arguments but does not keep them.
+// (Reading every call whole, with its arguments, to choose the run a
+// restarted gateway resumes, made as much garbage as resuming it; latch
+// serve's collector lets that grow to five times what is live.)
 func HasWaiting(dir, sessionID string) (bool, error) {
-	f, err := os.Open(filepath.Join(dir, sessionID+".jsonl"))
+	calls, err := parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{noArgs: true})
 	if err != nil {
 		return false, err
 	}
-	defer func() { _ = f.Close() }() // read only
-	var decisions []string
-	byApproval, byCall := map[string]int{}, map[string]int{}
-	br := bufio.NewReaderSize(f, 64<<10)
-	var long []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull || long != nil {
-			// A line longer than the buffer: kept whole.
-			long = append(long, line...)
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			line, long = long, nil
-		}
-		if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"tool_result"`)) {
-			var e struct {
-				Type       string `json:"type"`
-				ApprovalID string `json:"approval_id"`
-				CallID     string `json:"call_id"`
-				Decision   string `json:"decision"`
-			}
-			if json.Unmarshal(line, &e) == nil {
-				switch e.Type {
-				case TypeApprovalParked:
-					byApproval[e.ApprovalID], byCall[e.CallID] = len(decisions), len(decisions)
-					decisions = append(decisions, "")
-				case TypeApprovalResolved:
-					if i, ok := byApproval[e.ApprovalID]; ok {
-						decisions[i] = e.Decision
-					}
-				case TypeToolResult:
-					if i, ok := byCall[e.CallID]; ok && decisions[i] == "" {
-						decisions[i] = "answered"
-					}
-				}
-			}
-		}
-		if err == io.EOF {
-			return slices.Contains(decisions, ""), nil
-		}
-		if err != nil {
-			return false, err
-		}
-	}
+	return slices.ContainsFunc(calls, ParkedCall.Waiting), nil
+}
+
+// MarkParked reads the parked calls of a session's log to its end and
+// keeps, beside it, which of its lines bear on them (parkMark), so that
+// the next reading of them reads only those and what the log gains
+// after. A gateway does it as it stops, so that its next start costs the
+// same however long the log grew.
+func MarkParked(dir, sessionID string) error {
+	_, err := readParked(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{noArgs: true}, 1)
+	return err
 }
 
 // parkedWants says whether parkedIn reads a line of the log: a parking
@@ -220,75 +185,65 @@ func parkedWants(line []byte, results bool) bool {
 }
 
 // parkedIn reads the parked calls of one log, and with results what
-// became of the approved ones.
-func parkedIn(path, sessionID string, results bool) ([]ParkedCall, error) {
+// became of the approved ones: the lines its mark names, if it has one
+// that fits, then the rest. It keeps a new mark when it read markEvery
+// bytes or more past the last.
+func parkedIn(path, sessionID string, how parkedRead) ([]ParkedCall, error) {
+	return readParked(path, sessionID, how, markEvery)
+}
+
+// readParked is parkedIn, keeping a new mark when it read at least
+// markAfter bytes past the last.
+func readParked(path, sessionID string, how parkedRead, markAfter int64) ([]ParkedCall, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	var calls []ParkedCall
-	byApproval, byCall := map[string]int{}, map[string]int{}
-	why := map[string]ParkLine{} // the permission event that parked a call, by call id
-	// The strings the calls share (their tool, server, digest,
-	// description, client), held once: a resumed gateway keeps them
-	// for every call waiting.
-	shared := map[string]string{}
-	same := func(s *string) {
-		if v, ok := shared[*s]; ok {
-			*s = v
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	st := newParkedState(sessionID, how)
+	var marked []span
+	from := int64(0)
+	if m, ok := readMark(path); ok && m.fits(f, fi) {
+		if st.replay(f, m) {
+			marked, from = m.lines, m.size
 		} else {
-			shared[*s] = *s
+			st = newParkedState(sessionID, how)
 		}
 	}
-	br := bufio.NewReader(f)
+	br := bufio.NewReaderSize(io.NewSectionReader(f, from, 1<<62), 64<<10)
+	off, end := from, from // where the next line starts; where the last whole line ends
+	var long []byte
 	for {
-		line, err := br.ReadBytes('\n')
-		if parkedWants(line, results) {
-			var e ParkLine
-			if exactjson.UnmarshalExact(line, &e) == nil {
-				switch e.Type {
-				case TypeApprovalParked:
-					for _, f := range []*string{&e.Client, &e.Tool, &e.Server, &e.Digest, &e.Descr, &e.ClientName} {
-						same(f)
-					}
-					byApproval[e.ApprovalID], byCall[e.CallID] = len(calls), len(calls)
-					calls = append(calls, e.Parking(sessionID, why[e.CallID]))
-					delete(why, e.CallID)
-				case TypeApprovalResolved:
-					if i, ok := byApproval[e.ApprovalID]; ok {
-						calls[i].Decision, calls[i].By, calls[i].Reason = e.Decision, e.By, e.Reason
-					}
-				case TypePermission:
-					if e.Decision == "parked" {
-						same(&e.Mode)
-						same(&e.Rule)
-						why[e.CallID] = e
-					}
-					if i, ok := byCall[e.CallID]; ok && e.Decision == "allowed" && calls[i].Decision == "approved" {
-						calls[i].Started = true
-					}
-				case TypeToolResult:
-					i, ok := byCall[e.CallID]
-					switch {
-					case !ok:
-					case calls[i].Decision == "":
-						calls[i].Decision = "answered"
-					case calls[i].Started:
-						calls[i].Ran = true
-						calls[i].Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
-							Parts: e.Parts, Structured: e.Structured}
-					case calls[i].Decision == "approved" && e.Error != "":
-						calls[i].Refused = e.Error
-					}
-				}
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || long != nil {
+			// A line longer than the buffer: kept whole.
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
 			}
+			line, long = long, nil
+		}
+		// A last line without its newline (being written, or torn) is
+		// read, as the log's reader reads it, but not marked: the next
+		// reading reads it again.
+		if st.line(line) && err == nil {
+			marked = append(marked, span{off, int64(len(line))})
+		}
+		off += int64(len(line))
+		if err == nil {
+			end = off
+			continue
 		}
 		if err == io.EOF {
-			return calls, nil
+			if end-from >= markAfter {
+				writeMark(path, f, end, marked)
+			}
+			return st.calls, nil
 		}
-		if err != nil {
-			return calls, err
-		}
+		return st.calls, err
 	}
 }

@@ -11,10 +11,11 @@ import (
 	"latch/session/eventlog"
 )
 
-// Remove deletes a saved session: its log, its lock file and the
-// decisions waiting for it in its inbox (a gateway's, see inbox.go). It takes the
-// session's lock first, so a session another latch holds is refused
-// (ErrSessionBusy) and never deleted under it.
+// Remove deletes a saved session: its log, its lock file, its park mark
+// (parkmark.go) and the decisions waiting for it in its inbox (a
+// gateway's, see inbox.go). It takes the session's lock first, so a
+// session another latch holds is refused (ErrSessionBusy) and never
+// deleted under it.
 func Remove(dir, id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("%s: not a session id (letters, digits, - and _ only)", id)
@@ -36,6 +37,7 @@ func Remove(dir, id string) error {
 	if err := os.RemoveAll(inboxDir(dir, id)); err != nil {
 		return fmt.Errorf("session %s: its decisions folder: %w", id, err)
 	}
+	_ = os.Remove(markPath(logPath)) // a mark of no log is never taken: harmless if left
 	// The lock file goes while it is held: a latch that opens the id now
 	// finds no log to resume.
 	_ = os.Remove(filepath.Join(dir, id+".lock")) // the log is gone; a stray lock file is harmless

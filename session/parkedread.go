@@ -1,0 +1,186 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+
+	"latch/session/exactjson"
+)
+
+// parkedRead says what parkedIn keeps of a log's parked calls.
+type parkedRead struct {
+	// results: what became of the approved calls, from the permission
+	// that let one start and its tool_result.
+	results bool
+	// noArgs: the arguments are checked as they are when kept (an object,
+	// or null; a line with others is skipped whole) but not kept, for a
+	// reader that only asks what waits (HasWaiting).
+	noArgs bool
+}
+
+// parkedState is the one reading of a log's parked calls, line by line:
+// what ParkedCalls, ParkedCallsOf and HasWaiting say all comes from it.
+type parkedState struct {
+	parkedRead
+	sessionID          string
+	calls              []ParkedCall
+	byApproval, byCall map[string]int
+	why                map[string]ParkLine // the permission event that parked a call, by call id
+	// The strings the calls share (their tool, server, digest,
+	// description, client), held once: a resumed gateway keeps them
+	// for every call waiting.
+	shared map[string]string
+}
+
+func newParkedState(sessionID string, how parkedRead) *parkedState {
+	return &parkedState{parkedRead: how, sessionID: sessionID, byApproval: map[string]int{}, byCall: map[string]int{},
+		why: map[string]ParkLine{}, shared: map[string]string{}}
+}
+
+// same makes *s the copy of its string held in shared.
+func (st *parkedState) same(s *string) {
+	if v, ok := st.shared[*s]; ok {
+		*s = v
+	} else {
+		st.shared[*s] = *s
+	}
+}
+
+// objectOnly is a call's arguments when they are not kept: it accepts
+// what decoding them into a map accepts (an object, or null) and keeps
+// nothing.
+type objectOnly struct{}
+
+var errNotObject = errors.New("the arguments are not a JSON object")
+
+// UnmarshalJSON accepts an object or null (the decoder has checked the
+// value's syntax before).
+func (objectOnly) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && (b[0] == '{' || string(b) == "null") {
+		return nil
+	}
+	return errNotObject
+}
+
+// decode reads a line whole, as ReadParkLine does; with noArgs its
+// arguments are checked but not kept.
+func (st *parkedState) decode(line []byte) (ParkLine, bool) {
+	if !st.noArgs {
+		var e ParkLine
+		return e, exactjson.UnmarshalExact(line, &e) == nil
+	}
+	var e struct {
+		ParkLine
+		Arguments objectOnly `json:"arguments"` // over ParkLine's: the shallower field wins
+	}
+	return e.ParkLine, exactjson.UnmarshalExact(line, &e) == nil
+}
+
+// line reads one line of the log. It says whether the line bears on a
+// call parked so far, whatever the reading keeps (parkedRead): a
+// parking, its decision, the permission that parked a call or let it
+// start, a parked call's result. The lines it says no to change nothing
+// for any reading, then or later, so a reading of only the lines it said
+// yes to (a parkMark's) ends where a reading of them all ends.
+func (st *parkedState) line(line []byte) bool {
+	if !parkedWants(line, true) {
+		return false
+	}
+	if id, ok := lineCallID(line); ok {
+		_, parked := st.byCall[string(id)]
+		_, blank := st.byCall[""] // a call with no id: a line without one is its
+		if !parked && !blank {
+			return false // another call's permission or result
+		}
+	}
+	e, ok := st.decode(line)
+	if !ok {
+		return false
+	}
+	switch e.Type {
+	case TypeApprovalParked:
+		for _, f := range []*string{&e.Client, &e.Tool, &e.Server, &e.Digest, &e.Descr, &e.ClientName} {
+			st.same(f)
+		}
+		st.byApproval[e.ApprovalID], st.byCall[e.CallID] = len(st.calls), len(st.calls)
+		st.calls = append(st.calls, e.Parking(st.sessionID, st.why[e.CallID]))
+		delete(st.why, e.CallID)
+		return true
+	case TypeApprovalResolved:
+		i, ok := st.byApproval[e.ApprovalID]
+		if ok {
+			st.calls[i].Decision, st.calls[i].By, st.calls[i].Reason = e.Decision, e.By, e.Reason
+		}
+		return ok
+	case TypePermission:
+		if e.Decision == "parked" {
+			st.same(&e.Mode)
+			st.same(&e.Rule)
+			st.why[e.CallID] = e
+			return true
+		}
+		i, ok := st.byCall[e.CallID]
+		if !ok || e.Decision != "allowed" {
+			return false
+		}
+		if st.results && st.calls[i].Decision == "approved" {
+			st.calls[i].Started = true
+		}
+		return true
+	case TypeToolResult:
+		i, ok := st.byCall[e.CallID]
+		if !ok {
+			return false
+		}
+		c := &st.calls[i]
+		switch {
+		case c.Decision == "":
+			c.Decision = "answered"
+		case c.Started:
+			c.Ran = true
+			c.Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
+				Parts: e.Parts, Structured: e.Structured}
+		case c.Decision == "approved" && e.Error != "":
+			c.Refused = e.Error
+		}
+		return true
+	}
+	return false
+}
+
+// lineCallID is the call id of a permission or tool_result line that
+// cannot be a permission that parks a call, read without decoding the
+// line, when its bytes say it for sure: one key that decoding would take
+// for call_id (which matches keys without regard to case), written
+// plainly, no \u escape in the line and none in the id. ok is false for any other line: it is
+// decoded.
+func lineCallID(line []byte) (id []byte, ok bool) {
+	if bytes.Contains(line, []byte(`"approval_`)) || bytes.Contains(line, []byte(`"parked"`)) ||
+		bytes.Contains(line, []byte(`\u`)) {
+		return nil, false
+	}
+	at, n := -1, 0
+	for i := 0; ; {
+		j := bytes.IndexByte(line[i:], '_')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		// "call_id": the underscore at i-1, with "call before it and id" after.
+		if i >= 6 && len(line) >= i+3 && bytes.EqualFold(line[i-6:i-1], []byte(`"call`)) &&
+			bytes.EqualFold(line[i:i+2], []byte("id")) && line[i+2] == '"' {
+			n++
+			at = i - 6
+		}
+	}
+	const key = `"call_id":"`
+	if n != 1 || !bytes.HasPrefix(line[at:], []byte(key)) {
+		return nil, false
+	}
+	rest := line[at+len(key):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 { // an escape: the id is not its bytes
+		return nil, false
+	}
+	return rest[:end], true
+}
