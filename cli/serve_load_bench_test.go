@@ -6,8 +6,10 @@ package cli
 // a call of the gateway, its upstream and the clients, the bytes of a
 // call on the wire, and the gateway's peak RSS; with the clients on the
 // 2026-07-28 form and on the 2025 handshake, against TBXark/mcp-proxy
-// (LATCH_BENCH_MCP_PROXY) and the build before the change, in rounds
-// taken in turn. A measurement; run it with:
+// (LATCH_BENCH_MCP_PROXY), the same build with its session log on tmpfs
+// (where the decision's fsync costs nothing: what of the gap is the
+// durability promise) and the build before the change, in rounds taken
+// in turn. A measurement; run it with:
 //
 //	LATCH_SERVE_BENCH=1 go test -count=1 -run TestServeFiftyClients -v .
 
@@ -58,6 +60,16 @@ func TestServeFiftyClients(t *testing.T) {
 		targets = append(targets, target{"TBXark/mcp-proxy, clients on the 2025 handshake", url, "read_graph", true, pid})
 	}
 	proxied := len(targets) == 3
+	// The same build with its session log on tmpfs, where fsync costs
+	// nothing: how much of the gap to mcp-proxy is the decision's fsync
+	// (the durability promise) rather than latch's CPU.
+	tmpfs := -1
+	if dir := tmpfsDir(t); dir != "" {
+		fsrv := startServeHTTPEnv(t, r, []string{"XDG_STATE_HOME=" + dir}, token, "--quiet")
+		tmpfs = len(targets)
+		targets = append(targets, target{"latch serve, its log on tmpfs (fsync free), clients on 2026-07-28", fsrv.url, "mem__read_graph", false, fsrv.cmd.Process.Pid})
+		t.Cleanup(func() { logOnTmpfs(t, dir) })
+	}
 	// The binary before the change, with the clients on 2026-07-28.
 	base := -1
 	if bin := benchBase(t); bin != "" {
@@ -104,10 +116,43 @@ func TestServeFiftyClients(t *testing.T) {
 			now.perCall(now.gw+now.clients+now.up), old.perCall(old.gw+old.clients+old.up), px.perCall(px.gw+px.clients+px.up),
 			now.perCall(now.gw)/px.perCall(px.gw), old.perCall(old.gw)/px.perCall(px.gw))
 	}
+	if tmpfs >= 0 {
+		disk, free := &runs[0], &runs[tmpfs]
+		p50 := func(r *loadRun) float64 { return percentile(r.ms, 50) }
+		against := ""
+		if proxied {
+			against = fmt.Sprintf("; on tmpfs over mcp-proxy's: %.2f× (on disk %.2f×)", p50(free)/p50(&runs[2]), p50(disk)/p50(&runs[2]))
+		}
+		t.Logf("the decision's fsync: latch serve's p50 with its log on disk over on tmpfs %.2f×, its CPU a call %.2f×%s",
+			p50(disk)/p50(free), disk.perCall(disk.gw)/free.perCall(free.gw), against)
+	}
 	if base >= 0 {
 		now, before := &runs[0], &runs[base]
 		t.Logf("latch serve against the build before the change, both with the clients on 2026-07-28: p50 %.2f×, its CPU a call %.2f×",
 			percentile(now.ms, 50)/percentile(before.ms, 50), now.perCall(now.gw)/before.perCall(before.gw))
+	}
+}
+
+// tmpfsDir is a new folder on /dev/shm (tmpfs on Linux), removed after
+// t, or "" when there is none (said in t's log).
+func tmpfsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "latch-bench-")
+	if err != nil {
+		t.Logf("NOT COMPARED with the log on tmpfs: %v", err)
+		return ""
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// logOnTmpfs fails t unless the gateway started with its state in dir
+// wrote its session log there: the tmpfs figure is of a log on tmpfs.
+func logOnTmpfs(t *testing.T, dir string) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(dir, "latch", "sessions", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Errorf("the tmpfs gateway wrote no session log in %s", dir)
 	}
 }
 
