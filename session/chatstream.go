@@ -99,10 +99,17 @@ func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.C
 // chatLine hands one line of a chat's stream to fn, or says what is
 // wrong with it, as the api client does. The api client decodes each
 // line twice, for an error and for the reply; a line is decoded here
-// once, into both, and only a line that does not decode so (not JSON, a
-// field of another type) is read again as the api client reads it, for
-// its error to be the same.
+// once, into both (a token's line of the usual form by tokenLine,
+// without encoding/json), and only a line that does not decode so (not
+// JSON, a field of another type) is read again as the api client reads
+// it, for its error to be the same.
 func chatLine(response *http.Response, line []byte, fn api.ChatResponseFunc) error {
+	if token, ok := tokenLine(line); ok {
+		if err := chatLineError(response, "", ""); err != nil {
+			return err
+		}
+		return fn(token)
+	}
 	var reply struct {
 		api.ChatResponse
 		Error     string `json:"error,omitempty"`
