@@ -175,12 +175,7 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 		defer stop()
 		input = ui.TeaInputAfter(r, keys)
 	}
-	// The model draws its own frames (ui/screen.go) and gives Bubble
-	// Tea's renderer an empty view, which its ticker flushes as nothing
-	// but the frame after a resize (ui.TeaOutput drops it): at 20 frames
-	// a second the ticker only woke the process 20 times a second, idle
-	// or streaming. One a second is the least Bubble Tea takes.
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(1), tea.WithInput(input),
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(input),
 		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}
 	if s.cfg.Mouse {
 		// Off by default: the terminal's own selection works, and the
