@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"runtime"
 	"time"
 
@@ -53,7 +55,11 @@ func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.C
 	if err != nil {
 		return err
 	}
-	request, err := http.NewRequestWithContext(ctx, http.MethodPost, s.raw.URL.JoinPath("/api/chat").String(), bytes.NewReader(body))
+	// The connection the reply comes on, to keep its socket quiet while
+	// the reader sleeps (quietSocket).
+	var conn net.Conn
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i.Conn }})
+	request, err := http.NewRequestWithContext(traced, http.MethodPost, s.raw.URL.JoinPath("/api/chat").String(), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -73,7 +79,14 @@ func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.C
 		return err
 	}
 	defer func() { _ = response.Body.Close() }()
-	scanner := bufio.NewScanner(&pacedReader{ctx: ctx, r: response.Body, every: chatReadEvery})
+	paced := &pacedReader{ctx: ctx, r: response.Body, every: chatReadEvery}
+	if response.ProtoMajor == 1 && conn != nil {
+		// HTTP/1: the body is read from the socket by this goroutine
+		// only, in paced.Read (HTTP/2's frames are read by a goroutine
+		// of the transport, which the mark would hold back).
+		paced.sock = quietSocketOf(conn)
+	}
+	scanner := bufio.NewScanner(paced)
 	scanner.Buffer(make([]byte, 0, chatLineStart), chatLineMax)
 	for scanner.Scan() {
 		if err := chatLine(response, scanner.Bytes(), fn); err != nil {
@@ -86,10 +99,17 @@ func (s *Session) chatStream(ctx context.Context, req *api.ChatRequest, fn api.C
 // chatLine hands one line of a chat's stream to fn, or says what is
 // wrong with it, as the api client does. The api client decodes each
 // line twice, for an error and for the reply; a line is decoded here
-// once, into both, and only a line that does not decode so (not JSON, a
-// field of another type) is read again as the api client reads it, for
-// its error to be the same.
+// once, into both (a token's line of the usual form by tokenLine,
+// without encoding/json), and only a line that does not decode so (not
+// JSON, a field of another type) is read again as the api client reads
+// it, for its error to be the same.
 func chatLine(response *http.Response, line []byte, fn api.ChatResponseFunc) error {
+	if token, ok := tokenLine(line); ok {
+		if err := chatLineError(response, "", ""); err != nil {
+			return err
+		}
+		return fn(token)
+	}
 	var reply struct {
 		api.ChatResponse
 		Error     string `json:"error,omitempty"`
@@ -153,24 +173,30 @@ const chatReadEvery = 16 * time.Millisecond
 
 // pacedReader reads r no more often than every: what came in between
 // waits in the socket and the HTTP reader and is read at once. The first
-// read is not held back; a wait ends when ctx does.
+// read is not held back; a wait ends when ctx does. While it waits, sock
+// (when there is one: the socket r reads) is hushed, so that what arrives
+// does not wake the process; it is woken again before the wait returns.
 type pacedReader struct {
 	ctx   context.Context
 	r     io.Reader
 	every time.Duration
 	last  time.Time
+	sock  *quietSocket
 }
 
 // Read waits until every has passed since the last read, then reads.
 func (p *pacedReader) Read(b []byte) (int, error) {
 	if wait := p.every - time.Since(p.last); wait > 0 && !p.last.IsZero() {
+		p.sock.hush()
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-p.ctx.Done():
 			t.Stop()
+			p.sock.wake()
 			return 0, p.ctx.Err()
 		}
+		p.sock.wake()
 	}
 	n, err := p.r.Read(b)
 	p.last = time.Now()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"latch/session"
 	"latch/session/ollamatest"
@@ -64,5 +65,30 @@ func TestChatStreamErrorsAsTheAPIClient(t *testing.T) {
 				t.Errorf("the session's stream says\n%s\nthe api client's says\n%s", said[true], said[false])
 			}
 		})
+	}
+}
+
+// A reply whose tokens come slower than the stream is read, a few bytes
+// each, arrives whole and at once, and so does the next turn's on the
+// same connection: the socket is kept quiet only while the reader waits
+// for its next read (quietSocket), never while a read waits for data.
+// Were a read to wait with the socket quiet, a token far smaller than
+// the mark would never wake it, and the turn would hang.
+func TestChatStreamSlowTokensArrive(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	slow := ollamatest.Turn{Chunks: ollamatest.Tokens("one two three four"), Delay: 40 * time.Millisecond}
+	srv.Script(slow, slow)
+	s := newSession(t, srv, session.Options{Model: "qwen3:8b"})
+	r := newReader(t, s)
+	for turn := 1; turn <= 2; turn++ {
+		send(t, s, "hi")
+		evs := r.turn()
+		if errs := of[*session.Error](evs); len(errs) > 0 {
+			t.Fatalf("turn %d failed: %s", turn, errs[0].Message)
+		}
+		if content, _ := texts(evs); content != "one two three four" {
+			t.Fatalf("turn %d: the reply is %q", turn, content)
+		}
 	}
 }

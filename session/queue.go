@@ -21,7 +21,20 @@ type Sub struct {
 	items  []Event
 	wake   chan struct{} // holds a token while items is non-empty
 	closed bool
+	// A paced reader's (NextPaced): due is when its next batch is due,
+	// urgent says items holds an event other than streamed text, and
+	// late is the timer that wakes it when no push after due does.
+	due    time.Time
+	urgent bool
+	late   *time.Timer
 }
+
+// pushSlack is how long after its due time a paced reader waits for a
+// push of streamed text to wake it, before its timer does: longer than
+// the chat stream's read pace (chatReadEvery), so that while a reply
+// streams the reader's own push wakes it, in the same wake-up as the
+// read, and the timer never fires.
+const pushSlack = chatReadEvery + 4*time.Millisecond
 
 // Subscribe adds a subscriber that gets every event published from now on.
 func (b *Broker) Subscribe() *Sub {
@@ -59,10 +72,53 @@ func (b *Broker) Close() {
 	}
 }
 
+// push queues e and wakes the reader, but a paced reader only once its
+// batch is due: before then, the first event queued sets its timer (to
+// due, for an event other than streamed text; pushSlack later for text,
+// which a later push after due will likely deliver first).
 func (s *Sub) push(e Event) {
 	s.mu.Lock()
 	s.items = append(s.items, e)
+	text := isStreamedText(e)
+	s.urgent = s.urgent || !text
+	wake := true
+	if !s.due.IsZero() {
+		if now := time.Now(); now.Before(s.due) {
+			wake = false
+			switch {
+			case !text:
+				s.setLate(s.due.Sub(now))
+			case len(s.items) == 1:
+				s.setLate(s.due.Sub(now) + pushSlack)
+			}
+		}
+	}
 	s.mu.Unlock()
+	if wake {
+		s.signal()
+	}
+}
+
+// isStreamedText says e is a piece of streamed text, which a paced
+// reader may get a little later than due.
+func isStreamedText(e Event) bool {
+	switch e.(type) {
+	case *AssistantDelta, *ThinkingDelta, *CompactionDelta:
+		return true
+	}
+	return false
+}
+
+// setLate sets the paced reader's timer to wake it after d. s.mu is held.
+func (s *Sub) setLate(d time.Duration) {
+	if s.late == nil {
+		s.late = time.AfterFunc(d, s.signal)
+		return
+	}
+	s.late.Reset(d)
+}
+
+func (s *Sub) signal() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -94,18 +150,54 @@ func (s *Sub) Next(ctx context.Context) ([]Event, bool) {
 }
 
 // NextPaced is Next for a reader that shows events at a frame rate (the
-// UI): it first waits until interval has passed since last, the time of the
-// previous batch, so that a fast stream arrives in one batch per frame and
-// publishing rarely has to wake the reader.
+// UI): it returns no sooner than interval after last, the time of the
+// previous batch, so that a fast stream arrives in one batch per frame.
+//
+// It does not wake on a timer of its own while events stream in: the
+// first push at or after the due time wakes it (the chat stream's read,
+// which pushes every 16 ms), so that the stream's reads and the frames
+// share their wake-ups; a timer wakes it only when no such push comes in
+// time (push). An event other than streamed text (the end of a turn, a
+// tool call) is delivered when due, as a timer would; streamed text at
+// most pushSlack later, while the stream pauses.
 func (s *Sub) NextPaced(ctx context.Context, last time.Time, interval time.Duration) ([]Event, bool) {
-	if wait := interval - time.Since(last); wait > 0 {
-		t := time.NewTimer(wait)
+	due := last.Add(interval)
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		if len(s.items) > 0 && (s.closed || !now.Before(due)) {
+			items := s.items
+			s.items, s.due, s.urgent = nil, time.Time{}, false
+			if s.late != nil {
+				s.late.Stop()
+			}
+			s.mu.Unlock()
+			return items, true
+		}
+		if s.closed {
+			s.mu.Unlock()
+			return nil, false
+		}
+		s.due = due
+		if len(s.items) > 0 {
+			// Queued before due was set: the timer, as push would.
+			wait := due.Sub(now)
+			if !s.urgent {
+				wait += pushSlack
+			}
+			s.setLate(wait)
+		}
+		s.mu.Unlock()
 		select {
-		case <-t.C:
+		case <-s.wake:
 		case <-ctx.Done():
-			t.Stop()
+			s.mu.Lock()
+			s.due = time.Time{}
+			if s.late != nil {
+				s.late.Stop()
+			}
+			s.mu.Unlock()
 			return nil, false
 		}
 	}
-	return s.Next(ctx)
 }

@@ -154,3 +154,72 @@ func BenchmarkBrokerPublishBesideIdle(b *testing.B) {
 	b.StopTimer()
 	br.Close()
 }
+
+// A paced reader (the UI) gets a batch no sooner than its interval after
+// the last, every event once and in order, and gets streamed text that no
+// later push follows (a stream that paused), and the end of a turn, by
+// its timer: nothing waits for a push that does not come.
+func TestSubNextPacedDeliversEveryEventWhenDue(t *testing.T) {
+	t.Parallel()
+	cases := map[string][]session.Event{
+		"text alone":       {&session.AssistantDelta{Text: "a"}},
+		"text then done":   {&session.AssistantDelta{Text: "a"}, &session.TurnDone{Turn: 1}},
+		"done alone":       {&session.TurnDone{Turn: 1}},
+		"thinking, text":   {&session.ThinkingDelta{Text: "t"}, &session.AssistantDelta{Text: "a"}, &session.AssistantDelta{Text: "b"}},
+		"error then text":  {&session.Error{Message: "x"}, &session.AssistantDelta{Text: "a"}},
+		"text, late error": {&session.AssistantDelta{Text: "a"}, &session.AssistantDelta{Text: "b"}, &session.Error{Message: "x"}},
+	}
+	for name, events := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b session.Broker
+			sub := b.Subscribe()
+			ctx := bounded(t)
+			const interval = 30 * time.Millisecond
+			last := time.Now()
+			got := make(chan []session.Event, 1)
+			go func() {
+				var out []session.Event
+				for len(out) < len(events) {
+					evs, ok := sub.NextPaced(ctx, last, interval)
+					if !ok {
+						break
+					}
+					if took := time.Since(last); took < interval {
+						t.Errorf("a batch came %v after the last, before the interval (%v)", took, interval)
+					}
+					last = time.Now()
+					out = append(out, evs...)
+				}
+				got <- out
+			}()
+			for _, e := range events {
+				b.Publish(e)
+			}
+			out := <-got
+			if kinds(out) != kinds(events) {
+				t.Errorf("got %s, want %s", kinds(out), kinds(events))
+			}
+			if ctx.Err() != nil {
+				t.Errorf("the reader waited until the test's bound for events published %v apart", interval)
+			}
+		})
+	}
+}
+
+// A paced reader whose context ends stops waiting, and the subscription
+// still delivers afterwards.
+func TestSubNextPacedHonoursContext(t *testing.T) {
+	t.Parallel()
+	var b session.Broker
+	sub := b.Subscribe()
+	b.Publish(&session.AssistantDelta{Text: "x"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if evs, ok := sub.NextPaced(ctx, time.Now(), time.Hour); ok {
+		t.Errorf("NextPaced with its context over = %d events, true", len(evs))
+	}
+	if evs := drain(t, sub, 1); len(evs) != 1 {
+		t.Errorf("got %s", kinds(evs))
+	}
+}

@@ -56,7 +56,10 @@ type Options struct {
 	// 2026): each frame drawn on Output is bracketed by it.
 	SyncOutput bool
 	// FrameInterval batches streamed events: after a batch the next one is
-	// taken no sooner than this (default 50 ms, the frame rate); a negative value turns batching off.
+	// taken no sooner than this (default 42 ms), at the first event
+	// published after it (session.Sub.NextPaced: a streaming reply
+	// publishes every 16 ms, so frames come about every 50 ms); a
+	// negative value turns batching off.
 	FrameInterval time.Duration
 	// OpenURL opens a URL in the browser when the person says so (o in a
 	// server's URL request), without waiting; main gives the platform's
@@ -176,6 +179,11 @@ type Model struct {
 	cp       compactUI // the compaction's card (compact.go)
 }
 
+// frameInterval is the least time between two batches of events: a
+// frame's worth, less about half the chat stream's read pace, which
+// NextPaced waits for past it.
+const frameInterval = 42 * time.Millisecond
+
 // New builds the model.
 func New(o Options) *Model {
 	st := o.Styles
@@ -184,7 +192,7 @@ func New(o Options) *Model {
 	}
 	batch := o.FrameInterval
 	if batch == 0 {
-		batch = 50 * time.Millisecond
+		batch = frameInterval
 	} else if batch < 0 {
 		batch = 0
 	}
