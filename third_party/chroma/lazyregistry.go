@@ -23,6 +23,16 @@ type LazyLexers interface {
 	ByName(key string, alias bool) Lexer
 }
 
+// LazyAnalysers is a LazyLexers that can give the lexers of All that
+// may score a text above zero in Analyse without building the others.
+type LazyAnalysers interface {
+	LazyLexers
+	// Analysers returns, in All's order, every lexer All returns that has
+	// an analyser, and may return others (they score zero). Each must be
+	// the value All returns later.
+	Analysers() []Lexer
+}
+
 // NewLazyLexerRegistry returns a registry that holds from's lexers and
 // then those given to Register, in that order, as a registry made by
 // NewLexerRegistry would if each had been registered, but that asks from
@@ -99,6 +109,29 @@ func (z *lazyRegistry) get(l *LexerRegistry, name string) Lexer {
 		}
 	}
 	return nil
+}
+
+// analysers returns the lexers Analyse scores, in the order of the
+// registry's Lexers once loaded. A lazy registry not loaded yet whose
+// source is a LazyAnalysers gives its analysers and those given to
+// Register: the others would score zero, so a text with no language
+// does not build every lexer. Any other registry loads all of them.
+func (l *LexerRegistry) analysers() []Lexer {
+	if z := l.lazy; z != nil && !z.loaded.Load() {
+		z.mu.Lock()
+		if from, ok := z.from.(LazyAnalysers); ok && !z.loaded.Load() {
+			some := from.Analysers()
+			for _, lexer := range some {
+				lexer.SetRegistry(l)
+			}
+			some = append(some, z.deferred.Lexers...)
+			z.mu.Unlock()
+			return some
+		}
+		z.mu.Unlock()
+	}
+	l.loadAll()
+	return l.Lexers
 }
 
 // loadAll registers every lexer of a lazy registry, once: from's, then

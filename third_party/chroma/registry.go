@@ -193,10 +193,9 @@ func (l *LexerRegistry) Match(filename string) Lexer {
 
 // Analyse text content and return the "best" lexer..
 func (l *LexerRegistry) Analyse(text string) Lexer {
-	l.loadAll()
 	var picked Lexer
 	highest := float32(0.0)
-	for _, lexer := range l.Lexers {
+	for _, lexer := range l.analysers() {
 		if analyser, ok := lexer.(Analyser); ok {
 			weight := analyser.AnalyseText(text)
 			if weight > highest {

@@ -927,3 +927,13 @@ var xmlAliases = [...]xmlKey{
 	{"zsh", "bash.xml"},
 	{"🔥", "mojo.xml"},
 }
+
+// xmlAnalysed are the files of the embedded XML lexers with an <analyse> element, in file order.
+var xmlAnalysed = [...]string{
+	"bash.xml",
+	"c++.xml",
+	"c.xml",
+	"gdscript.xml",
+	"gdscript3.xml",
+	"rpgle.xml",
+}

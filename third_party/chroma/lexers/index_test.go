@@ -23,9 +23,13 @@ func TestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	names, aliases := map[string]string{}, map[string]string{}
+	var analysed []string
 	for _, path := range paths {
 		file := strings.TrimPrefix(path, "embedded/")
 		config := chroma.MustNewXMLLexer(embedded, path).Config()
+		if config.Analyse != nil {
+			analysed = append(analysed, file)
+		}
 		names[config.Name] = file // as LexerRegistry.Register writes its maps
 		names[strings.ToLower(config.Name)] = file
 		for _, alias := range config.Aliases {
@@ -53,6 +57,11 @@ func TestIndex(t *testing.T) {
 		}
 		b.WriteString("}\n\n")
 	}
+	b.WriteString("// xmlAnalysed are the files of the embedded XML lexers with an <analyse> element, in file order.\nvar xmlAnalysed = [...]string{\n")
+	for _, file := range analysed {
+		fmt.Fprintf(&b, "\t%q,\n", file)
+	}
+	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		t.Fatal(err)

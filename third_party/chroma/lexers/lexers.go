@@ -3,6 +3,7 @@ package lexers
 import (
 	"embed"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +37,25 @@ func (x *xmlLexers) All() []chroma.Lexer {
 		all = append(all, x.file(strings.TrimPrefix(path, "embedded/")))
 	}
 	return all
+}
+
+// Analysers parses, in All's order, the embedded XML lexers with an
+// <analyse> element (xmlAnalysed, index.go) and returns them with those
+// parsed before (a Go file of this package may have given one an
+// analyser, as dns.go does): no other can score a text above zero.
+func (x *xmlLexers) Analysers() []chroma.Lexer {
+	paths, err := fs.Glob(embedded, "embedded/*.xml")
+	if err != nil {
+		panic(err)
+	}
+	var some []chroma.Lexer
+	for _, path := range paths {
+		file := strings.TrimPrefix(path, "embedded/")
+		if x.parsed[file] != nil || slices.Contains(xmlAnalysed[:], file) {
+			some = append(some, x.file(file))
+		}
+	}
+	return some
 }
 
 // ByName parses the XML lexer registered last under key, in the names or
