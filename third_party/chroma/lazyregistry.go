@@ -27,10 +27,13 @@ type LazyLexers interface {
 // may score a text above zero in Analyse without building the others.
 type LazyAnalysers interface {
 	LazyLexers
-	// Analysers returns, in All's order, every lexer All returns that has
-	// an analyser, and may return others (they score zero). Each must be
-	// the value All returns later.
-	Analysers() []Lexer
+	// AllNames returns the names of the lexers All returns, in its order,
+	// without building them.
+	AllNames() []string
+	// Analysers returns, by their place in All, every lexer All returns
+	// that has an analyser, and may return others (they score zero). Each
+	// must be the value All returns later.
+	Analysers() map[int]Lexer
 }
 
 // NewLazyLexerRegistry returns a registry that holds from's lexers and
@@ -124,14 +127,45 @@ func (l *LexerRegistry) analysers() []Lexer {
 			for _, lexer := range some {
 				lexer.SetRegistry(l)
 			}
-			some = append(some, z.deferred.Lexers...)
+			in := loadOrder(from.AllNames(), some, z.deferred.Lexers)
 			z.mu.Unlock()
-			return some
+			return in
 		}
 		z.mu.Unlock()
 	}
 	l.loadAll()
 	return l.Lexers
+}
+
+// loadOrder is the order in which loading registers a lazy registry's
+// lexers: those of its source, named names (of which only some are
+// built, by their place), then those given to Register, each taking the
+// place of the first before it with the same name, as register does
+// (add). It returns the lexers of that order that are built.
+func loadOrder(names []string, some map[int]Lexer, registered []Lexer) []Lexer {
+	order := make([]Lexer, 0, len(names)+len(registered)) // nil: not built
+	place := make(map[string]int, len(names)+len(registered))
+	put := func(name string, lexer Lexer) {
+		if i, ok := place[name]; ok {
+			order[i] = lexer
+			return
+		}
+		place[name] = len(order)
+		order = append(order, lexer)
+	}
+	for i, name := range names {
+		put(name, some[i])
+	}
+	for _, lexer := range registered {
+		put(lexer.Config().Name, lexer)
+	}
+	built := order[:0]
+	for _, lexer := range order {
+		if lexer != nil {
+			built = append(built, lexer)
+		}
+	}
+	return built
 }
 
 // loadAll registers every lexer of a lazy registry, once: from's, then

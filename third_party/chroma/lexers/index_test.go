@@ -24,9 +24,11 @@ func TestIndex(t *testing.T) {
 	}
 	names, aliases := map[string]string{}, map[string]string{}
 	var analysed []string
+	var byFile bytes.Buffer
 	for _, path := range paths {
 		file := strings.TrimPrefix(path, "embedded/")
 		config := chroma.MustNewXMLLexer(embedded, path).Config()
+		fmt.Fprintf(&byFile, "\t{%q, %q},\n", config.Name, file)
 		if config.Analyse != nil {
 			analysed = append(analysed, file)
 		}
@@ -61,6 +63,8 @@ func TestIndex(t *testing.T) {
 	for _, file := range analysed {
 		fmt.Fprintf(&b, "\t%q,\n", file)
 	}
+	b.WriteString("}\n\n// xmlFileNames are the embedded XML lexers' names, each with its file, in file order (All's).\nvar xmlFileNames = [...]xmlKey{\n")
+	b.Write(byFile.Bytes())
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {

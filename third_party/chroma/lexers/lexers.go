@@ -39,20 +39,25 @@ func (x *xmlLexers) All() []chroma.Lexer {
 	return all
 }
 
-// Analysers parses, in All's order, the embedded XML lexers with an
-// <analyse> element (xmlAnalysed, index.go) and returns them with those
-// parsed before (a Go file of this package may have given one an
-// analyser, as dns.go does): no other can score a text above zero.
-func (x *xmlLexers) Analysers() []chroma.Lexer {
-	paths, err := fs.Glob(embedded, "embedded/*.xml")
-	if err != nil {
-		panic(err)
+// AllNames returns the names of the embedded XML lexers in All's order
+// (xmlFileNames, index.go).
+func (x *xmlLexers) AllNames() []string {
+	names := make([]string, len(xmlFileNames))
+	for i, f := range xmlFileNames {
+		names[i] = f.key
 	}
-	var some []chroma.Lexer
-	for _, path := range paths {
-		file := strings.TrimPrefix(path, "embedded/")
-		if x.parsed[file] != nil || slices.Contains(xmlAnalysed[:], file) {
-			some = append(some, x.file(file))
+	return names
+}
+
+// Analysers parses, by their place in All, the embedded XML lexers with
+// an <analyse> element (xmlAnalysed, index.go) and returns them with
+// those parsed before (a Go file of this package may have given one an
+// analyser, as dns.go does): no other can score a text above zero.
+func (x *xmlLexers) Analysers() map[int]chroma.Lexer {
+	some := map[int]chroma.Lexer{}
+	for i, f := range xmlFileNames {
+		if x.parsed[f.file] != nil || slices.Contains(xmlAnalysed[:], f.file) {
+			some[i] = x.file(f.file)
 		}
 	}
 	return some
