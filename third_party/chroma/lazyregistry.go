@@ -1,6 +1,7 @@
 package chroma
 
 import (
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,18 @@ type LazyAnalysers interface {
 	// that has an analyser, and may return others (they score zero). Each
 	// must be the value All returns later.
 	Analysers() map[int]Lexer
+}
+
+// LazyMatchers is a LazyAnalysers that can also give the lexers of All
+// with a file name pattern that passes a test without building the
+// others.
+type LazyMatchers interface {
+	LazyAnalysers
+	// Matchers returns, by their place in All, every lexer All returns
+	// with a pattern in its Filenames or AliasFilenames for which keep is
+	// true, and may return others. Each must be the value All returns
+	// later.
+	Matchers(keep func(glob string) bool) map[int]Lexer
 }
 
 // NewLazyLexerRegistry returns a registry that holds from's lexers and
@@ -135,6 +148,48 @@ func (l *LexerRegistry) analysers() []Lexer {
 	}
 	l.loadAll()
 	return l.Lexers
+}
+
+// matchers returns the lexers Match tries for the base name filename, in
+// the order of the registry's Lexers once loaded. A lazy registry not
+// loaded yet whose source is a LazyMatchers gives those of its lexers
+// with a pattern filename matches and those given to Register: Match
+// passes over the others. Any other registry loads all of them.
+func (l *LexerRegistry) matchers(filename string) []Lexer {
+	if z := l.lazy; z != nil && !z.loaded.Load() {
+		z.mu.Lock()
+		if from, ok := z.from.(LazyMatchers); ok && !z.loaded.Load() {
+			some := from.Matchers(func(glob string) bool { return globMatches(glob, filename) })
+			for _, lexer := range some {
+				lexer.SetRegistry(l)
+			}
+			in := loadOrder(from.AllNames(), some, z.deferred.Lexers)
+			z.mu.Unlock()
+			return in
+		}
+		z.mu.Unlock()
+	}
+	l.loadAll()
+	return l.Lexers
+}
+
+// globMatches reports whether Match takes filename for glob: matched by
+// it, or by it with one of the ignored suffixes (a pattern Match cannot
+// read panics, as in Match).
+func globMatches(glob, filename string) bool {
+	if ok, err := filepath.Match(glob, filename); err != nil {
+		panic(err)
+	} else if ok {
+		return true
+	}
+	for _, suf := range &ignoredSuffixes {
+		if ok, err := filepath.Match(glob+suf, filename); err != nil {
+			panic(err)
+		} else if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // loadOrder is the order in which loading registers a lazy registry's

@@ -79,7 +79,10 @@ func (l *LexerRegistry) Get(name string) Lexer {
 		if lexer := l.lazy.get(l, name); lexer != nil {
 			return lexer
 		}
-		l.loadAll()
+		// No lexer's name or alias: the maps below, once loaded, would
+		// not hold it either (and may be being filled now), and Match
+		// builds only the lexers it needs.
+		return l.getByFilename(name)
 	}
 	if lexer := l.byName[name]; lexer != nil {
 		return lexer
@@ -93,7 +96,12 @@ func (l *LexerRegistry) Get(name string) Lexer {
 	if lexer := l.byAlias[strings.ToLower(name)]; lexer != nil {
 		return lexer
 	}
+	return l.getByFilename(name)
+}
 
+// getByFilename is Get for a name that is no lexer's name or alias: the
+// lexer it names as a file extension or as a file name.
+func (l *LexerRegistry) getByFilename(name string) Lexer {
 	candidates := PrioritisedLexers{}
 	// Try file extension.
 	if lexer := l.Match("filename." + name); lexer != nil {
@@ -132,11 +140,11 @@ func (l *LexerRegistry) MatchMimeType(mimeType string) Lexer {
 //
 // Note that this iterates over all file patterns in all lexers, so is not fast.
 func (l *LexerRegistry) Match(filename string) Lexer {
-	l.loadAll()
 	filename = filepath.Base(filename)
+	lexers := l.matchers(filename)
 	matched := PrioritisedLexers{}
 	// First, try primary filename matches.
-	for _, lexer := range l.Lexers {
+	for _, lexer := range lexers {
 		config := lexer.Config()
 		for _, glob := range config.Filenames {
 			ok, err := filepath.Match(glob, filename)
@@ -163,7 +171,7 @@ func (l *LexerRegistry) Match(filename string) Lexer {
 	}
 	matched = nil
 	// Next, try filename aliases.
-	for _, lexer := range l.Lexers {
+	for _, lexer := range lexers {
 		config := lexer.Config()
 		for _, glob := range config.AliasFilenames {
 			ok, err := filepath.Match(glob, filename)

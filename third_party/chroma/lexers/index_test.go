@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -24,11 +25,12 @@ func TestIndex(t *testing.T) {
 	}
 	names, aliases := map[string]string{}, map[string]string{}
 	var analysed []string
-	var byFile bytes.Buffer
+	var byFile, globs bytes.Buffer
 	for _, path := range paths {
 		file := strings.TrimPrefix(path, "embedded/")
 		config := chroma.MustNewXMLLexer(embedded, path).Config()
 		fmt.Fprintf(&byFile, "\t{%q, %q},\n", config.Name, file)
+		fmt.Fprintf(&globs, "\t%#v,\n", append(slices.Clone(config.Filenames), config.AliasFilenames...))
 		if config.Analyse != nil {
 			analysed = append(analysed, file)
 		}
@@ -65,6 +67,8 @@ func TestIndex(t *testing.T) {
 	}
 	b.WriteString("}\n\n// xmlFileNames are the embedded XML lexers' names, each with its file, in file order (All's).\nvar xmlFileNames = [...]xmlKey{\n")
 	b.Write(byFile.Bytes())
+	b.WriteString("}\n\n// xmlGlobs are the Filenames and AliasFilenames of each lexer of xmlFileNames, in its order.\nvar xmlGlobs = [...][]string{\n")
+	b.Write(globs.Bytes())
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {

@@ -63,6 +63,19 @@ func (x *xmlLexers) Analysers() map[int]chroma.Lexer {
 	return some
 }
 
+// Matchers parses, by their place in All, the embedded XML lexers with a
+// file name pattern (Filenames or AliasFilenames: xmlGlobs, index.go)
+// keep takes.
+func (x *xmlLexers) Matchers(keep func(glob string) bool) map[int]chroma.Lexer {
+	some := map[int]chroma.Lexer{}
+	for i, globs := range xmlGlobs {
+		if slices.ContainsFunc(globs, keep) {
+			some[i] = x.file(xmlFileNames[i].file)
+		}
+	}
+	return some
+}
+
 // ByName parses the XML lexer registered last under key, in the names or
 // the aliases (index.go).
 func (x *xmlLexers) ByName(key string, alias bool) chroma.Lexer {
