@@ -8,7 +8,10 @@ package cli
 // A pipe is what Go's os/exec gives a child (mcp-go's client), a socket
 // pair what Node's child_process does. The figures are the ones load
 // moves least: latch's CPU time and context switches a call, summed over
-// its threads; calls/s too, as the median of the rounds' ratios.
+// its threads; calls/s too, as the median of the rounds' ratios. With
+// LATCH_BENCH_STRACE=1 (strace on the PATH) a round more counts latch's
+// system calls a call, by name, with strace -c -f attached for the calls
+// only (strace slows latch down a lot, so that round is not timed).
 // Measurements, not pass/fail thresholds.
 
 import (
@@ -16,10 +19,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -52,8 +57,8 @@ func TestServeStdinKinds(t *testing.T) {
 		var this, before stdinCost
 		var ratios []float64
 		for range rounds {
-			c := stdinRun(t, r.bin, env, r.cfg, kind, inFlight, calls)
-			b := stdinRun(t, base, env, r.cfg, kind, inFlight, calls)
+			c := stdinRun(t, r.bin, env, r.cfg, kind, inFlight, calls, "")
+			b := stdinRun(t, base, env, r.cfg, kind, inFlight, calls, "")
 			this.add(c)
 			before.add(b)
 			ratios = append(ratios, b.wall.Seconds()/c.wall.Seconds())
@@ -66,6 +71,83 @@ func TestServeStdinKinds(t *testing.T) {
 			before.cpuUS(n), float64(before.vol)/n, float64(before.invol)/n,
 			this.cpuUS(n)/before.cpuUS(n), float64(this.vol+this.invol)/float64(before.vol+before.invol),
 			ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1])
+		if os.Getenv("LATCH_BENCH_STRACE") == "1" {
+			dir := t.TempDir()
+			this, before := filepath.Join(dir, "this"), filepath.Join(dir, "before")
+			stdinRun(t, r.bin, env, r.cfg, kind, inFlight, calls, this)
+			stdinRun(t, base, env, r.cfg, kind, inFlight, calls, before)
+			t.Logf("stdin a %s, system calls a call (strace -c -f), this build ← before: %s", kind,
+				syscallsPerCall(t, this, before, calls))
+		}
+	}
+}
+
+// syscallsPerCall reads two strace -c summaries and says, for each
+// system call either made at least once in 20 calls, how many times each
+// made it a call; the total first.
+func syscallsPerCall(t *testing.T, this, before string, calls int) string {
+	t.Helper()
+	a, b := straceCounts(t, this), straceCounts(t, before)
+	names := []string{"total"}
+	for name, n := range a {
+		if name != "total" && (n*20 >= calls || b[name]*20 >= calls) {
+			names = append(names, name)
+		}
+	}
+	for name, n := range b {
+		if _, ok := a[name]; !ok && n*20 >= calls {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names[1:])
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s %.2f ← %.2f", name, float64(a[name])/float64(calls), float64(b[name])/float64(calls))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// straceCounts are the calls column of an strace -c summary, by system
+// call ("total" too).
+func straceCounts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		var n int
+		if len(f) < 5 || f[0] == "%" || strings.HasPrefix(f[0], "-") {
+			continue
+		}
+		if _, err := fmt.Sscan(f[3], &n); err == nil {
+			counts[f[len(f)-1]] = n
+		}
+	}
+	return counts
+}
+
+// straceAttach attaches strace -c -f to pid, writing its summary to out
+// when stopped; it returns once strace has attached.
+func straceAttach(t *testing.T, pid int, out string) (stop func()) {
+	t.Helper()
+	cmd := exec.Command("strace", "-c", "-f", "-o", out, "-p", strconv.Itoa(pid))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("strace: %v", err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "attached") {
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
 	}
 }
 
@@ -124,8 +206,9 @@ func threadCost(t *testing.T, pid int) stdinCost {
 
 // stdinRun starts bin's latch serve --stdio with stdin a blocking pipe or
 // socket pair (stdinChannel), makes calls calls of up__echo keeping
-// inFlight under way, and returns what they cost latch.
-func stdinRun(t *testing.T, bin string, env []string, cfg, kind string, inFlight, calls int) stdinCost {
+// inFlight under way, and returns what they cost latch; with strace set,
+// strace -c counts latch's system calls during the calls into that file.
+func stdinRun(t *testing.T, bin string, env []string, cfg, kind string, inFlight, calls int, strace string) stdinCost {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(5*time.Minute))
 	defer cancel()
@@ -187,6 +270,10 @@ func stdinRun(t *testing.T, bin string, env []string, cfg, kind string, inFlight
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	call(1) // warm
 	await()
+	stopTrace := func() {}
+	if strace != "" {
+		stopTrace = straceAttach(t, cmd.Process.Pid, strace)
+	}
 	c0, start := threadCost(t, cmd.Process.Pid), time.Now()
 	next := 2
 	for ; next < 2+inFlight; next++ {
@@ -200,6 +287,7 @@ func stdinRun(t *testing.T, bin string, env []string, cfg, kind string, inFlight
 		}
 	}
 	wall := time.Since(start)
+	stopTrace()
 	c := threadCost(t, cmd.Process.Pid).minus(c0)
 	c.wall = wall
 	return c
