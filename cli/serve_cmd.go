@@ -183,9 +183,9 @@ func runServe(quit context.Context, s *settings, f flags, stdin io.Reader, stdou
 	if a.stdio {
 		gateway.LogEvent(logw, a.json, "start", "serving on stdin and stdout, session "+sess.ID(),
 			map[string]any{"transport": "stdio", "session": sess.ID(), "version": version})
-		in, restore := pollableStdin(stdin)
+		in, done := pollableStdin(stdin)
 		err = g.ServeStdio(ctx, in, stdout)
-		restore()
+		done()
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			err = nil
 		}

@@ -1,0 +1,201 @@
+package cli
+
+// latch serve --stdio killed (SIGKILL) leaves its stdin as it found it:
+// blocking, for the client and every other process that shares the pipe
+// or the socket's open file description (O_NONBLOCK is the description's,
+// not a descriptor's, and a killed latch sets nothing back). The parent
+// here holds a copy of latch's end, as a client or a shell pipeline does,
+// kills latch at a few points of a session, and then reads that end.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"latch/mcp/mcptestutil"
+)
+
+func TestServeKillNineLeavesStdinBlocking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills latch serve six times")
+	}
+	fake := mcptestutil.BuildFakeMCP(t)
+	r := newPromptRig(t, map[string]any{"mcpServers": map[string]any{
+		"up": map[string]any{"command": fake, "allow": []string{"echo", "slow"}}}}, false)
+	for _, kind := range []string{"pipe", "socketpair"} {
+		for _, point := range []string{"before the handshake", "mid-call", "idle"} {
+			t.Run(kind+"/"+point, func(t *testing.T) {
+				stdin, client := stdinChannel(t, kind)
+				killServeAt(t, r, stdin, client, point)
+				if fdNonBlocking(t, stdin) {
+					t.Fatalf("latch's stdin (a %s) was left non-blocking after kill -9 %s", kind, point)
+				}
+				readBlocks(t, stdin, client)
+			})
+		}
+	}
+}
+
+// stdinChannel is latch's stdin, blocking, as a pipe's read end (the
+// client's is the write end) or as one end of a socket pair (the
+// client's is the other); both are the parent's, closed at the test's
+// end.
+func stdinChannel(t *testing.T, kind string) (stdin, client int) {
+	t.Helper()
+	var p [2]int
+	var err error
+	if kind == "pipe" {
+		err = unix.Pipe2(p[:], unix.O_CLOEXEC)
+	} else {
+		p, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Close(p[0]); _ = unix.Close(p[1]) })
+	return p[0], p[1]
+}
+
+// killServeAt starts latch serve --stdio on stdin, speaks to it through
+// client, and kills it at point: when it has answered a line but had no
+// handshake, while a call runs (the upstream's progress came), or with
+// nothing under way after a call.
+func killServeAt(t *testing.T, r *promptRig, stdin, client int, point string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(time.Minute))
+	defer cancel()
+	or, ow, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = or.Close() }()
+	var stderr bytes.Buffer
+	cmd := exec.Command(r.bin, "--config", r.cfg, "serve", "--stdio", "--quiet")
+	cmd.Env = r.env
+	// A file made from the descriptor as it is: Fd does not change it.
+	in := os.NewFile(uintptr(stdin), "stdin")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, ow, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = ow.Close()
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("latch serve's stderr:\n%s", stderr.String())
+		}
+	}()
+	lines := make(chan map[string]any, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(or)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				lines <- m
+			}
+		}
+	}()
+	send := func(msg string) {
+		if _, err := unix.Write(client, []byte(msg+"\n")); err != nil {
+			t.Fatalf("write to latch: %v", err)
+		}
+	}
+	// await returns the first line from latch that ok accepts.
+	await := func(what string, ok func(map[string]any) bool) {
+		for {
+			select {
+			case m, open := <-lines:
+				if !open {
+					t.Fatalf("latch serve ended before %s", what)
+				}
+				if ok(m) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s from latch serve", what)
+			}
+		}
+	}
+	answer := func(id float64) func(map[string]any) bool {
+		return func(m map[string]any) bool { return m["id"] == id }
+	}
+
+	if point == "before the handshake" {
+		send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		await("answer to a ping", answer(1))
+	} else {
+		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdinkill","version":"1"}}}`)
+		await("answer to initialize", answer(1))
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if point == "mid-call" {
+			send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"up__slow","arguments":{"seconds":60},"_meta":{"progressToken":"p"}}}`)
+			await("progress of the call", func(m map[string]any) bool { return m["method"] == "notifications/progress" })
+		} else {
+			send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"up__echo","arguments":{"message":"hi"}}}`)
+			await("answer to the call", answer(2))
+		}
+	}
+	if err := cmd.Process.Signal(unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("latch serve was not killed: %v", err)
+	}
+}
+
+// readBlocks checks that a read of fd, which holds nothing, waits in the
+// kernel (it does not fail with EAGAIN) until the client writes, and then
+// gives what the client wrote.
+func readBlocks(t *testing.T, fd, client int) {
+	t.Helper()
+	type result struct {
+		got string
+		err error
+	}
+	tids, done := make(chan int, 1), make(chan result, 1)
+	go func() {
+		// The read's own thread, to watch it in /proc.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tids <- unix.Gettid()
+		buf := make([]byte, 64)
+		n, err := unix.Read(fd, buf)
+		done <- result{string(buf[:max(n, 0)]), err}
+	}()
+	tid := <-tids
+	// The thread's current system call: its number and its arguments.
+	want := fmt.Sprintf("%d 0x%x ", unix.SYS_READ, fd)
+	stat := filepath.Join("/proc/self/task", strconv.Itoa(tid), "syscall")
+	mcptestutil.WaitFor(t, time.Minute, "the read to wait in the kernel", func() bool {
+		select {
+		case res := <-done:
+			t.Fatalf("a read of the end latch had, holding nothing, returned at once: %q, %v", res.got, res.err)
+		default:
+		}
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.HasPrefix(string(b), want)
+	})
+	if _, err := unix.Write(client, []byte("after\n")); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.err != nil || res.got != "after\n" {
+		t.Fatalf("the blocking read got %q, %v; want what the client wrote", res.got, res.err)
+	}
+}
