@@ -127,7 +127,9 @@ func (e ParkLine) Parking(sessionID string, why ParkLine) ParkedCall {
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
-// first, with what became of each.
+// first, with what became of each: an approved call's Started, Ran and
+// Refused, and of its Result whether it failed (IsError, Error), not what
+// it gave.
 func ParkedCalls(dir string) ([]ParkedCall, error) {
 	paths, ids, err := sessionLogs(dir)
 	if err != nil {
@@ -146,7 +148,7 @@ func ParkedCalls(dir string) ([]ParkedCall, error) {
 }
 
 // ParkedCallsOf reads the calls parked in one session's log, with what
-// became of each and, with results set, their logged results.
+// became of each and their logged results.
 func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
 	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{results: true})
 }

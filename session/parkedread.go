@@ -9,8 +9,10 @@ import (
 
 // parkedRead says what parkedIn keeps of a log's parked calls.
 type parkedRead struct {
-	// results: what became of the approved calls, from the permission
-	// that let one start and its tool_result.
+	// results: the approved calls' results as logged (their content,
+	// parts, structured content). Without, a reading still says which
+	// approved calls started and ran, and how each ended (IsError,
+	// Error): an approved call that ran and failed is not one refused.
 	results bool
 	// noArgs: the arguments are checked as they are when kept (an object,
 	// or null; a line with others is skipped whole) but not kept, for a
@@ -123,7 +125,7 @@ func (st *parkedState) line(line []byte) bool {
 		if !ok || e.Decision != "allowed" {
 			return false
 		}
-		if st.results && st.calls[i].Decision == "approved" {
+		if st.calls[i].Decision == "approved" {
 			st.calls[i].Started = true
 		}
 		return true
@@ -136,10 +138,15 @@ func (st *parkedState) line(line []byte) bool {
 		switch {
 		case c.Decision == "":
 			c.Decision = "answered"
-		case c.Started:
+		case c.Started && st.results:
 			c.Ran = true
 			c.Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
 				Parts: e.Parts, Structured: e.Structured}
+		case c.Started:
+			// It ran, and how it ended is said (as the index of parked
+			// calls keeps it), but not what it gave.
+			c.Ran = true
+			c.Result = LoggedResult{IsError: e.IsError, Error: e.Error}
 		case c.Decision == "approved" && e.Error != "":
 			c.Refused = e.Error
 		}
