@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,41 @@ func TestParkedCallsSayWhatRan(t *testing.T) {
 				t.Errorf("ParkedCallsOf: %s (%s): content %q, want %q in it", p.CallID, p.Tool, p.Result.Content, w.contentWithOf)
 			}
 		}
+	}
+}
+
+// A log of more calls than a block of the reading holds (callBlock, 256)
+// reads as it was logged: every call, in order, each with its own
+// decision, by each reading.
+func TestParkedCallsPastABlock(t *testing.T) {
+	dir := t.TempDir()
+	l := newParkLog(t, dir, "gw")
+	const n = 600
+	for i := range n {
+		l.park(fmt.Sprintf("gw_%04d", i), fmt.Sprintf("a%04d", i), fmt.Sprintf(`{"text":"note %d"}`, i))
+	}
+	for i := 0; i < n; i += 7 {
+		l.decide(fmt.Sprintf("gw_%04d", i), fmt.Sprintf("a%04d", i), "rejected")
+	}
+	of, all, waiting := parkedNow(t, dir, "gw")
+	if !waiting {
+		t.Error("HasWaiting says no call waits")
+	}
+	for name, calls := range map[string][]session.ParkedCall{"ParkedCallsOf": of, "ParkedCalls": all} {
+		if len(calls) != n {
+			t.Fatalf("%s: %d calls, want %d", name, len(calls), n)
+		}
+		for i, p := range calls {
+			want := ""
+			if i%7 == 0 {
+				want = "rejected"
+			}
+			if p.CallID != fmt.Sprintf("gw_%04d", i) || p.Decision != want {
+				t.Fatalf("%s: call %d is %s, decision %q; want gw_%04d, %q", name, i, p.CallID, p.Decision, i, want)
+			}
+		}
+	}
+	if got := fmt.Sprint(of[599].Arguments); got != "map[text:note 599]" {
+		t.Errorf("the last call's arguments: %s", got)
 	}
 }

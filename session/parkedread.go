@@ -7,7 +7,7 @@ import (
 	"latch/session/exactjson"
 )
 
-// parkedRead says what parkedIn keeps of a log's parked calls.
+// parkedRead says what readParked keeps of a log's parked calls.
 type parkedRead struct {
 	// results: the approved calls' results as logged (their content,
 	// parts, structured content). Without, a reading still says which
@@ -25,18 +25,26 @@ type parkedRead struct {
 type parkedState struct {
 	parkedRead
 	sessionID          string
-	calls              []ParkedCall
+	calls              callList
 	byApproval, byCall map[string]int
-	why                map[string]ParkLine // the permission event that parked a call, by call id
+	why                map[string]parkedWhy // what the permission event that parked a call said, by call id
+	// The line being decoded, held here so that each line does not
+	// allocate one (decode zeroes it first).
+	e      ParkLine
+	noArgE parkLineNoArgs
 	// The strings the calls share (their tool, server, digest,
 	// description, client), held once: a resumed gateway keeps them
 	// for every call waiting.
 	shared map[string]string
 }
 
+// parkedWhy is what put a call to a person, as its parking permission
+// event logged it.
+type parkedWhy struct{ mode, rule string }
+
 func newParkedState(sessionID string, how parkedRead) *parkedState {
 	return &parkedState{parkedRead: how, sessionID: sessionID, byApproval: map[string]int{}, byCall: map[string]int{},
-		why: map[string]ParkLine{}, shared: map[string]string{}}
+		why: map[string]parkedWhy{}, shared: map[string]string{}}
 }
 
 // same makes *s the copy of its string held in shared.
@@ -64,18 +72,22 @@ func (objectOnly) UnmarshalJSON(b []byte) error {
 	return errNotObject
 }
 
+// parkLineNoArgs is a ParkLine whose arguments are checked but not kept.
+type parkLineNoArgs struct {
+	ParkLine
+	Arguments objectOnly `json:"arguments"` // over ParkLine's: the shallower field wins
+}
+
 // decode reads a line whole, as ReadParkLine does; with noArgs its
-// arguments are checked but not kept.
+// arguments are checked but not kept. It decodes into the state's own
+// ParkLine, zeroed first, so nothing of the line before is kept.
 func (st *parkedState) decode(line []byte) (ParkLine, bool) {
 	if !st.noArgs {
-		var e ParkLine
-		return e, exactjson.UnmarshalExact(line, &e) == nil
+		st.e = ParkLine{}
+		return st.e, exactjson.UnmarshalExact(line, &st.e) == nil
 	}
-	var e struct {
-		ParkLine
-		Arguments objectOnly `json:"arguments"` // over ParkLine's: the shallower field wins
-	}
-	return e.ParkLine, exactjson.UnmarshalExact(line, &e) == nil
+	st.noArgE = parkLineNoArgs{}
+	return st.noArgE.ParkLine, exactjson.UnmarshalExact(line, &st.noArgE) == nil
 }
 
 // line reads one line of the log. It says whether the line bears on a
@@ -104,29 +116,31 @@ func (st *parkedState) line(line []byte) bool {
 		for _, f := range []*string{&e.Client, &e.Tool, &e.Server, &e.Digest, &e.Descr, &e.ClientName} {
 			st.same(f)
 		}
-		st.byApproval[e.ApprovalID], st.byCall[e.CallID] = len(st.calls), len(st.calls)
-		st.calls = append(st.calls, e.Parking(st.sessionID, st.why[e.CallID]))
+		why := st.why[e.CallID]
+		st.byApproval[e.ApprovalID], st.byCall[e.CallID] = st.calls.n, st.calls.n
+		st.calls.add(e.Parking(st.sessionID, ParkLine{Mode: why.mode, Rule: why.rule}))
 		delete(st.why, e.CallID)
 		return true
 	case TypeApprovalResolved:
 		i, ok := st.byApproval[e.ApprovalID]
 		if ok {
-			st.calls[i].Decision, st.calls[i].By, st.calls[i].Reason = e.Decision, e.By, e.Reason
+			c := st.calls.at(i)
+			c.Decision, c.By, c.Reason = e.Decision, e.By, e.Reason
 		}
 		return ok
 	case TypePermission:
 		if e.Decision == "parked" {
 			st.same(&e.Mode)
 			st.same(&e.Rule)
-			st.why[e.CallID] = e
+			st.why[e.CallID] = parkedWhy{mode: e.Mode, rule: e.Rule}
 			return true
 		}
 		i, ok := st.byCall[e.CallID]
 		if !ok || e.Decision != "allowed" {
 			return false
 		}
-		if st.calls[i].Decision == "approved" {
-			st.calls[i].Started = true
+		if c := st.calls.at(i); c.Decision == "approved" {
+			c.Started = true
 		}
 		return true
 	case TypeToolResult:
@@ -134,7 +148,7 @@ func (st *parkedState) line(line []byte) bool {
 		if !ok {
 			return false
 		}
-		c := &st.calls[i]
+		c := st.calls.at(i)
 		switch {
 		case c.Decision == "":
 			c.Decision = "answered"
