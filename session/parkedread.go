@@ -2,7 +2,7 @@ package session
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 
 	"latch/session/exactjson"
 )
@@ -30,8 +30,7 @@ type parkedState struct {
 	why                map[string]parkedWhy // what the permission event that parked a call said, by call id
 	// The line being decoded, held here so that each line does not
 	// allocate one (decode zeroes it first).
-	e      ParkLine
-	noArgE parkLineNoArgs
+	e parkLineArgs
 	// The strings the calls share (their tool, server, digest,
 	// description, client), held once: a resumed gateway keeps them
 	// for every call waiting.
@@ -56,38 +55,60 @@ func (st *parkedState) same(s *string) {
 	}
 }
 
-// objectOnly is a call's arguments when they are not kept: it accepts
-// what decoding them into a map accepts (an object, or null) and keeps
-// nothing.
-type objectOnly struct{}
-
-var errNotObject = errors.New("the arguments are not a JSON object")
-
-// UnmarshalJSON accepts an object or null (the decoder has checked the
-// value's syntax before).
-func (objectOnly) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) > 0 && (b[0] == '{' || string(b) == "null") {
-		return nil
-	}
-	return errNotObject
+// argsSpan is a call's arguments as a line holds them, not decoded: the
+// bytes of the line (valid while it is), and how many times the key came.
+type argsSpan struct {
+	raw []byte
+	n   int
 }
 
-// parkLineNoArgs is a ParkLine whose arguments are checked but not kept.
-type parkLineNoArgs struct {
+// UnmarshalJSON keeps b (the decoder has checked its syntax before).
+func (a *argsSpan) UnmarshalJSON(b []byte) error {
+	a.raw, a.n = b, a.n+1
+	return nil
+}
+
+// parkLineArgs is a ParkLine with its arguments left in the line.
+type parkLineArgs struct {
 	ParkLine
-	Arguments objectOnly `json:"arguments"` // over ParkLine's: the shallower field wins
+	Arguments argsSpan `json:"arguments"` // over ParkLine's: the shallower field wins
 }
 
 // decode reads a line whole, as ReadParkLine does; with noArgs its
-// arguments are checked but not kept. It decodes into the state's own
-// ParkLine, zeroed first, so nothing of the line before is kept.
+// arguments are checked (an object, or null, as decoding them into a map
+// accepts) but not kept. The line is decoded with json.Unmarshal, its
+// arguments apart, with their numbers exact, only when they are kept
+// (UnmarshalExact's json.Decoder for each line was most of what a reading
+// allocated). It decodes into the state's own ParkLine, zeroed first, so
+// nothing of the line before is kept.
 func (st *parkedState) decode(line []byte) (ParkLine, bool) {
-	if !st.noArgs {
-		st.e = ParkLine{}
-		return st.e, exactjson.UnmarshalExact(line, &st.e) == nil
+	st.e = parkLineArgs{}
+	if json.Unmarshal(line, &st.e) != nil {
+		return ParkLine{}, false
 	}
-	st.noArgE = parkLineNoArgs{}
-	return st.noArgE.ParkLine, exactjson.UnmarshalExact(line, &st.noArgE) == nil
+	raw := bytes.TrimSpace(st.e.Arguments.raw)
+	dup := st.e.Arguments.n > 1
+	st.e.Arguments = argsSpan{} // the line's bytes: not kept past it
+	switch {
+	case dup:
+		// The key twice (a hand-edited line): read as ReadParkLine reads
+		// it, which decodes the second into the map of the first.
+		st.e.ParkLine = ParkLine{}
+		if exactjson.UnmarshalExact(line, &st.e.ParkLine) != nil {
+			return ParkLine{}, false
+		}
+		if st.noArgs {
+			st.e.ParkLine.Arguments = nil
+		}
+	case len(raw) == 0 || string(raw) == "null":
+	case raw[0] != '{':
+		return ParkLine{}, false // not a map's: no call
+	case !st.noArgs:
+		if exactjson.UnmarshalExact(raw, &st.e.ParkLine.Arguments) != nil {
+			return ParkLine{}, false
+		}
+	}
+	return st.e.ParkLine, true
 }
 
 // line reads one line of the log. It says whether the line bears on a
