@@ -12,7 +12,7 @@ import (
 const maxKeptResult = 1 << 20
 
 // loggedParts are the fields of a tool_result that keepForClient fills,
-// as parkedIn reads them.
+// as readParked reads them.
 type loggedParts struct {
 	Parts      json.RawMessage `json:"parts"`
 	Structured json.RawMessage `json:"structured_content"`

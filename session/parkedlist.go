@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -127,28 +126,34 @@ func (e ParkLine) Parking(sessionID string, why ParkLine) ParkedCall {
 }
 
 // ParkedCalls reads every call parked in the session logs in dir, oldest
-// first, with what became of each.
+// first, with what became of each: an approved call's Started, Ran and
+// Refused, and of its Result whether it failed (IsError, Error), not what
+// it gave.
 func ParkedCalls(dir string) ([]ParkedCall, error) {
 	paths, ids, err := sessionLogs(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []ParkedCall
+	var logs []callList
 	for i, p := range paths {
-		calls, err := parkedIn(p, ids[i], parkedRead{})
+		st, err := readParked(p, ids[i], parkedRead{}, markEvery)
 		if err != nil {
 			continue // a log being removed, or unreadable: it has nothing to decide
 		}
-		out = append(out, calls...)
+		if st.calls.n > 0 {
+			logs = append(logs, st.calls)
+		}
 	}
+	out := joinCalls(logs)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Parked.Before(out[j].Parked) })
 	return out, nil
 }
 
 // ParkedCallsOf reads the calls parked in one session's log, with what
-// became of each and, with results set, their logged results.
+// became of each and their logged results.
 func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
-	return parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{results: true})
+	st, err := readParked(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{results: true}, markEvery)
+	return st.calls.all(), err
 }
 
 // HasWaiting says whether a call parked in one session's log still
@@ -158,11 +163,11 @@ func ParkedCallsOf(dir, sessionID string) ([]ParkedCall, error) {
 // restarted gateway resumes, made as much garbage as resuming it; latch
 // serve's collector lets that grow to five times what is live.)
 func HasWaiting(dir, sessionID string) (bool, error) {
-	calls, err := parkedIn(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{noArgs: true})
+	st, err := readParked(filepath.Join(dir, sessionID+".jsonl"), sessionID, parkedRead{noArgs: true}, markEvery)
 	if err != nil {
 		return false, err
 	}
-	return slices.ContainsFunc(calls, ParkedCall.Waiting), nil
+	return st.calls.any(ParkedCall.Waiting), nil
 }
 
 // MarkParked reads the parked calls of a session's log to its end and
@@ -175,7 +180,7 @@ func MarkParked(dir, sessionID string) error {
 	return err
 }
 
-// parkedWants says whether parkedIn reads a line of the log: a parking
+// parkedWants says whether readParked reads a line of the log: a parking
 // or its decision, a result, the permission that parked a call, and with
 // results the one that let an approved call start.
 func parkedWants(line []byte, results bool) bool {
@@ -184,27 +189,22 @@ func parkedWants(line []byte, results bool) bool {
 			results && bytes.Contains(line, []byte(`"allowed"`))))
 }
 
-// parkedIn reads the parked calls of one log, and with results what
-// became of the approved ones: the lines its mark names, if it has one
-// that fits, then the rest. It keeps a new mark when it read markEvery
-// bytes or more past the last.
-func parkedIn(path, sessionID string, how parkedRead) ([]ParkedCall, error) {
-	return readParked(path, sessionID, how, markEvery)
-}
-
-// readParked is parkedIn, keeping a new mark when it read at least
-// markAfter bytes past the last.
-func readParked(path, sessionID string, how parkedRead, markAfter int64) ([]ParkedCall, error) {
+// readParked reads the parked calls of one log, and with results what
+// the approved ones gave: the lines its mark names, if it has one that
+// fits, then the rest. It keeps a new mark when it read at least
+// markAfter bytes past the last (markEvery, but for MarkParked). Its
+// state is never nil: with an error, it holds what was read.
+func readParked(path, sessionID string, how parkedRead, markAfter int64) (*parkedState, error) {
+	st := newParkedState(sessionID, how)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return st, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return st, err
 	}
-	st := newParkedState(sessionID, how)
 	var marked []span
 	from := int64(0)
 	if m, ok := readMark(path); ok && m.fits(f, fi) {
@@ -242,8 +242,8 @@ func readParked(path, sessionID string, how parkedRead, markAfter int64) ([]Park
 			if end-from >= markAfter {
 				writeMark(path, f, end, marked)
 			}
-			return st.calls, nil
+			return st, nil
 		}
-		return st.calls, err
+		return st, err
 	}
 }

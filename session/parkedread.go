@@ -2,15 +2,17 @@ package session
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 
 	"latch/session/exactjson"
 )
 
-// parkedRead says what parkedIn keeps of a log's parked calls.
+// parkedRead says what readParked keeps of a log's parked calls.
 type parkedRead struct {
-	// results: what became of the approved calls, from the permission
-	// that let one start and its tool_result.
+	// results: the approved calls' results as logged (their content,
+	// parts, structured content). Without, a reading still says which
+	// approved calls started and ran, and how each ended (IsError,
+	// Error): an approved call that ran and failed is not one refused.
 	results bool
 	// noArgs: the arguments are checked as they are when kept (an object,
 	// or null; a line with others is skipped whole) but not kept, for a
@@ -23,18 +25,25 @@ type parkedRead struct {
 type parkedState struct {
 	parkedRead
 	sessionID          string
-	calls              []ParkedCall
+	calls              callList
 	byApproval, byCall map[string]int
-	why                map[string]ParkLine // the permission event that parked a call, by call id
+	why                map[string]parkedWhy // what the permission event that parked a call said, by call id
+	// The line being decoded, held here so that each line does not
+	// allocate one (decode zeroes it first).
+	e parkLineArgs
 	// The strings the calls share (their tool, server, digest,
 	// description, client), held once: a resumed gateway keeps them
 	// for every call waiting.
 	shared map[string]string
 }
 
+// parkedWhy is what put a call to a person, as its parking permission
+// event logged it.
+type parkedWhy struct{ mode, rule string }
+
 func newParkedState(sessionID string, how parkedRead) *parkedState {
 	return &parkedState{parkedRead: how, sessionID: sessionID, byApproval: map[string]int{}, byCall: map[string]int{},
-		why: map[string]ParkLine{}, shared: map[string]string{}}
+		why: map[string]parkedWhy{}, shared: map[string]string{}}
 }
 
 // same makes *s the copy of its string held in shared.
@@ -46,34 +55,60 @@ func (st *parkedState) same(s *string) {
 	}
 }
 
-// objectOnly is a call's arguments when they are not kept: it accepts
-// what decoding them into a map accepts (an object, or null) and keeps
-// nothing.
-type objectOnly struct{}
+// argsSpan is a call's arguments as a line holds them, not decoded: the
+// bytes of the line (valid while it is), and how many times the key came.
+type argsSpan struct {
+	raw []byte
+	n   int
+}
 
-var errNotObject = errors.New("the arguments are not a JSON object")
+// UnmarshalJSON keeps b (the decoder has checked its syntax before).
+func (a *argsSpan) UnmarshalJSON(b []byte) error {
+	a.raw, a.n = b, a.n+1
+	return nil
+}
 
-// UnmarshalJSON accepts an object or null (the decoder has checked the
-// value's syntax before).
-func (objectOnly) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) > 0 && (b[0] == '{' || string(b) == "null") {
-		return nil
-	}
-	return errNotObject
+// parkLineArgs is a ParkLine with its arguments left in the line.
+type parkLineArgs struct {
+	ParkLine
+	Arguments argsSpan `json:"arguments"` // over ParkLine's: the shallower field wins
 }
 
 // decode reads a line whole, as ReadParkLine does; with noArgs its
-// arguments are checked but not kept.
+// arguments are checked (an object, or null, as decoding them into a map
+// accepts) but not kept. The line is decoded with json.Unmarshal, its
+// arguments apart, with their numbers exact, only when they are kept
+// (UnmarshalExact's json.Decoder for each line was most of what a reading
+// allocated). It decodes into the state's own ParkLine, zeroed first, so
+// nothing of the line before is kept.
 func (st *parkedState) decode(line []byte) (ParkLine, bool) {
-	if !st.noArgs {
-		var e ParkLine
-		return e, exactjson.UnmarshalExact(line, &e) == nil
+	st.e = parkLineArgs{}
+	if json.Unmarshal(line, &st.e) != nil {
+		return ParkLine{}, false
 	}
-	var e struct {
-		ParkLine
-		Arguments objectOnly `json:"arguments"` // over ParkLine's: the shallower field wins
+	raw := bytes.TrimSpace(st.e.Arguments.raw)
+	dup := st.e.Arguments.n > 1
+	st.e.Arguments = argsSpan{} // the line's bytes: not kept past it
+	switch {
+	case dup:
+		// The key twice (a hand-edited line): read as ReadParkLine reads
+		// it, which decodes the second into the map of the first.
+		st.e.ParkLine = ParkLine{}
+		if exactjson.UnmarshalExact(line, &st.e.ParkLine) != nil {
+			return ParkLine{}, false
+		}
+		if st.noArgs {
+			st.e.ParkLine.Arguments = nil
+		}
+	case len(raw) == 0 || string(raw) == "null":
+	case raw[0] != '{':
+		return ParkLine{}, false // not a map's: no call
+	case !st.noArgs:
+		if exactjson.UnmarshalExact(raw, &st.e.ParkLine.Arguments) != nil {
+			return ParkLine{}, false
+		}
 	}
-	return e.ParkLine, exactjson.UnmarshalExact(line, &e) == nil
+	return st.e.ParkLine, true
 }
 
 // line reads one line of the log. It says whether the line bears on a
@@ -102,29 +137,31 @@ func (st *parkedState) line(line []byte) bool {
 		for _, f := range []*string{&e.Client, &e.Tool, &e.Server, &e.Digest, &e.Descr, &e.ClientName} {
 			st.same(f)
 		}
-		st.byApproval[e.ApprovalID], st.byCall[e.CallID] = len(st.calls), len(st.calls)
-		st.calls = append(st.calls, e.Parking(st.sessionID, st.why[e.CallID]))
+		why := st.why[e.CallID]
+		st.byApproval[e.ApprovalID], st.byCall[e.CallID] = st.calls.n, st.calls.n
+		st.calls.add(e.Parking(st.sessionID, ParkLine{Mode: why.mode, Rule: why.rule}))
 		delete(st.why, e.CallID)
 		return true
 	case TypeApprovalResolved:
 		i, ok := st.byApproval[e.ApprovalID]
 		if ok {
-			st.calls[i].Decision, st.calls[i].By, st.calls[i].Reason = e.Decision, e.By, e.Reason
+			c := st.calls.at(i)
+			c.Decision, c.By, c.Reason = e.Decision, e.By, e.Reason
 		}
 		return ok
 	case TypePermission:
 		if e.Decision == "parked" {
 			st.same(&e.Mode)
 			st.same(&e.Rule)
-			st.why[e.CallID] = e
+			st.why[e.CallID] = parkedWhy{mode: e.Mode, rule: e.Rule}
 			return true
 		}
 		i, ok := st.byCall[e.CallID]
 		if !ok || e.Decision != "allowed" {
 			return false
 		}
-		if st.results && st.calls[i].Decision == "approved" {
-			st.calls[i].Started = true
+		if c := st.calls.at(i); c.Decision == "approved" {
+			c.Started = true
 		}
 		return true
 	case TypeToolResult:
@@ -132,14 +169,19 @@ func (st *parkedState) line(line []byte) bool {
 		if !ok {
 			return false
 		}
-		c := &st.calls[i]
+		c := st.calls.at(i)
 		switch {
 		case c.Decision == "":
 			c.Decision = "answered"
-		case c.Started:
+		case c.Started && st.results:
 			c.Ran = true
 			c.Result = LoggedResult{Content: e.Content, IsError: e.IsError, Error: e.Error,
 				Parts: e.Parts, Structured: e.Structured}
+		case c.Started:
+			// It ran, and how it ended is said (as the index of parked
+			// calls keeps it), but not what it gave.
+			c.Ran = true
+			c.Result = LoggedResult{IsError: e.IsError, Error: e.Error}
 		case c.Decision == "approved" && e.Error != "":
 			c.Refused = e.Error
 		}

@@ -15,12 +15,12 @@ import (
 // parkLog writes a gateway's log by hand, line by line, as the gateway
 // writes them.
 type parkLog struct {
-	t    *testing.T
+	t    testing.TB
 	path string
 	n    int
 }
 
-func newParkLog(t *testing.T, dir, id string) *parkLog {
+func newParkLog(t testing.TB, dir, id string) *parkLog {
 	return &parkLog{t: t, path: filepath.Join(dir, id+".jsonl")}
 }
 
