@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,4 +356,27 @@ func TestInboxRuleWhereNoneCanBeSaved(t *testing.T) {
 		t.Fatal("R opened a step with no rule to save")
 	}
 	containsAll(t, s.m.View(), "R: no rule is saved from here", "run latch inbox on that machine")
+}
+
+// TestWrapWordsKeepsNamesWhole: the pane's and the notes' lines break at
+// spaces only, never after a hyphen (a session's name was cut in two,
+// "(session 20261202-08" and "0000-aaaaaa)"); a word longer than the line
+// is cut, and no line is wider than asked.
+func TestWrapWordsKeepsNamesWhole(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want []string
+	}{
+		{"id       gw_0a1b2c3d4e5f  (session 20261202-080000-aaaaaa)", 48,
+			[]string{"id       gw_0a1b2c3d4e5f  (session", "20261202-080000-aaaaaa)"}},
+		{"  kept indent, then words", 14, []string{"  kept indent,", "then words"}},
+		{"ab " + strings.Repeat("x", 25), 10, []string{"ab", "xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"}},
+		{"one\ntwo three", 5, []string{"one", "two", "three"}},
+	} {
+		got := wrapWords(c.s, c.w)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
 }

@@ -19,8 +19,10 @@ func (m *Model) pane(w, h int) []string {
 		return nil
 	}
 	var out []string
+	// Between words: an id, a session or a rule's name is not cut in two
+	// (one longer than the pane still is).
 	add := func(label, text string) {
-		for i, l := range wrap(label+sanitize.Line(text), max(w-2, 1)) {
+		for i, l := range wrapWords(label+sanitize.Line(text), max(w-2, 1)) {
 			if i > 0 {
 				l = "  " + l
 			}

@@ -192,10 +192,50 @@ func wrap(s string, w int) []string {
 	return strings.Split(ansi.Hardwrap(s, max(w, 1), true), "\n")
 }
 
-// wrapWords breaks s into lines of at most w cells, between words where
-// it can.
+// wrapWords breaks s into lines of at most w cells at its spaces (and
+// its newlines); a word longer than w is cut. Unlike ansi.Wrap it never
+// breaks after a hyphen: a session's name, a call's id or a rule's origin
+// stays whole on its line where it fits. The spaces where a line breaks
+// are dropped; those that start s are kept.
 func wrapWords(s string, w int) []string {
-	return strings.Split(ansi.Wrap(s, max(w, 1), ""), "\n")
+	w = max(w, 1)
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		var line strings.Builder
+		lw, spaces, first := 0, 0, true
+		for i, word := range strings.Split(para, " ") {
+			if i > 0 {
+				spaces++
+			}
+			if word == "" {
+				continue
+			}
+			ww := ansi.StringWidth(word)
+			if lw+spaces+ww > w && !(first && lw == 0) {
+				if lw > 0 {
+					out = append(out, line.String())
+					line.Reset()
+				}
+				lw, spaces = 0, 0
+			}
+			first = false
+			line.WriteString(strings.Repeat(" ", spaces))
+			lw += spaces
+			spaces = 0
+			for lw+ww > w { // a word longer than the line: cut
+				head := ansi.Truncate(word, max(w-lw, 1), "")
+				line.WriteString(head)
+				out = append(out, line.String())
+				line.Reset()
+				word = ansi.TruncateLeft(word, ansi.StringWidth(head), "")
+				lw, ww = 0, ansi.StringWidth(word)
+			}
+			line.WriteString(word)
+			lw += ww
+		}
+		out = append(out, line.String())
+	}
+	return out
 }
 
 // clientName is who made the call: the gateway's client, or "(chat)".
