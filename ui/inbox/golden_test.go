@@ -67,6 +67,15 @@ func TestGoldenInbox120x40(t *testing.T) {
 	golden.RequireEqual(t, []byte(s.m.View()))
 }
 
+// TestGoldenInboxElided120x40: the call with a long value selected, the
+// pane beside the list: the line over its arguments, saying how many
+// values are elided and that f shows them whole, breaks between words
+// (it broke "show" / "s").
+func TestGoldenInboxElided120x40(t *testing.T) {
+	s := goldenScreen(t, 120, 40)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
 // TestGoldenInboxStep80x24: the confirmation step names the calls and
 // their count, leaves out the one that cannot be decided here (saying
 // why), and ignores keys for a moment.

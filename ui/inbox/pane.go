@@ -161,7 +161,7 @@ func (m *Model) stepLines(w, h int) []string {
 // wrapStyled is text wrapped to w, each line drawn as an item.
 func wrapStyled(m *Model, text string, w int) []string {
 	var out []string
-	for _, l := range wrap(text, w) {
+	for _, l := range wrapWords(text, w) {
 		out = append(out, m.st.Dialog.Item.Render(l))
 	}
 	return out
@@ -170,7 +170,7 @@ func wrapStyled(m *Model, text string, w int) []string {
 // wrapTitle is text wrapped to w, each line drawn as a title.
 func wrapTitle(m *Model, text string, w int) []string {
 	var out []string
-	for _, l := range wrap(text, w) {
+	for _, l := range wrapWords(text, w) {
 		out = append(out, m.st.Dialog.Title.Render(l))
 	}
 	return out
