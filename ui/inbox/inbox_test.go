@@ -380,3 +380,20 @@ func TestWrapWordsKeepsNamesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestInboxKeysInOneRead: keys that reach the inbox in one read (typed
+// fast, on a busy machine, over ssh) come from Bubble Tea as one message
+// of several runes; each is a key. "jj" moved nothing, and "jy" neither
+// moved nor opened the step.
+func TestInboxKeysInOneRead(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("jj"))
+	if c, _, _ := s.m.selected(); c.Tool != "git__commit" {
+		t.Fatalf(`after "jj" the selected call is %s, want the third, git__commit:\n%s`, c.Tool, s.m.View())
+	}
+	s.press(time.Second, runes("ky"))
+	if c, _, _ := s.m.selected(); c.Tool != "mem__create_entities" || s.m.step == nil {
+		t.Fatalf(`after "ky" the selected call is %s (want mem__create_entities) and the step is open %v:\n%s`,
+			c.Tool, s.m.step != nil, s.m.View())
+	}
+}
