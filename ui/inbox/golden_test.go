@@ -188,6 +188,20 @@ func TestGoldenInboxBulkNotes80x24(t *testing.T) {
 	golden.RequireEqual(t, []byte(s.m.View()))
 }
 
+// TestGoldenInboxBulkNotes70x20: on a short screen the notes that fit are
+// the newest, the bulk's summary last, and the keys stay under them; the
+// selected call loses the end of its arguments instead. The call's fields
+// pushed the summary and the keys off the screen.
+func TestGoldenInboxBulkNotes70x20(t *testing.T) {
+	s := goldenScreen(t, 70, 20)
+	s.press(time.Second, runes("a"))
+	s.m.Update(bulkOutcome())
+	v := s.m.View()
+	assertFits(t, v, 70, 20)
+	containsAll(t, v, "approved 9 of 12 calls", "q quit")
+	golden.RequireEqual(t, []byte(v))
+}
+
 // TestGoldenInboxAllNotes80x24: L shows every note of this inbox, oldest
 // first, none left out.
 func TestGoldenInboxAllNotes80x24(t *testing.T) {

@@ -26,7 +26,6 @@ func (m *Model) View() string {
 		return m.notesView(w, h)
 	}
 	head := m.headLine(w)
-	notes := m.noteLines(w)
 	foot := wrapWords(footer, w)
 	if m.filtering {
 		foot = []string{fit("filter (client, tool or server): "+sanitize.Line(m.filter)+"█ · enter keeps it · esc drops it", w)}
@@ -34,13 +33,19 @@ func (m *Model) View() string {
 	for i, l := range foot {
 		foot[i] = m.st.Dialog.Hint.Render(l)
 	}
-	body := max(h-1-len(notes)-len(foot), 3)
+	// The notes get what the list and the call leave (at least minBody
+	// rows), the newest first; the keys are always under them.
+	notes := m.noteLines(w, h-1-len(foot)-minBody)
+	body := max(h-1-len(notes)-len(foot), minBody)
 	var rows []string
 	if w >= wideAt {
 		rows = m.wide(w, body)
 	} else {
 		rows = m.narrow(w, body)
 	}
+	// A pane longer than its rows (a call's fields on a short screen)
+	// loses its end, not the notes and keys under it.
+	rows = rows[:min(len(rows), body)]
 	out := append([]string{head}, rows...)
 	out = append(out, notes...)
 	out = append(out, foot...)
@@ -70,14 +75,29 @@ func (m *Model) headLine(w int) string {
 	return m.st.Status.Bar.Render(fit(s, w))
 }
 
-// noteLines are the lines of the last decisions and of a failed read.
-func (m *Model) noteLines(w int) []string {
+// minBody is the fewest rows the list and the selected call get.
+const minBody = 3
+
+// noteLines are the lines of the last decisions and of a failed read, in
+// at most room rows: the newest notes whole, the older ones left out when
+// they do not fit (L lists every one).
+func (m *Model) noteLines(w, room int) []string {
 	var out []string
 	if m.err != "" {
 		out = append(out, m.st.Chat.Error.Render(fit("cannot read the waiting calls: "+m.err, w)))
 	}
-	for _, n := range m.notes {
-		for _, l := range wrapWords(n, w) {
+	var notes [][]string
+	n := len(out)
+	for i := len(m.notes) - 1; i >= 0; i-- {
+		lines := wrapWords(m.notes[i], w)
+		if n+len(lines) > room && len(notes) > 0 {
+			break
+		}
+		notes = append(notes, lines)
+		n += len(lines)
+	}
+	for i := len(notes) - 1; i >= 0; i-- {
+		for _, l := range notes[i] {
 			out = append(out, m.st.Chat.Notice.Render(l))
 		}
 	}
