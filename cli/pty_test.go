@@ -123,6 +123,11 @@ type ptyOptions struct {
 	// background (OSC 11), before the terminal answers: keys a person
 	// typed as latch started, while it waited for the answer.
 	KeysAtQuery string
+	// LateSyncAnswer holds back the answer to the question about
+	// synchronized output (DECRQM, with the DA1 after it) until latch has
+	// given up waiting for it and opened its screen (the alternate
+	// screen), as on a slow link or a busy machine.
+	LateSyncAnswer bool
 }
 
 // ptyTerm is latch running in a pseudo-terminal, with the screen it drew.
@@ -150,6 +155,8 @@ type ptyTerm struct {
 	closeOnce sync.Once
 	silent    bool   // answer no query (ptyOptions.Silent)
 	atQuery   string // typed at the first OSC 11 query (ptyOptions.KeysAtQuery), then ""
+	lateSync  bool   // hold the DECRQM answer back (ptyOptions.LateSyncAnswer)
+	heldSync  []byte // the answer held back, until the alternate screen is on
 }
 
 // cleanEnv is the whole environment of the child: nothing of the developer's
@@ -232,6 +239,7 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 		emu:      newVTScreen(o.Rows, o.Cols),
 		silent:   o.Silent,
 		atQuery:  o.KeysAtQuery,
+		lateSync: o.LateSyncAnswer,
 		changed:  make(chan struct{}),
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -307,12 +315,20 @@ func (tm *ptyTerm) readLoop() {
 			tm.mu.Lock()
 			tm.raw.Write(buf[:n])
 			reply := tm.emu.feed(buf[:n])
+			altScreen := tm.emu.altActive
 			close(tm.changed)
 			tm.changed = make(chan struct{})
 			tm.mu.Unlock()
 			if tm.atQuery != "" && bytes.Contains(buf[:n], []byte("\x1b]11;?")) {
 				_, _ = tm.master.Write([]byte(tm.atQuery)) // only this goroutine reads atQuery
 				tm.atQuery = ""
+			}
+			// Only this goroutine reads lateSync and heldSync.
+			if tm.lateSync && bytes.Contains(reply, []byte("$y")) {
+				tm.heldSync, reply, tm.lateSync = reply, nil, false
+			}
+			if tm.heldSync != nil && altScreen {
+				reply, tm.heldSync = append(tm.heldSync, reply...), nil
 			}
 			if len(reply) > 0 && !tm.silent {
 				_, _ = tm.master.Write(reply)

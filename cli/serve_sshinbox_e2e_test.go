@@ -318,8 +318,10 @@ func TestServeStdioInboxOverSSHKeepsStdoutClean(t *testing.T) {
 		defer mu.Unlock()
 		return strings.Contains(shown.String(), "0 calls waiting")
 	})
+	// Keys of every kind; "/" opens the filter, where q is text (and
+	// Esc q is Alt+q): Ctrl+C quits from anywhere.
 	_, _ = in.Write([]byte("jk/\x1b[A\x1b]0;x\x07\x1bq"))
-	_, _ = in.Write([]byte("q"))
+	_, _ = in.Write([]byte("q\x03"))
 	_ = s.Wait()
 	_ = c.Close()
 	_, _ = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")

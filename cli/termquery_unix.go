@@ -32,13 +32,12 @@ var bgReply = regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1
 // then DA1, which every terminal answers, so one that does not know
 // DECRQM ends the wait at once. It gives up after timeout, or when stdin
 // or stdout is not a terminal. typed is what the person typed meanwhile
-// (see typedKeys), for the screen to read first.
+// (see typedKeys), for the screen to read first. The DECRPM answer counts
+// even when DA1's did not come in time; an answer that comes later still
+// reaches the screen through the keys it reads (ui.TeaInput's onSync).
 func querySync(in, out *os.File, timeout time.Duration) (ok bool, typed []byte) {
-	got, answered := queryTerminal(in, out, "\x1b[?2026$p\x1b[c", timeout)
+	got, _ := queryTerminal(in, out, "\x1b[?2026$p\x1b[c", timeout)
 	typed = typedKeys(got)
-	if !answered {
-		return false, typed
-	}
 	m := syncReply.FindSubmatch(got)
 	return m != nil && (bytes.Equal(m[1], []byte("1")) || bytes.Equal(m[1], []byte("2"))), typed
 }

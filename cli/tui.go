@@ -169,11 +169,16 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 	if keys != os.Stdin {
 		defer func() { _ = keys.Close() }() // the terminal opened for reading: nothing was written
 	}
-	input := ui.TeaInput(keys)
+	// The terminal's answer about synchronized output, should it come
+	// after querySync gave up waiting (a slow link, a busy machine), turns
+	// it on then. p is set before Run starts reading the keys.
+	var p *tea.Program
+	onSync := func(on bool) { p.Send(ui.SyncOutputMsg(on)) }
+	input := ui.TeaInput(keys, onSync)
 	if len(env.typed) > 0 && keys == os.Stdin {
 		r, stop := newTypedInput(keys, env.typed) // typedahead.go
 		defer stop()
-		input = ui.TeaInputAfter(r, keys)
+		input = ui.TeaInputAfter(r, keys, onSync)
 	}
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(input),
 		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}
@@ -182,7 +187,7 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 		// wheel scrolls only where the terminal turns it into keys.
 		opts = append(opts, tea.WithMouseCellMotion())
 	}
-	p := tea.NewProgram(m, opts...)
+	p = tea.NewProgram(m, opts...)
 	defer context.AfterFunc(quit, p.Quit)()
 	if gw != nil {
 		// Stopped before the session closes (deferred above).

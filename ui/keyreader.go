@@ -15,14 +15,23 @@ import (
 // It is a terminal file to Bubble Tea (Fd, Name): Bubble Tea still puts f
 // in raw mode, and its reader can still be cancelled (on a suspend, at
 // the end) by waiting on f's descriptor.
-func TeaInput(f *os.File) io.ReadWriteCloser { return inputFile{newKeyReader(f), f} }
+//
+// onSync, when not nil, is told the terminal's answer about synchronized
+// output (DEC mode 2026) should it come after latch stopped waiting for
+// it (see SyncOutputMsg): on a slow link the answer can come seconds late.
+func TeaInput(f *os.File, onSync func(bool)) io.ReadWriteCloser {
+	return inputFile{newKeyReader(f, onSync), f}
+}
 
 // TeaInputAfter is TeaInput of the keys r reads: keys typed before the
 // screen opened (read by a terminal query), then f's. It has f's Fd, so
 // Bubble Tea puts f in raw mode, but no Name: Bubble Tea's reader then
 // reads without first waiting for f to be readable, which would hold the
-// keys read before until the next key. Closing it closes nothing.
-func TeaInputAfter(r io.Reader, f *os.File) io.ReadWriteCloser { return typedFile{newKeyReader(r), f} }
+// keys read before until the next key. Closing it closes nothing. onSync
+// is as TeaInput's.
+func TeaInputAfter(r io.Reader, f *os.File, onSync func(bool)) io.ReadWriteCloser {
+	return typedFile{newKeyReader(r, onSync), f}
+}
 
 type typedFile struct {
 	*keyReader
@@ -61,7 +70,9 @@ type keyReader struct {
 	err error  // r's error, once out is given
 }
 
-func newKeyReader(r io.Reader) *keyReader { return &keyReader{r: r} }
+func newKeyReader(r io.Reader, onSync func(bool)) *keyReader {
+	return &keyReader{r: r, dec: keyDecoder{onSync: onSync}}
+}
 
 // Read reads once from r and returns what that decodes to: nothing (0,
 // nil) when all of it is the start of a sequence that goes on in the next
@@ -110,13 +121,17 @@ const (
 // legacy bytes of their keys (parseKeySeq), drops the terminal's answers
 // to an OSC query (oscReplyLen: one that came after latch stopped waiting
 // for it, on a slow link or a busy machine, is no key, and Bubble Tea
-// would take its bytes for typed text), and passes everything else on
+// would take its bytes for typed text) and, as late, the answers to the
+// question about synchronized output (DECRPM and DA1: see
+// lateCSIAnswer), telling onSync what the terminal said; and passes
+// everything else on
 // unchanged: other sequences (the mouse's among them), text, and the
 // whole of a bracketed paste. A sequence cut at the end of a read is held
 // until its end comes. A lone Esc at the end of a read is passed on at
 // once, as Bubble Tea would see it: it is the Esc key; so is Esc ] (Alt+]).
 type keyDecoder struct {
 	held    []byte // the start of a sequence cut at the end of the last read
+	onSync  func(bool)
 	inPaste bool
 	seenEnd int // in a paste: how much of its end marker was last seen
 }
@@ -154,6 +169,8 @@ func (d *keyDecoder) decode(out, in []byte) []byte {
 		n, whole := csiLen(b[i:])
 		seq := b[i : i+n]
 		switch {
+		case whole && d.lateCSIAnswer(seq):
+			// an answer to a query, late: no key
 		case whole:
 			if key, ok := parseKeySeq(string(seq)); ok {
 				out = append(out, key...)
@@ -257,4 +274,31 @@ func csiLen(b []byte) (int, bool) {
 		return i + 1, true
 	}
 	return i, false
+}
+
+// lateCSIAnswer reports whether seq, a whole control sequence, is the
+// terminal's answer to the question latch asks at start (DECRQM of mode
+// 2026, then DA1), come after latch stopped waiting for it: a DECRPM
+// (CSI ? mode ; state $ y) or a DA1 answer (CSI ? params c). No key is
+// sent so. A DECRPM about mode 2026 is told to onSync: the terminal has
+// synchronized output when it says the mode is set (1) or reset (2).
+func (d *keyDecoder) lateCSIAnswer(seq []byte) bool {
+	if len(seq) < 4 || seq[2] != '?' {
+		return false
+	}
+	params, final := seq[3:len(seq)-1], seq[len(seq)-1]
+	switch {
+	case final == 'c':
+		return len(bytes.Trim(params, "0123456789;")) == 0
+	case final == 'y' && bytes.HasSuffix(params, []byte("$")):
+		mode, state, ok := bytes.Cut(params[:len(params)-1], []byte(";"))
+		if !ok || len(mode) == 0 || len(state) != 1 || len(bytes.Trim(mode, "0123456789")) != 0 {
+			return false
+		}
+		if string(mode) == "2026" && d.onSync != nil {
+			d.onSync(state[0] == '1' || state[0] == '2')
+		}
+		return true
+	}
+	return false
 }

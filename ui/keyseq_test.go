@@ -64,7 +64,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // its key reader), until the model quits.
 func runTea(t *testing.T, model tea.Model, r io.Reader) {
 	t.Helper()
-	p := tea.NewProgram(model, tea.WithInput(newKeyReader(r)), tea.WithOutput(io.Discard),
+	p := tea.NewProgram(model, tea.WithInput(newKeyReader(r, nil)), tea.WithOutput(io.Discard),
 		tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
@@ -438,5 +438,39 @@ func TestLateTerminalAnswerIsNoKey(t *testing.T) {
 	}
 	if got := keysOf(teaInput(t, "\x1b]11;rgb:0000/0000/0000\x1b\\", "x")); !slices.Equal(got, []string{"x"}) {
 		t.Errorf("Bubble Tea got %q, want only x", got)
+	}
+}
+
+// TestLateSyncAnswerIsNoKey: the terminal's answers to the question about
+// synchronized output (DECRPM, then DA1) that come after latch stopped
+// waiting are dropped, cut anywhere between reads past their Esc (a read
+// ending in Esc is the Esc key, passed on at once), and what the DECRPM
+// said of mode 2026 is told to onSync; the keys around them stay.
+func TestLateSyncAnswerIsNoKey(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		told     []bool
+	}{
+		{"a\x1b[?2026;2$y\x1b[?62;22cb", "ab", []bool{true}},
+		{"\x1b[?2026;1$yx", "x", []bool{true}},
+		{"\x1b[?2026;0$y\x1b[?1;2cx", "x", []bool{false}},
+		{"\x1b[?2004;1$yx", "x", nil},
+		{"\x1b[?62;22c", "", nil},
+		{"\x1b[?1u\x1b[?2026$p", "\x1b[?1u\x1b[?2026$p", nil}, // no answer of theirs
+		{"\x1b[2026;2$yx", "\x1b[2026;2$yx", nil},
+	} {
+		for i := 2; i <= len(c.in); i++ {
+			if strings.HasSuffix(c.in[:i], "\x1b") {
+				continue
+			}
+			var told []bool
+			d := keyDecoder{onSync: func(on bool) { told = append(told, on) }}
+			out := d.decode(nil, []byte(c.in[:i]))
+			out = d.decode(out, []byte(c.in[i:]))
+			out = append(out, d.flush()...)
+			if string(out) != c.want || !slices.Equal(told, c.told) {
+				t.Errorf("%q cut at %d decodes to %q telling %v, want %q telling %v", c.in, i, out, told, c.want, c.told)
+			}
+		}
 	}
 }

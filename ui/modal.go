@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"latch/session"
@@ -152,8 +153,25 @@ func (m *Model) handleApprovalDone(msg approvalDoneMsg) {
 	m.dirty = true
 }
 
-// render draws the modal box for a screen of width × height.
+// render draws the modal box for a screen of width × height. The rows
+// left to the arguments are first guessed, then, where the key line, the
+// hints or the notes wrap onto more rows than guessed (a narrow screen),
+// fewer, down to one, so that the box stays whole: its keys on screen.
 func (md *modal) render(m *Model, width, height int) string {
+	rows := -1
+	for {
+		out, shown := md.renderArgRows(m, width, height, rows)
+		over := lipgloss.Height(out) - height
+		if over <= 0 || shown <= 1 {
+			return out
+		}
+		rows = max(shown-over, 1)
+	}
+}
+
+// renderArgRows draws the box with at most rows rows of arguments (-1:
+// as many as height leaves by the guess), and says how many it showed.
+func (md *modal) renderArgRows(m *Model, width, height, rows int) (string, int) {
 	st := m.st.Dialog
 	c := md.card
 	w := min(width-4, 90)
@@ -183,7 +201,9 @@ func (md *modal) render(m *Model, width, height int) string {
 	if md.save != nil {
 		save = m.renderSave(md, w)
 	}
-	rows := max(height-14-strings.Count(save, "\n")-strings.Count(notice, "\n"), 3)
+	if rows < 0 {
+		rows = max(height-14-strings.Count(save, "\n")-strings.Count(notice, "\n"), 3)
+	}
 	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
 	end := min(md.scroll+rows, len(wrapped))
 	for _, l := range wrapped[md.scroll:end] {
@@ -209,7 +229,7 @@ func (md *modal) render(m *Model, width, height int) string {
 	for _, l := range m.boxNote(&md.box, w-4) {
 		b.WriteString("\n" + l)
 	}
-	return m.boxStyle(&md.box).Width(w).Render(b.String())
+	return m.boxStyle(&md.box).Width(w).Render(b.String()), end - md.scroll
 }
 
 // tickMsg animates running tool cards.

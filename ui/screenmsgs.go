@@ -18,3 +18,17 @@ func (m *Model) screenResumed() {
 		m.dirty = true
 	}
 }
+
+// SyncOutputMsg is the terminal's answer about synchronized output (DEC
+// mode 2026) come late, after the screen opened without it (see
+// TeaInput's onSync): true when the terminal has it. The frames from the
+// next one on are bracketed by it, as they are when the answer came in
+// time (Options.SyncOutput).
+type SyncOutputMsg bool
+
+// screenSync turns synchronized output on or off for the frames to come.
+func (m *Model) screenSync(on bool) {
+	if m.screen != nil {
+		m.screen.sync = on
+	}
+}

@@ -122,6 +122,14 @@ func (m *Model) cmdClose(args []string) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	// Closing a closed server changes nothing, so no event would say a
+	// word: say it here.
+	for _, st := range m.srv.Servers() {
+		if st.Name == name && st.State == session.StateClosed {
+			m.addNotice(fmt.Sprintf("%s is closed already (/connect %s opens it)", sanitize.Line(name), sanitize.Line(name)))
+			return nil
+		}
+	}
 	return m.serverCmd("close", name, m.srv.CloseServer)
 }
 

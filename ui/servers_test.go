@@ -152,3 +152,19 @@ func TestTokenPromptIsMaskedAndNeverShown(t *testing.T) {
 		t.Fatal("the token reached the screen")
 	}
 }
+
+// TestCloseAClosedServerSaysSo: /close of a server already closed did
+// nothing you could see (no line, no error): it says the server is
+// closed, and how to open it.
+func TestCloseAClosedServerSaysSo(t *testing.T) {
+	h, _ := serverHarness(t)
+	h.command("/close notes")
+	h.until(func() bool { c, _, _ := h.m.serverCounts(); return c == 0 })
+	before := strings.Count(allText(h.m), "notes")
+	h.command("/close notes")
+	v := allText(h.m)
+	if !strings.Contains(v, "notes is closed already (/connect notes opens it)") {
+		t.Fatalf("a second /close notes says nothing new (%d mentions of notes before, %d after):\n%s",
+			before, strings.Count(v, "notes"), v)
+	}
+}

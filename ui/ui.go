@@ -381,6 +381,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.screenResized(msg)
 	case tea.ResumeMsg:
 		m.screenResumed()
+	case SyncOutputMsg:
+		m.screenSync(bool(msg))
 	case eventsMsg:
 		return m, m.handleEvents(msg)
 	case eventsClosedMsg:

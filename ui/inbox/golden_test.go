@@ -67,6 +67,15 @@ func TestGoldenInbox120x40(t *testing.T) {
 	golden.RequireEqual(t, []byte(s.m.View()))
 }
 
+// TestGoldenInboxElided120x40: the call with a long value selected, the
+// pane beside the list: the line over its arguments, saying how many
+// values are elided and that f shows them whole, breaks between words
+// (it broke "show" / "s").
+func TestGoldenInboxElided120x40(t *testing.T) {
+	s := goldenScreen(t, 120, 40)
+	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
 // TestGoldenInboxStep80x24: the confirmation step names the calls and
 // their count, leaves out the one that cannot be decided here (saying
 // why), and ignores keys for a moment.
@@ -177,6 +186,20 @@ func TestGoldenInboxBulkNotes80x24(t *testing.T) {
 	s.press(time.Second, runes("a"))
 	s.m.Update(bulkOutcome())
 	golden.RequireEqual(t, []byte(s.m.View()))
+}
+
+// TestGoldenInboxBulkNotes70x20: on a short screen the notes that fit are
+// the newest, the bulk's summary last, and the keys stay under them; the
+// selected call loses the end of its arguments instead. The call's fields
+// pushed the summary and the keys off the screen.
+func TestGoldenInboxBulkNotes70x20(t *testing.T) {
+	s := goldenScreen(t, 70, 20)
+	s.press(time.Second, runes("a"))
+	s.m.Update(bulkOutcome())
+	v := s.m.View()
+	assertFits(t, v, 70, 20)
+	containsAll(t, v, "approved 9 of 12 calls", "q quit")
+	golden.RequireEqual(t, []byte(v))
 }
 
 // TestGoldenInboxAllNotes80x24: L shows every note of this inbox, oldest

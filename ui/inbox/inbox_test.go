@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,4 +356,44 @@ func TestInboxRuleWhereNoneCanBeSaved(t *testing.T) {
 		t.Fatal("R opened a step with no rule to save")
 	}
 	containsAll(t, s.m.View(), "R: no rule is saved from here", "run latch inbox on that machine")
+}
+
+// TestWrapWordsKeepsNamesWhole: the pane's and the notes' lines break at
+// spaces only, never after a hyphen (a session's name was cut in two,
+// "(session 20261202-08" and "0000-aaaaaa)"); a word longer than the line
+// is cut, and no line is wider than asked.
+func TestWrapWordsKeepsNamesWhole(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want []string
+	}{
+		{"id       gw_0a1b2c3d4e5f  (session 20261202-080000-aaaaaa)", 48,
+			[]string{"id       gw_0a1b2c3d4e5f  (session", "20261202-080000-aaaaaa)"}},
+		{"  kept indent, then words", 14, []string{"  kept indent,", "then words"}},
+		{"ab " + strings.Repeat("x", 25), 10, []string{"ab", "xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"}},
+		{"one\ntwo three", 5, []string{"one", "two", "three"}},
+	} {
+		got := wrapWords(c.s, c.w)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}
+
+// TestInboxKeysInOneRead: keys that reach the inbox in one read (typed
+// fast, on a busy machine, over ssh) come from Bubble Tea as one message
+// of several runes; each is a key. "jj" moved nothing, and "jy" neither
+// moved nor opened the step.
+func TestInboxKeysInOneRead(t *testing.T) {
+	s := goldenScreen(t, 80, 24)
+	s.press(time.Second, runes("jj"))
+	if c, _, _ := s.m.selected(); c.Tool != "git__commit" {
+		t.Fatalf(`after "jj" the selected call is %s, want the third, git__commit:\n%s`, c.Tool, s.m.View())
+	}
+	s.press(time.Second, runes("ky"))
+	if c, _, _ := s.m.selected(); c.Tool != "mem__create_entities" || s.m.step == nil {
+		t.Fatalf(`after "ky" the selected call is %s (want mem__create_entities) and the step is open %v:\n%s`,
+			c.Tool, s.m.step != nil, s.m.View())
+	}
 }

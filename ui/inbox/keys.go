@@ -27,6 +27,18 @@ const maxEarly = 64
 // key takes a key: the step's while one is open, the filter's while it
 // is typed, else the list's.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Bubble Tea gives keys that came in one read (typed fast, a
+		// busy machine, ssh) as one message: each is a key of its own,
+		// in order, as if typed one by one.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			one := msg
+			one.Runes = []rune{r}
+			cmds = append(cmds, m.key(one))
+		}
+		return tea.Batch(cmds...)
+	}
 	now := m.o.Now()
 	prev := m.prevKey
 	m.prevKey = now

@@ -19,8 +19,10 @@ func (m *Model) pane(w, h int) []string {
 		return nil
 	}
 	var out []string
+	// Between words: an id, a session or a rule's name is not cut in two
+	// (one longer than the pane still is).
 	add := func(label, text string) {
-		for i, l := range wrap(label+sanitize.Line(text), max(w-2, 1)) {
+		for i, l := range wrapWords(label+sanitize.Line(text), max(w-2, 1)) {
 			if i > 0 {
 				l = "  " + l
 			}
@@ -159,7 +161,7 @@ func (m *Model) stepLines(w, h int) []string {
 // wrapStyled is text wrapped to w, each line drawn as an item.
 func wrapStyled(m *Model, text string, w int) []string {
 	var out []string
-	for _, l := range wrap(text, w) {
+	for _, l := range wrapWords(text, w) {
 		out = append(out, m.st.Dialog.Item.Render(l))
 	}
 	return out
@@ -168,7 +170,7 @@ func wrapStyled(m *Model, text string, w int) []string {
 // wrapTitle is text wrapped to w, each line drawn as a title.
 func wrapTitle(m *Model, text string, w int) []string {
 	var out []string
-	for _, l := range wrap(text, w) {
+	for _, l := range wrapWords(text, w) {
 		out = append(out, m.st.Dialog.Title.Render(l))
 	}
 	return out

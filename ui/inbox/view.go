@@ -26,7 +26,6 @@ func (m *Model) View() string {
 		return m.notesView(w, h)
 	}
 	head := m.headLine(w)
-	notes := m.noteLines(w)
 	foot := wrapWords(footer, w)
 	if m.filtering {
 		foot = []string{fit("filter (client, tool or server): "+sanitize.Line(m.filter)+"█ · enter keeps it · esc drops it", w)}
@@ -34,13 +33,19 @@ func (m *Model) View() string {
 	for i, l := range foot {
 		foot[i] = m.st.Dialog.Hint.Render(l)
 	}
-	body := max(h-1-len(notes)-len(foot), 3)
+	// The notes get what the list and the call leave (at least minBody
+	// rows), the newest first; the keys are always under them.
+	notes := m.noteLines(w, h-1-len(foot)-minBody)
+	body := max(h-1-len(notes)-len(foot), minBody)
 	var rows []string
 	if w >= wideAt {
 		rows = m.wide(w, body)
 	} else {
 		rows = m.narrow(w, body)
 	}
+	// A pane longer than its rows (a call's fields on a short screen)
+	// loses its end, not the notes and keys under it.
+	rows = rows[:min(len(rows), body)]
 	out := append([]string{head}, rows...)
 	out = append(out, notes...)
 	out = append(out, foot...)
@@ -70,14 +75,29 @@ func (m *Model) headLine(w int) string {
 	return m.st.Status.Bar.Render(fit(s, w))
 }
 
-// noteLines are the lines of the last decisions and of a failed read.
-func (m *Model) noteLines(w int) []string {
+// minBody is the fewest rows the list and the selected call get.
+const minBody = 3
+
+// noteLines are the lines of the last decisions and of a failed read, in
+// at most room rows: the newest notes whole, the older ones left out when
+// they do not fit (L lists every one).
+func (m *Model) noteLines(w, room int) []string {
 	var out []string
 	if m.err != "" {
 		out = append(out, m.st.Chat.Error.Render(fit("cannot read the waiting calls: "+m.err, w)))
 	}
-	for _, n := range m.notes {
-		for _, l := range wrapWords(n, w) {
+	var notes [][]string
+	n := len(out)
+	for i := len(m.notes) - 1; i >= 0; i-- {
+		lines := wrapWords(m.notes[i], w)
+		if n+len(lines) > room && len(notes) > 0 {
+			break
+		}
+		notes = append(notes, lines)
+		n += len(lines)
+	}
+	for i := len(notes) - 1; i >= 0; i-- {
+		for _, l := range notes[i] {
 			out = append(out, m.st.Chat.Notice.Render(l))
 		}
 	}
@@ -192,10 +212,50 @@ func wrap(s string, w int) []string {
 	return strings.Split(ansi.Hardwrap(s, max(w, 1), true), "\n")
 }
 
-// wrapWords breaks s into lines of at most w cells, between words where
-// it can.
+// wrapWords breaks s into lines of at most w cells at its spaces (and
+// its newlines); a word longer than w is cut. Unlike ansi.Wrap it never
+// breaks after a hyphen: a session's name, a call's id or a rule's origin
+// stays whole on its line where it fits. The spaces where a line breaks
+// are dropped; those that start s are kept.
 func wrapWords(s string, w int) []string {
-	return strings.Split(ansi.Wrap(s, max(w, 1), ""), "\n")
+	w = max(w, 1)
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		var line strings.Builder
+		lw, spaces, first := 0, 0, true
+		for i, word := range strings.Split(para, " ") {
+			if i > 0 {
+				spaces++
+			}
+			if word == "" {
+				continue
+			}
+			ww := ansi.StringWidth(word)
+			if lw+spaces+ww > w && !(first && lw == 0) {
+				if lw > 0 {
+					out = append(out, line.String())
+					line.Reset()
+				}
+				lw, spaces = 0, 0
+			}
+			first = false
+			line.WriteString(strings.Repeat(" ", spaces))
+			lw += spaces
+			spaces = 0
+			for lw+ww > w { // a word longer than the line: cut
+				head := ansi.Truncate(word, max(w-lw, 1), "")
+				line.WriteString(head)
+				out = append(out, line.String())
+				line.Reset()
+				word = ansi.TruncateLeft(word, ansi.StringWidth(head), "")
+				lw, ww = 0, ansi.StringWidth(word)
+			}
+			line.WriteString(word)
+			lw += ww
+		}
+		out = append(out, line.String())
+	}
+	return out
 }
 
 // clientName is who made the call: the gateway's client, or "(chat)".
