@@ -109,6 +109,28 @@ func TestInboxMarksAndReject(t *testing.T) {
 	}
 }
 
+// TestInboxKeysInOneReadDecideNothing: the typed-ahead guard holds when
+// the burst reaches the inbox in one read (one message of several runes,
+// since each rune is now a key): "yyyy" opens the step and decides
+// nothing; the step decides only after a pause.
+func TestInboxKeysInOneReadDecideNothing(t *testing.T) {
+	g := newGateway(t, "")
+	g.park("ci", "x")
+	s := newScreen(t, g.dir, "alice on /dev/pts/1", 80, 24)
+	s.readUntil("the call", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	s.press(time.Second, runes("yyyy"))
+	if s.m.step == nil || s.m.busy != 0 {
+		t.Fatalf("keys in one read decided: step %v, busy %d", s.m.step, s.m.busy)
+	}
+	s.press(100*time.Millisecond, runes("yy"))
+	if s.m.step == nil || s.m.busy != 0 || g.ran("x") != 0 {
+		t.Fatalf("keys in one read within the pause decided: step %v, busy %d, ran %d", s.m.step, s.m.busy, g.ran("x"))
+	}
+	s.press(guard, enter)
+	s.readUntil("decided after a pause", func(v string) bool { return strings.Contains(v, "0 calls waiting") })
+	g.waitRan("x", 1)
+}
+
 // TestInboxTypedAheadKeysDecideNothing: keys that keep coming as the step
 // opens (a y typed twice, Enter hit in the same burst) are not taken: the
 // step decides only after a pause, whatever came before.
