@@ -13,8 +13,9 @@ import (
 // the innermost thing there is (the /token prompt, a history search, the
 // boxes over the chat and the running turn, else the text in the input)
 // and arms the quit: a second Ctrl+C within quitWindow, by the model's
-// clock, quits, and "Ctrl+C again to quit" shows meanwhile. Ctrl+D on an
-// empty input quits at once.
+// clock, quits, and "Ctrl+C again to quit" shows meanwhile; any other
+// key in between disarms it (handleKey). Ctrl+D on an empty input quits
+// at once.
 
 // quitWindow is how long after a Ctrl+C a second one quits.
 const quitWindow = 2 * time.Second

@@ -222,3 +222,28 @@ func TestCtrlCClosesAForm(t *testing.T) {
 	}
 	fh.wantArmed("ctrl+c on a form")
 }
+
+// TestCtrlCThenTypingDoesNotQuit: a key typed after a Ctrl+C disarms the
+// quit, so a Ctrl+C soon after clears what was typed (and arms again)
+// instead of quitting with it lost; a third quits.
+func TestCtrlCThenTypingDoesNotQuit(t *testing.T) {
+	fh := newFakeHarness(t, 100, 30)
+	fh.ctrlC()
+	fh.wantArmed("ctrl+c at an empty prompt")
+	fh.clock = fh.clock.Add(300 * time.Millisecond)
+	fh.press(runes("wait, one more thing"))
+	if strings.Contains(fh.hintRow(), againHint) {
+		t.Fatalf("typing did not take back %q:\n%s", againHint, fh.m.View())
+	}
+	fh.clock = fh.clock.Add(300 * time.Millisecond)
+	if cmd := fh.ctrlC(); fh.m.quitting || isQuit(cmd) {
+		t.Fatal("ctrl+c after typing quit; it should clear the input")
+	}
+	if v := fh.m.input.value(); v != "" {
+		t.Fatalf("ctrl+c after typing left the input %q", v)
+	}
+	fh.wantArmed("ctrl+c clearing the input")
+	if cmd := fh.ctrlC(); !fh.m.quitting || !isQuit(cmd) {
+		t.Fatal("a ctrl+c right after the one that cleared the input did not quit")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -17,6 +18,13 @@ import (
 // never by the text of a burst of typed characters: that is always text.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	prev := m.lastKey
+	if !m.ctrlCAt.IsZero() && !matches(msg, m.keys.Quit) {
+		// Any other key after a Ctrl+C (typing, ↑, an answer) says the
+		// person goes on: the next Ctrl+C clears or stops again, and
+		// does not quit with what they typed since.
+		m.ctrlCAt = time.Time{}
+		m.dirty = true
+	}
 	box := m.frontBox()
 	if m.pausedTab(box, prev, msg) {
 		return nil
