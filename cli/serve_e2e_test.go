@@ -239,7 +239,16 @@ func startServeHTTPEnv(t *testing.T, r *promptRig, env []string, token string, e
 		case <-exited:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				// Killed, but its stderr is still open: a process it
+				// started outlived it (a kill -9 gives latch no chance to
+				// stop its servers). Stop reading rather than hang.
+				t.Logf("latch serve's stderr is still open 10 s after it was killed: a process it started outlived it")
+				_ = stderr.Close()
+				<-exited
+			}
 		}
 	})
 	lines := make(chan string, 100)
