@@ -37,30 +37,25 @@ func TestServeOverhead(t *testing.T) {
 		return warm
 	}
 	args := []string{"--config", r.cfg, "serve", "--stdio", "--quiet"}
-	ways := []struct {
+	// way is one way of calling read_graph: a name, the stdio command
+	// the SDK client starts, and the tool's name there.
+	type way struct {
 		name  string
 		stdio map[string]any
 		tool  string
-	}{
+	}
+	ways := []way{
 		{"via", map[string]any{"command": r.bin, "args": args}, "mem__read_graph"},
 		{"direct", map[string]any{"command": mem, "env": memEnv}, "read_graph"},
 	}
 	// This build with its session log on tmpfs, where fsync costs nothing:
 	// how much of the overhead is the decision's fsync.
 	if dir := tmpfsDir(t); dir != "" {
-		ways = append(ways, struct {
-			name  string
-			stdio map[string]any
-			tool  string
-		}{"tmpfs", map[string]any{"command": r.bin, "args": args, "env": map[string]string{"XDG_STATE_HOME": dir}}, "mem__read_graph"})
+		ways = append(ways, way{"tmpfs", map[string]any{"command": r.bin, "args": args, "env": map[string]string{"XDG_STATE_HOME": dir}}, "mem__read_graph"})
 		t.Cleanup(func() { logOnTmpfs(t, dir) })
 	}
 	if base := benchBase(t); base != "" {
-		ways = append(ways, struct {
-			name  string
-			stdio map[string]any
-			tool  string
-		}{"before", map[string]any{"command": base, "args": args}, "mem__read_graph"})
+		ways = append(ways, way{"before", map[string]any{"command": base, "args": args}, "mem__read_graph"})
 	}
 	ms := map[string][]float64{}
 	for range rounds {

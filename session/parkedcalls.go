@@ -46,13 +46,8 @@ func (l *callList) any(f func(ParkedCall) bool) bool {
 }
 
 // all is the calls in one slice (nil for none): the first block itself
-// when it is the only one.
-func (l *callList) all() []ParkedCall {
-	if len(l.blocks) == 1 {
-		return l.blocks[0]
-	}
-	return joinCalls([]callList{*l})
-}
+// when it is the only one (joinCalls).
+func (l *callList) all() []ParkedCall { return joinCalls([]callList{*l}) }
 
 // joinCalls is the calls of every list in one slice, in order, allocated
 // once (nil for none).
