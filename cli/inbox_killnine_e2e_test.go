@@ -56,15 +56,13 @@ func (k *killRig) up() {
 // restart stops latch serve (an interrupt) and starts it with env.
 func (k *killRig) restart(env []string) {
 	k.t.Helper()
-	_ = k.srv.cmd.Process.Signal(os.Interrupt)
-	<-k.srv.exited
+	k.srv.interrupt(k.t)
 	k.srv = startServeHTTPEnv(k.t, k.r, env, k.token)
 }
 
 // kill kills latch serve (SIGKILL) and waits until it is gone.
 func (k *killRig) kill() {
-	_ = k.srv.cmd.Process.Kill() // this test's own child, by its pid
-	<-k.srv.exited
+	k.srv.kill(k.t) // this test's own child, by its pid
 }
 
 // alive says whether latch serve runs.

@@ -99,8 +99,7 @@ func TestServeBigNumbersReachTheServerExact(t *testing.T) {
 	}
 	checkLoggedExact(t, r, r.onlySession())
 
-	_ = srv.cmd.Process.Kill()
-	<-srv.exited
+	srv.kill(t)
 	srv = startServeHTTP(t, r, token)
 	ok := decideAsPerson(t, r, "approve", h.InvocationID)
 	if ok.code != 0 || !strings.Contains(ok.screen, `"a": `+bigA) || !strings.Contains(ok.screen, `"b": `+bigB) {

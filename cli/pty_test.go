@@ -433,7 +433,7 @@ func (tm *ptyTerm) waitSettled(t testing.TB, timeout time.Duration, what string,
 func (tm *ptyTerm) typeKeys(s string) {
 	tm.t.Helper()
 	if _, err := tm.master.Write([]byte(s)); err != nil {
-		tm.t.Fatalf("typing %q: %v", s, err)
+		tm.t.Fatalf("typing %q: %v (%s)", s, err, tm.whyNoWrite())
 	}
 }
 
@@ -448,8 +448,23 @@ const (
 func (tm *ptyTerm) sendKey(b string) {
 	tm.t.Helper()
 	if _, err := tm.master.Write([]byte(b)); err != nil {
-		tm.t.Fatalf("sending key %q: %v", b, err)
+		tm.t.Fatalf("sending key %q: %v (%s)", b, err, tm.whyNoWrite())
 	}
+}
+
+// whyNoWrite says, for a key the terminal could not take, whether latch
+// had exited and how, and the last of what it wrote.
+func (tm *ptyTerm) whyNoWrite() string {
+	select {
+	case <-tm.exited:
+	case <-time.After(2 * time.Second):
+		return "latch is still running"
+	}
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	out := tm.raw.String()
+	out = out[max(0, len(out)-2000):]
+	return fmt.Sprintf("latch exited: %v, %v; the last it wrote: %q", tm.state, tm.waitErr, out)
 }
 
 // waitExit waits for latch to exit and returns its state, or nil after

@@ -112,8 +112,7 @@ func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
 	res := sdkClient(t, r, map[string]any{"http": map[string]any{"url": srv.url, "token": token},
 		"calls": []any{createEntity("eve")}})
 	h := callHandle(t, res, 0)
-	_ = srv.cmd.Process.Signal(os.Interrupt)
-	<-srv.exited
+	srv.interrupt(t)
 
 	setConfigRules(t, r.cfg, denyCreate)
 	srv = startServeHTTP(t, r, token)
@@ -130,8 +129,7 @@ func TestServeApprovalRefusedByRuleAfterRestart(t *testing.T) {
 		t.Errorf("the poll once approved after the restart: %q (error %v), want the refusal naming the rule", text, isErr)
 	}
 
-	_ = srv.cmd.Process.Signal(os.Interrupt)
-	<-srv.exited
+	srv.interrupt(t)
 	setConfigRules(t, r.cfg)
 	srv = startServeHTTP(t, r, token)
 	text, isErr = pollOnce(t, r, map[string]any{"url": srv.url, "token": token}, h.InvocationID)

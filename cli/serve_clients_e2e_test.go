@@ -221,8 +221,7 @@ func TestServeRestartJudgesAParkedCallAsItsClients(t *testing.T) {
 	if err := json.Unmarshal([]byte(got), &h); err != nil || h.InvocationID == "" {
 		t.Fatalf("intern's write: %q; want it parked", got)
 	}
-	_ = srv.cmd.Process.Kill()
-	<-srv.exited
+	srv.kill(t)
 
 	denyIntern := clientsConfig(ciFile, true)
 	perms := denyIntern["permissions"].(map[string]any)

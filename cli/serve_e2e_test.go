@@ -209,6 +209,59 @@ type served struct {
 	url    string        // where it says it listens
 	cmd    *exec.Cmd     // the process
 	exited chan struct{} // closed once it has exited
+	stderr io.Closer     // its stderr, read until it closes
+}
+
+// interrupt sends Ctrl+C (SIGINT) to latch serve and waits for it to
+// exit; the test fails if it has not within 30 s.
+func (s *served) interrupt(t *testing.T) {
+	t.Helper()
+	if !s.stopWith(t, os.Interrupt, 30*time.Second) {
+		t.Fatalf("latch serve did not stop in time after Ctrl+C (its goroutines are above)")
+	}
+}
+
+// kill kills latch serve (kill -9) and waits for it to be gone.
+func (s *served) kill(t *testing.T) {
+	t.Helper()
+	if !s.stopWith(t, os.Kill, 30*time.Second) {
+		t.Fatalf("latch serve was still there a minute after kill -9")
+	}
+}
+
+// stopWith sends sig and waits up to d for latch serve to exit. It
+// reports whether it did. One that did not is sent SIGQUIT, which makes
+// the Go runtime print every goroutine's stack on its stderr (logged by
+// the test) and exit, then kill -9; a test never hangs on it, and the
+// hang is there to read.
+func (s *served) stopWith(t *testing.T, sig os.Signal, d time.Duration) bool {
+	t.Helper()
+	d = mcptestutil.HangBound(d)
+	_ = s.cmd.Process.Signal(sig)
+	select {
+	case <-s.exited:
+		return true
+	case <-time.After(d):
+	}
+	t.Logf("latch serve (pid %d) has not exited %v after %v: sending SIGQUIT for its goroutines", s.cmd.Process.Pid, d, sig)
+	_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.exited:
+		return false
+	case <-time.After(10 * time.Second):
+	}
+	_ = s.cmd.Process.Kill()
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		// Killed, but its stderr is still open: a process it started
+		// outlived it, or it is stuck in the kernel. Stop reading
+		// rather than hang.
+		t.Logf("latch serve's stderr is still open 10 s after it was killed")
+		_ = s.stderr.Close()
+		<-s.exited
+	}
+	return false
 }
 
 // startServeHTTP starts latch serve --listen 127.0.0.1:0 (and extra
@@ -234,20 +287,12 @@ func startServeHTTPEnv(t *testing.T, r *promptRig, env []string, token string, e
 	}
 	exited := make(chan struct{})
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
+		s := &served{cmd: cmd, exited: exited, stderr: stderr}
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				// Killed, but its stderr is still open: a process it
-				// started outlived it (a kill -9 gives latch no chance to
-				// stop its servers). Stop reading rather than hang.
-				t.Logf("latch serve's stderr is still open 10 s after it was killed: a process it started outlived it")
-				_ = stderr.Close()
-				<-exited
+		default:
+			if !s.stopWith(t, os.Interrupt, 30*time.Second) {
+				t.Errorf("latch serve did not stop in time after Ctrl+C (its goroutines are above)")
 			}
 		}
 	})
@@ -275,7 +320,7 @@ func startServeHTTPEnv(t *testing.T, r *promptRig, env []string, token string, e
 						t.Logf("latch serve: %s", l)
 					}
 				}()
-				return &served{url: u, cmd: cmd, exited: exited}
+				return &served{url: u, cmd: cmd, exited: exited, stderr: stderr}
 			}
 		case <-deadline:
 			t.Fatal("latch serve did not say where it listens within 60 s")

@@ -270,8 +270,7 @@ func TestServeRestartTakesUpParkedCalls(t *testing.T) {
 	if ok := decideAsPerson(t, r, "approve", ben.InvocationID); ok.code != 0 {
 		t.Fatalf("approve: %s", ok.screen)
 	}
-	_ = srv.cmd.Process.Kill()
-	<-srv.exited
+	srv.kill(t)
 
 	srv = startServeHTTP(t, r, token)
 	httpPlan = map[string]any{"url": srv.url, "token": token}
@@ -317,8 +316,7 @@ func TestServeRestartTakesUpParkedCalls(t *testing.T) {
 		t.Errorf("the memory file holds ben %d times, and its poll said %q", n, benText)
 	}
 
-	_ = srv.cmd.Process.Signal(os.Interrupt)
-	<-srv.exited
+	srv.interrupt(t)
 	srv = startServeHTTP(t, r, token, "--fresh")
 	if text, isErr := pollOnce(t, r, map[string]any{"url": srv.url, "token": token}, ann.InvocationID); !isErr ||
 		!strings.Contains(text, "no parked call") {

@@ -64,8 +64,7 @@ func TestServeRunIsAGatewaySession(t *testing.T) {
 	if row := strings.Join(sessionsRow(t, r, gw), " "); !strings.Contains(row, "1 call(s), 0 waiting") {
 		t.Errorf("latch sessions row of the gateway once decided: %q", row)
 	}
-	_ = srv.cmd.Process.Signal(os.Interrupt)
-	<-srv.exited
+	srv.interrupt(t)
 	if res := r.run("", "--resume", gw, "-p", "hi"); res.code != exitUsage || !strings.Contains(res.stderr, wantRefusal) {
 		t.Errorf("--resume of the stopped gateway: exit %d, stderr %q", res.code, res.stderr)
 	}

@@ -263,8 +263,7 @@ func TestServeParkedTaskAnswersAfterRestart(t *testing.T) {
 	if !strings.HasPrefix(id, "gw_") {
 		t.Fatalf("the task's id %q is not an invocation id: %+v", id, res)
 	}
-	_ = srv.cmd.Process.Kill()
-	<-srv.exited
+	srv.kill(t)
 
 	srv = startServeHTTP(t, r, token)
 	httpPlan := map[string]any{"url": srv.url, "token": token}

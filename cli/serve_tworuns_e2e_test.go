@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -26,8 +25,7 @@ func TestServeTwoGatewaysOnOneConfig(t *testing.T) {
 		t.Errorf("latch approvals with both running:\n%s%s", list.stdout, list.stderr)
 	}
 	for _, s := range []*served{a, b} {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-		<-s.exited
+		s.interrupt(t)
 	}
 
 	c := startServeHTTP(t, r, token)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/ollama/ollama/api"
 )
@@ -47,7 +48,7 @@ func (s *Session) describe(err error, model string) string {
 		}
 		return fmt.Sprintf("Ollama error (%d): %s", se.StatusCode, msg)
 	case errors.As(err, &ue) && isUnreachable(ue.Err):
-		return fmt.Sprintf("cannot reach Ollama at %s: is it running? Start it with `ollama serve`, or point OLLAMA_HOST / --host at it", s.host)
+		return fmt.Sprintf("cannot reach Ollama at %s (%s): is it running? Start it with `ollama serve`, or point OLLAMA_HOST / --host at it", s.host, unreachableWhy(ue.Err))
 	case errors.As(err, &ue):
 		return fmt.Sprintf("talking to Ollama at %s failed: %v", s.host, ue.Err)
 	case errors.Is(err, context.DeadlineExceeded):
@@ -66,6 +67,30 @@ func modelMissing(err error, model string) bool {
 	}
 	msg := strings.TrimSpace(se.ErrorMessage)
 	return strings.HasPrefix(msg, "model ") && strings.Contains(msg, "not found")
+}
+
+// unreachableWhy is the few words of why a connection failed: the
+// system's own ("connection refused", "connection reset by peer", "too
+// many open files"), "no such host", or "timed out". They tell a host
+// with nothing listening from one that went away mid-way or a machine out
+// of descriptors.
+func unreachableWhy(err error) string {
+	var errno syscall.Errno
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.As(err, &errno):
+		return errno.Error()
+	case errors.As(err, &dns):
+		return dns.Err
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timed out"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err.Error()
+	}
+	return err.Error()
 }
 
 func isUnreachable(err error) bool {

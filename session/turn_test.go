@@ -417,7 +417,7 @@ func TestUnreachableHost(t *testing.T) {
 		send(t, s, "hi")
 		evs := r.turn()
 		msg := failed(t, evs, session.ReasonError)
-		containsAll(t, msg, "cannot reach Ollama", addr, "ollama serve")
+		containsAll(t, msg, "cannot reach Ollama", addr, "(connection refused)", "ollama serve")
 
 		// Models and SetModel say the same.
 		_, err := s.Models(t.Context())

@@ -21,7 +21,7 @@ func TestThoughtForOneWord(t *testing.T) {
 }
 
 // TestWrappedErrorHasNoBlankLine: Ollama unreachable, at 120 columns the
-// error wraps before "--host" with no blank line inside it.
+// error wraps before "or point" with no blank line inside it.
 func TestWrappedErrorHasNoBlankLine(t *testing.T) {
 	m := unreachableModel(t, "http://127.0.0.1:11434", 120)
 	var rows []string
@@ -32,7 +32,7 @@ func TestWrappedErrorHasNoBlankLine(t *testing.T) {
 	if start < 0 || start+1 >= len(rows) {
 		t.Fatalf("no error:\n%s", m.View())
 	}
-	if rows[start+1] != "  --host at it" {
+	if rows[start+1] != "  or point OLLAMA_HOST / --host at it" {
 		t.Errorf("the error wraps as\n%q\n%q\nwant its last words on the next row", rows[start], rows[start+1])
 	}
 }

@@ -433,7 +433,9 @@ func unreachableModel(t *testing.T, host string, width int) *Model {
 
 func TestUnreachableOllamaIsOneClearLine(t *testing.T) {
 	m := unreachableModel(t, "127.0.0.1:1", 100)
-	if v := m.View(); !strings.Contains(v, "cannot reach Ollama at 127.0.0.1:1") || !strings.Contains(v, "ollama serve") {
+	v := m.View()
+	words := strings.Join(strings.Fields(v), " ") // as read, across the wrap
+	if !strings.Contains(words, "cannot reach Ollama at 127.0.0.1:1 (connection refused)") || !strings.Contains(words, "ollama serve") {
 		t.Fatalf("no clear error:\n%s", v)
 	}
 }
