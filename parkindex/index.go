@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 
@@ -68,18 +69,38 @@ func open(dir string, o Options) (*Index, error) {
 			return nil, err
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+
-		"?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1) // one connection: its pragmas hold for every statement
-	x := &Index{dir: dir, db: db, opts: o}
-	if err := x.checkSchema(); err != nil {
+	for wait, start := time.Millisecond, time.Now(); ; wait = min(2*wait, 100*time.Millisecond) {
+		db, err := sql.Open("sqlite", "file:"+path+
+			"?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1) // one connection: its pragmas hold for every statement
+		x := &Index{dir: dir, db: db, opts: o}
+		err = x.checkSchema()
+		if err == nil {
+			return x, nil
+		}
 		_ = db.Close()
-		return nil, err
+		if !busy(err) || time.Since(start) > busyWait {
+			return nil, err
+		}
+		time.Sleep(wait)
 	}
-	return x, nil
+}
+
+// busyWait is how long open tries again while SQLite says the file is
+// busy, as long as the busy_timeout of every statement.
+const busyWait = 20 * time.Second
+
+// busy says whether err is SQLite's SQLITE_BUSY. A connection's first
+// contact can be told so without its busy handler being asked: turning a
+// new file to WAL while another process makes it (a read that becomes a
+// write), or opening while the last connection of another process tidies
+// the WAL away on close. open tries again rather than fail.
+func busy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5 // SQLITE_BUSY
 }
 
 // checkSchema makes the tables, or makes them again when the index is of
