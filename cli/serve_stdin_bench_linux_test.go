@@ -220,7 +220,7 @@ func stdinRun(t *testing.T, bin string, env []string, cfg, kind string, inFlight
 	defer func() { _ = or.Close() }()
 	cmd := exec.Command(bin, "--config", cfg, "serve", "--stdio", "--quiet")
 	cmd.Env = env
-	cmd.Stdin, cmd.Stdout = os.NewFile(uintptr(stdin), "stdin"), ow
+	cmd.Stdin, cmd.Stdout = stdin, ow
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,11 @@ func TestServeKillNineLeavesStdinBlocking(t *testing.T) {
 			t.Run(kind+"/"+point, func(t *testing.T) {
 				stdin, client := stdinChannel(t, kind)
 				killServeAt(t, r, stdin, client, point)
-				if fdNonBlocking(t, stdin) {
+				fd := descriptor(t, stdin)
+				if fdNonBlocking(t, fd) {
 					t.Fatalf("latch's stdin (a %s) was left non-blocking after kill -9 %s", kind, point)
 				}
-				readBlocks(t, stdin, client)
+				readBlocks(t, fd, client)
 			})
 		}
 	}
@@ -51,8 +52,10 @@ func TestServeKillNineLeavesStdinBlocking(t *testing.T) {
 // stdinChannel is latch's stdin, blocking, as a pipe's read end (the
 // client's is the write end) or as one end of a socket pair (the
 // client's is the other); both are the parent's, closed at the test's
-// end.
-func stdinChannel(t *testing.T, kind string) (stdin, client int) {
+// end. The stdin end has one owner, the *os.File: a second (a file made
+// from its number) would close the number again when collected, by then
+// another test's descriptor (a pty, a listener, a folder being removed).
+func stdinChannel(t *testing.T, kind string) (stdin *os.File, client int) {
 	t.Helper()
 	var p [2]int
 	var err error
@@ -64,15 +67,28 @@ func stdinChannel(t *testing.T, kind string) (stdin, client int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = unix.Close(p[0]); _ = unix.Close(p[1]) })
-	return p[0], p[1]
+	// NewFile leaves a blocking descriptor's flags as they are.
+	stdin = os.NewFile(uintptr(p[0]), "stdin")
+	t.Cleanup(func() { _ = stdin.Close(); _ = unix.Close(p[1]) })
+	return stdin, p[1]
+}
+
+// descriptor is f's number, for system calls made on it while f is open;
+// Fd is not used, as it would make the descriptor blocking.
+func descriptor(t *testing.T, f *os.File) int {
+	t.Helper()
+	fd, ok := rawFd(f)
+	if !ok {
+		t.Fatalf("no descriptor for %s", f.Name())
+	}
+	return fd
 }
 
 // killServeAt starts latch serve --stdio on stdin, speaks to it through
 // client, and kills it at point: when it has answered a line but had no
 // handshake, while a call runs (the upstream's progress came), or with
 // nothing under way after a call.
-func killServeAt(t *testing.T, r *promptRig, stdin, client int, point string) {
+func killServeAt(t *testing.T, r *promptRig, stdin *os.File, client int, point string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), mcptestutil.HangBound(time.Minute))
 	defer cancel()
@@ -84,9 +100,7 @@ func killServeAt(t *testing.T, r *promptRig, stdin, client int, point string) {
 	var stderr bytes.Buffer
 	cmd := exec.Command(r.bin, "--config", r.cfg, "serve", "--stdio", "--quiet")
 	cmd.Env = r.env
-	// A file made from the descriptor as it is: Fd does not change it.
-	in := os.NewFile(uintptr(stdin), "stdin")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, ow, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, ow, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
