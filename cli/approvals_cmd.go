@@ -68,8 +68,17 @@ func newDecideCmd(f *flags, verb string) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Long = "latch approve shows a gateway's waiting call and, once you type the end of its id, approves it;\n" +
+		"then it waits up to " + resultWait.String() + " for what the call did.\n\n" +
+		"Exit status: 0 approved, and the call ran (or still runs: its result goes to its client);\n" +
+		"1 not done: nothing decided, decided before, refused by the gateway, or approved and then failed\n" +
+		"(the tool returned an error, or its server could not be reached: the error's first line is said);\n" +
+		"2 no terminal on stdin, or a usage error."
 	if verb == "reject" {
 		cmd.Short = "reject a gateway's waiting call, with a reason the client sees"
+		cmd.Long = "latch reject shows a gateway's waiting call and, once you type the end of its id, rejects it:\n" +
+			"its client is told, with --reason.\n\n" +
+			"Exit status: 0 rejected; 1 not done (nothing decided, or decided before); 2 no terminal on stdin, or a usage error."
 		cmd.Example = "  latch reject gw_0123456789ab --reason \"not on main\""
 		cmd.Flags().StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
 	}
@@ -201,8 +210,22 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		// Approved, and refused all the same: the client is told why.
 		return fail("approved, but the gateway refused it: " + sanitize.Line(after.Refused))
 	}
-	fmt.Fprintf(stdout, "%s %s: %s of %s, by %s\n", decisionWord(a.approve), sanitize.Line(p.CallID),
+	done := fmt.Sprintf("%s %s: %s of %s, by %s", decisionWord(a.approve), sanitize.Line(p.CallID),
 		sanitize.Line(p.Tool), sanitize.Line(p.Client), sanitize.Line(d.By))
+	if a.approve {
+		// What the call then did (approve_result.go): a call that failed
+		// was not done.
+		switch ran := awaitRan(idx, s.stateDir, after, time.Now().Add(resultWait)); {
+		case ran.Refused != "":
+			return fail("approved, but the gateway refused it: " + sanitize.Line(ran.Refused))
+		case !ran.Ran:
+			done += fmt.Sprintf("; still running after %s: its result goes to its client", resultWait)
+		case ran.Result.IsError || ran.Result.Error != "":
+			say(stderr, done+", and then it failed: "+failedLine(s.stateDir, ran))
+			return exitError
+		}
+	}
+	fmt.Fprintln(stdout, done)
 	return exitOK
 }
 
