@@ -3,17 +3,20 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // TestAskBoxFitsAShortScreen: on a narrow, short screen the permission
 // box's key line and the hint under the arguments wrap onto more rows;
 // the box gives the arguments fewer rows so that it stays whole over the
 // chat, its bottom border and its keys on screen. At 60×20 and 44×30 its
-// bottom was cut off. (A screen shorter still, 50×18, has no room for
-// the box's fixed rows even with one row of arguments: there it is still
-// cut.)
+// bottom was cut off. A screen shorter still, 50×18 or 40×16, has no room
+// for the box's fixed rows even with one row of arguments: there the box
+// is compact (TestGoldenAskBoxCompact), and whole.
 func TestAskBoxFitsAShortScreen(t *testing.T) {
-	for _, size := range [][2]int{{60, 20}, {80, 24}, {44, 30}, {120, 40}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {44, 30}, {120, 40}, {50, 18}, {40, 16}} {
 		m := argsBoxModel(t, size[0], size[1])
 		askCall(m, "", "write_file", map[string]any{
 			"path": "/home/me/notes.txt", "content": strings.Repeat("long argument text ", 40),
@@ -40,4 +43,65 @@ func TestAskBoxFitsAShortScreen(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGoldenAskBoxCompact: at 50×18 the permission box's fixed rows were
+// taller than the chat area: its last key line and its bottom border were
+// cut off. Now it is compact: the tool, every key and the border whole;
+// the hints, a client's name and the arguments one row each, with a row
+// saying more is hidden and how to see it (↑/↓, f). What the client and
+// the server chose (an escape, a bidi override, a planted token-looking
+// value) reaches the screen inert. Scrolling shows the next key.
+func TestGoldenAskBoxCompact(t *testing.T) {
+	for _, tc := range []struct {
+		name, client string
+		w, h         int
+	}{{"model50x18", "", 50, 18}, {"client50x18", "claude\x1b]52;c;SGVsbG8=\x07\u202e ghp_PLANTEDtoken0123456789abcdef", 50, 18}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := argsBoxModel(t, tc.w, tc.h)
+			args := boxArgs()
+			args["token"] = "ghp_PLANTEDtoken0123456789abcdef\x1b[2J"
+			askCall(m, tc.client, "move_file", args)
+			v := m.View()
+			box := wholeBox(t, v)
+			keys := "esc deny and stop"
+			if tc.client != "" {
+				keys = "esc decide later"
+			}
+			for _, want := range []string{"tool fs__move_file", "y run once", "n deny", "A allow always (saved)", keys,
+				"more hidden · ↑/↓ scroll 2/", "f whole"} {
+				if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(box, "│", "")), " "), want) {
+					t.Errorf("the box lacks %q:\n%s", want, v)
+				}
+			}
+			if strings.ContainsAny(v, "\x1b\x07\u202e") {
+				t.Errorf("a control reached the screen: %q", v)
+			}
+			golden.RequireEqual(t, []byte(v))
+			m.Update(tea.KeyMsg{Type: tea.KeyDown})
+			if v := m.View(); !strings.Contains(wholeBox(t, v), "more hidden · ↑/↓ scroll 3/") {
+				t.Errorf("↓ did not scroll the compact box's arguments:\n%s", v)
+			}
+		})
+	}
+}
+
+// wholeBox is the box's rows in v, from its top border to its bottom
+// one; it fails the test when either is missing.
+func wholeBox(t *testing.T, v string) string {
+	t.Helper()
+	rows := strings.Split(v, "\n")
+	top, bottom := -1, -1
+	for i, r := range rows {
+		if strings.Contains(r, "╭") && top < 0 {
+			top = i
+		}
+		if strings.Contains(r, "╰") {
+			bottom = i
+		}
+	}
+	if top < 0 || bottom < top {
+		t.Fatalf("the box is not whole (top row %d, bottom row %d):\n%s", top, bottom, v)
+	}
+	return strings.Join(rows[top:bottom+1], "\n")
 }
