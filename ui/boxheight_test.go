@@ -6,6 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"latch/session"
 )
 
 // TestAskBoxFitsAShortScreen: on a narrow, short screen the permission
@@ -56,12 +58,22 @@ func TestGoldenAskBoxCompact(t *testing.T) {
 	for _, tc := range []struct {
 		name, client string
 		w, h         int
-	}{{"model50x18", "", 50, 18}, {"client50x18", "claude\x1b]52;c;SGVsbG8=\x07\u202e ghp_PLANTEDtoken0123456789abcdef", 50, 18}} {
+	}{{"model50x18", "", 50, 18}, {"client50x18", "claude\x1b]52;c;SGVsbG8=\x07\u202e ghp_PLANTEDtoken0123456789abcdef", 50, 18},
+		{"client40x16", "claude-code", 40, 16}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := argsBoxModel(t, tc.w, tc.h)
 			args := boxArgs()
 			args["token"] = "ghp_PLANTEDtoken0123456789abcdef\x1b[2J"
-			askCall(m, tc.client, "move_file", args)
+			hd := session.Header{Time: fixedNow}
+			m.Update(eventsMsg{events: []session.Event{
+				&session.ToolCallEvent{Header: hd, CallID: "call_1", Server: "fs", Tool: "fs__move_file", Arguments: args, Destructive: true, Client: tc.client},
+				&session.PermissionEvent{Header: hd, CallID: "call_1", Tool: "fs__move_file", Decision: "asked", By: "policy", Mode: "ask", Rule: "--ask 0"},
+			}})
+			// While keys are ignored for a moment, a row more: whole too.
+			if v := m.View(); !strings.Contains(wholeBox(t, v), "(keys ignored for a moment)") {
+				t.Errorf("the box's note is not shown:\n%s", v)
+			}
+			pastGuard(m)
 			v := m.View()
 			box := wholeBox(t, v)
 			keys := "esc deny and stop"
@@ -69,7 +81,7 @@ func TestGoldenAskBoxCompact(t *testing.T) {
 				keys = "esc decide later"
 			}
 			for _, want := range []string{"tool fs__move_file", "y run once", "n deny", "A allow always (saved)", keys,
-				"more hidden · ↑/↓ scroll 2/", "f whole"} {
+				"args 2/", "more hidden: ↑/↓, f"} {
 				if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(box, "│", "")), " "), want) {
 					t.Errorf("the box lacks %q:\n%s", want, v)
 				}
@@ -79,7 +91,7 @@ func TestGoldenAskBoxCompact(t *testing.T) {
 			}
 			golden.RequireEqual(t, []byte(v))
 			m.Update(tea.KeyMsg{Type: tea.KeyDown})
-			if v := m.View(); !strings.Contains(wholeBox(t, v), "more hidden · ↑/↓ scroll 3/") {
+			if v := m.View(); !strings.Contains(wholeBox(t, v), "args 3/") {
 				t.Errorf("↓ did not scroll the compact box's arguments:\n%s", v)
 			}
 		})

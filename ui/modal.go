@@ -206,7 +206,11 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 	if c.client != "" {
 		b.WriteString(row(fmt.Sprintf("from    %s (via latch serve)", sanitize.Line(c.client))) + "\n")
 	}
-	fmt.Fprintf(&b, "%s\n%s\n", row("server  "+sanitize.Line(c.server)), row("tool    "+sanitize.Line(c.tool)))
+	if compact {
+		b.WriteString(row("tool    "+sanitize.Line(c.tool)+"  (server "+sanitize.Line(c.server)+")") + "\n")
+	} else {
+		fmt.Fprintf(&b, "server  %s\ntool    %s\n", sanitize.Line(c.server), sanitize.Line(c.tool))
+	}
 	switch {
 	case c.readOnly:
 		b.WriteString("hints   read-only\n")
@@ -220,7 +224,6 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 		notice = m.st.Chat.Error.Render(row("rule    "+sanitize.Line(md.notice))) + "\n"
 	}
 	b.WriteString(notice)
-	b.WriteString(gap + "arguments\n")
 	wrapped := md.layoutArgs(m, w) // modalargs.go
 	save := ""
 	if md.save != nil {
@@ -234,12 +237,17 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 		md.scroll = 1 // one row: a key, not the brace
 	}
 	end := min(md.scroll+rows, len(wrapped))
+	hint := md.argsHint(md.scroll, end, len(wrapped))
+	switch {
+	case compact && (end-md.scroll < len(wrapped) || hint != ""):
+		// The label and the note on one row, over the one row shown.
+		b.WriteString(st.Hint.Render(row(fmt.Sprintf("args %d/%d · more hidden: ↑/↓, f", end, len(wrapped)))) + "\n")
+		hint = ""
+	default:
+		b.WriteString(gap + "arguments\n")
+	}
 	for _, l := range wrapped[md.scroll:end] {
 		b.WriteString(ansi.Truncate(l, w-4, "…") + "\n")
-	}
-	hint := md.argsHint(md.scroll, end, len(wrapped))
-	if compact && (end-md.scroll < len(wrapped) || hint != "") {
-		hint = row(fmt.Sprintf("  more hidden · ↑/↓ scroll %d/%d · f whole", end, len(wrapped)))
 	}
 	if hint != "" {
 		b.WriteString(st.Hint.Render(hint) + "\n")
