@@ -186,45 +186,14 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 	st := m.st.Dialog
 	c := md.card
 	w := min(width-4, 90)
-	// row is one row of the box: cut, with …, when compact.
-	row := func(s string) string {
-		if compact {
-			return ansi.Truncate(s, w-4, "…")
-		}
-		return s
-	}
+	row := boxRow(w, compact)
 	gap := "\n"
 	if compact {
 		gap = ""
 	}
 	var b strings.Builder
-	title := "Allow this tool call?"
-	if md.approval != "" {
-		title = "Approve this tool call? (" + md.approval + ")"
-	}
-	b.WriteString(st.Title.Render(row(title)) + "\n" + gap)
-	if c.client != "" {
-		b.WriteString(row(fmt.Sprintf("from    %s (via latch serve)", sanitize.Line(c.client))) + "\n")
-	}
-	if compact {
-		b.WriteString(row("tool    "+sanitize.Line(c.tool)+"  (server "+sanitize.Line(c.server)+")") + "\n")
-	} else {
-		fmt.Fprintf(&b, "server  %s\ntool    %s\n", sanitize.Line(c.server), sanitize.Line(c.tool))
-	}
-	switch {
-	case c.readOnly:
-		b.WriteString("hints   read-only\n")
-	case c.destroys && c.unsaid:
-		b.WriteString(m.st.Chat.Error.Render(row("hints   none: may change data (the server does not say)")) + "\n")
-	case c.destroys:
-		b.WriteString(m.st.Chat.Error.Render(row("hints   destructive: it may change or delete data")) + "\n")
-	}
-	notice := md.noticeLines(m, w-4)
-	if compact && notice != "" {
-		notice = m.st.Chat.Error.Render(row("rule    "+sanitize.Line(md.notice))) + "\n"
-	}
-	b.WriteString(notice)
-	wrapped := md.layoutArgs(m, w) // modalargs.go
+	notice := md.head(m, &b, w, compact) // modalhead.go
+	wrapped := md.layoutArgs(m, w)       // modalargs.go
 	save := ""
 	if md.save != nil {
 		save = m.renderSave(md, w)
