@@ -68,16 +68,17 @@ func newDecideCmd(f *flags, verb string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Long = "latch approve shows a gateway's waiting call and, once you type the end of its id, approves it;\n" +
-		"then it waits up to " + resultWait.String() + " for what the call did.\n\n" +
+	cmd.Long = cmd.Short + "\n\n" +
+		"It shows the call and, once you type the end of its id, approves it; then it waits up to " + resultWait.String() + "\n" +
+		"for what the call did.\n\n" +
 		"Exit status: 0 approved, and the call ran (or still runs: its result goes to its client);\n" +
 		"1 not done: nothing decided, decided before, refused by the gateway, or approved and then failed\n" +
 		"(the tool returned an error, or its server could not be reached: the error's first line is said);\n" +
 		"2 no terminal on stdin, or a usage error."
 	if verb == "reject" {
 		cmd.Short = "reject a gateway's waiting call, with a reason the client sees"
-		cmd.Long = "latch reject shows a gateway's waiting call and, once you type the end of its id, rejects it:\n" +
-			"its client is told, with --reason.\n\n" +
+		cmd.Long = cmd.Short + "\n\n" +
+			"It shows the call and, once you type the end of its id, rejects it: its client is told, with --reason.\n\n" +
 			"Exit status: 0 rejected; 1 not done (nothing decided, or decided before); 2 no terminal on stdin, or a usage error."
 		cmd.Example = "  latch reject gw_0123456789ab --reason \"not on main\""
 		cmd.Flags().StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
