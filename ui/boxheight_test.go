@@ -94,6 +94,25 @@ func TestGoldenAskBoxCompact(t *testing.T) {
 			if v := m.View(); !strings.Contains(wholeBox(t, v), "args 3/") {
 				t.Errorf("↓ did not scroll the compact box's arguments:\n%s", v)
 			}
+			// The save step (A): its choices and keys whole, no row of
+			// arguments (↑/↓ choose here; the row said they scrolled),
+			// nor hints. Its bottom border was cut off.
+			if tc.w < 50 {
+				return // at 40×16 the save step's own rows are taller than the chat area
+			}
+			m.Update(runes("A"))
+			pastGuard(m)
+			v = m.View()
+			flat := strings.Join(strings.Fields(strings.ReplaceAll(wholeBox(t, v), "│", "")), " ")
+			for _, want := range []string{"Save, for every later call like this one", "enter save and run it · esc back",
+				"tool fs__move_file"} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the save step lacks %q:\n%s", want, v)
+				}
+			}
+			if strings.Contains(flat, "more hidden: ↑/↓") {
+				t.Errorf("the save step says ↑/↓ scroll the arguments, where they choose:\n%s", v)
+			}
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"latch/session"
 	"latch/ui/sanitize"
@@ -186,7 +185,6 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 	st := m.st.Dialog
 	c := md.card
 	w := min(width-4, 90)
-	row := boxRow(w, compact)
 	gap := "\n"
 	if compact {
 		gap = ""
@@ -201,26 +199,7 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 	if rows < 0 {
 		rows = max(height-14-strings.Count(save, "\n")-strings.Count(notice, "\n"), 3)
 	}
-	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
-	if compact && md.scroll == 0 && len(wrapped) > 1 && strings.TrimSpace(wrapped[0]) == "{" {
-		md.scroll = 1 // one row: a key, not the brace
-	}
-	end := min(md.scroll+rows, len(wrapped))
-	hint := md.argsHint(md.scroll, end, len(wrapped))
-	switch {
-	case compact && (end-md.scroll < len(wrapped) || hint != ""):
-		// The label and the note on one row, over the one row shown.
-		b.WriteString(st.Hint.Render(row(fmt.Sprintf("args %d/%d · more hidden: ↑/↓, f", end, len(wrapped)))) + "\n")
-		hint = ""
-	default:
-		b.WriteString(gap + "arguments\n")
-	}
-	for _, l := range wrapped[md.scroll:end] {
-		b.WriteString(ansi.Truncate(l, w-4, "…") + "\n")
-	}
-	if hint != "" {
-		b.WriteString(st.Hint.Render(hint) + "\n")
-	}
+	shown := md.argRows(m, &b, wrapped, w, rows, compact) // modalhead.go
 	b.WriteString(gap)
 	switch {
 	case md.save != nil:
@@ -238,7 +217,7 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) 
 	for _, l := range m.boxNote(&md.box, w-4) {
 		b.WriteString("\n" + l)
 	}
-	return m.boxStyle(&md.box).Width(w).Render(b.String()), end - md.scroll
+	return m.boxStyle(&md.box).Width(w).Render(b.String()), shown
 }
 
 // tickMsg animates running tool cards.
