@@ -9,7 +9,6 @@ import (
 	"os/user"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,8 +68,18 @@ func newDecideCmd(f *flags, verb string) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Long = cmd.Short + "\n\n" +
+		"It shows the call and, once you type the end of its id, approves it; then it waits up to " + resultWait.String() + "\n" +
+		"for what the call did.\n\n" +
+		"Exit status: 0 approved, and the call ran (or still runs: its result goes to its client);\n" +
+		"1 not done: nothing decided, decided before, refused by the gateway, or approved and then failed\n" +
+		"(the tool returned an error, or its server could not be reached: the error's first line is said);\n" +
+		"2 no terminal on stdin, or a usage error."
 	if verb == "reject" {
 		cmd.Short = "reject a gateway's waiting call, with a reason the client sees"
+		cmd.Long = cmd.Short + "\n\n" +
+			"It shows the call and, once you type the end of its id, rejects it: its client is told, with --reason.\n\n" +
+			"Exit status: 0 rejected; 1 not done (nothing decided, or decided before); 2 no terminal on stdin, or a usage error."
 		cmd.Example = "  latch reject gw_0123456789ab --reason \"not on main\""
 		cmd.Flags().StringVar(&a.reason, "reason", "", "why, for the client (a line of `text`)")
 	}
@@ -80,8 +89,10 @@ func newDecideCmd(f *flags, verb string) *cobra.Command {
 
 // listApprovals prints every call waiting for a person: of gateways (the
 // client that made it, decided with latch approve/reject) and of chat
-// sessions (decided in the chat, or with --resume ID --approve).
-func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writer) int {
+// sessions (decided in the chat, or with --resume ID --approve). width is
+// the terminal's on stdout, 0 when stdout is not one: on a terminal the
+// table is fitted to it (approvals_fit.go), elsewhere printed whole.
+func listApprovals(s *settings, full bool, width int, now time.Time, stdout, stderr io.Writer) int {
 	// A short command that holds every waiting call at once: the garbage
 	// collector runs a quarter as often (a fifth less CPU at 10,000).
 	debug.SetGCPercent(400)
@@ -96,18 +107,13 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	defer func() { _ = out.Flush() }() // what is left of the notices; an error shows as a short listing
 	stdout = out
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	g := rulesGate(s) // approvals_args.go
-	n := 0
+	var rows [][approvalCols]string
 	running := map[string]bool{}
 	for _, p := range all {
 		if !p.Waiting() {
 			continue
 		}
-		if n == 0 {
-			fmt.Fprintln(tw, "ID\tCLIENT\tTOOL\tAGE\tEXPIRES\tSESSION\tARGUMENTS")
-		}
-		n++
 		id, client, expires := p.CallID, p.Client, "in "+shortDuration(p.Expires.Sub(now))
 		if p.Client == "" {
 			id, client, expires = p.ApprovalID, "(chat)", "-"
@@ -122,14 +128,14 @@ func listApprovals(s *settings, full bool, now time.Time, stdout, stderr io.Writ
 			sess += " (gateway stopped)"
 		}
 		// The arguments come last: however long, they push no column.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sanitize.Line(id), sanitize.Line(client), sanitize.Line(p.Tool),
-			shortDuration(now.Sub(p.Parked)), expires, sess, listedArgs(g, p, full))
+		rows = append(rows, [approvalCols]string{sanitize.Line(id), sanitize.Line(client), sanitize.Line(p.Tool),
+			shortDuration(now.Sub(p.Parked)), expires, sess, listedArgs(g, p, full)})
 	}
-	if n == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(stdout, "no call waits for approval")
 		return exitOK
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeApprovals(stdout, rows, width); err != nil {
 		say(stderr, "latch approvals: "+err.Error())
 		return exitError
 	}
@@ -205,8 +211,22 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 		// Approved, and refused all the same: the client is told why.
 		return fail("approved, but the gateway refused it: " + sanitize.Line(after.Refused))
 	}
-	fmt.Fprintf(stdout, "%s %s: %s of %s, by %s\n", decisionWord(a.approve), sanitize.Line(p.CallID),
+	done := fmt.Sprintf("%s %s: %s of %s, by %s", decisionWord(a.approve), sanitize.Line(p.CallID),
 		sanitize.Line(p.Tool), sanitize.Line(p.Client), sanitize.Line(d.By))
+	if a.approve {
+		// What the call then did (approve_result.go): a call that failed
+		// was not done.
+		switch ran := awaitRan(idx, s.stateDir, after, time.Now().Add(resultWait)); {
+		case ran.Refused != "":
+			return fail("approved, but the gateway refused it: " + sanitize.Line(ran.Refused))
+		case !ran.Ran:
+			done += fmt.Sprintf("; still running after %s: its result goes to its client", resultWait)
+		case ran.Result.IsError || ran.Result.Error != "":
+			say(stderr, done+", and then it failed: "+failedLine(s.stateDir, ran))
+			return exitError
+		}
+	}
+	fmt.Fprintln(stdout, done)
 	return exitOK
 }
 

@@ -28,7 +28,7 @@ func approvalsOn(t *testing.T, dir string) (string, string) {
 	t.Helper()
 	s := &settings{cfg: &config.Config{}, mode: "ask", stateDir: dir, getenv: func(string) string { return "" }}
 	var out, errb bytes.Buffer
-	if code := listApprovals(s, false, time.Now(), &out, &errb); code != exitOK {
+	if code := listApprovals(s, false, 0, time.Now(), &out, &errb); code != exitOK {
 		t.Fatalf("latch approvals: exit %d, %s", code, errb.String())
 	}
 	return out.String(), errb.String()

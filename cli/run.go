@@ -76,7 +76,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case "sessions":
 		return runSessions(s, f.sessions, time.Now(), stdout, stderr)
 	case "approvals":
-		return listApprovals(s, f.decide.full, time.Now(), stdout, stderr)
+		return listApprovals(s, f.decide.full, terminalWidth(stdout), time.Now(), stdout, stderr)
 	case "decide":
 		return decideApproval(s, f.decide, time.Now, stdin, stdout, stderr)
 	case "policy":

@@ -22,21 +22,15 @@ func (fm *formModal) render(m *Model, width, height int) string {
 	}
 	st := m.st.Dialog
 	inner := w - 4
-	var head, foot []string
-	head = append(head, st.Title.Render(sanitize.Line(fm.ev.Server)+" asks you to fill in a form"), "")
-	msg := wrapText(fm.ev.Message, inner)
-	if len(msg) > 4 {
-		msg = append(msg[:3], msg[3]+" …")
+	head, foot := fm.headFoot(m, inner, 4, true)
+	if height-2-len(head)-len(foot)-1 < minFormRows {
+		// A short screen (50×18): no blank rows and the message in two,
+		// so that the fields keep minFormRows and the keys and the
+		// bottom border stay on screen (they were cut off).
+		head, foot = fm.headFoot(m, inner, 2, false)
 	}
-	head = append(head, msg...)
-	head = append(head, "")
-	foot = append(foot, "")
-	for _, l := range wrapLine(formHint, inner, "") {
-		foot = append(foot, st.Hint.Render(l))
-	}
-	foot = append(foot, m.boxNote(&fm.box, inner)...)
 	rows, first, last := fm.fieldRows(m, inner)
-	avail := max(height-2-len(head)-len(foot)-1, 3)
+	avail := max(height-2-len(head)-len(foot)-1, minFormRows)
 	fm.scroll = min(fm.scroll, first)
 	if last >= fm.scroll+avail {
 		fm.scroll = last - avail + 1
@@ -53,6 +47,33 @@ func (fm *formModal) render(m *Model, width, height int) string {
 		body[i] = ansi.Truncate(l, inner, "…")
 	}
 	return m.boxStyle(&fm.box).Width(w).Render(strings.Join(body, "\n"))
+}
+
+// minFormRows is the fewest rows the form's fields get.
+const minFormRows = 3
+
+// headFoot are the form's rows above its fields (the title, the message
+// in at most msgRows rows) and below them (the keys, the box's note), at
+// inner cells; with blank rows between them when blanks.
+func (fm *formModal) headFoot(m *Model, inner, msgRows int, blanks bool) (head, foot []string) {
+	st := m.st.Dialog
+	head = append(head, st.Title.Render(sanitize.Line(fm.ev.Server)+" asks you to fill in a form"))
+	if blanks {
+		head = append(head, "")
+	}
+	msg := wrapText(fm.ev.Message, inner)
+	if len(msg) > msgRows {
+		msg = append(msg[:msgRows-1], ansi.Truncate(msg[msgRows-1], inner-2, "")+" …")
+	}
+	head = append(head, msg...)
+	if blanks {
+		head = append(head, "")
+		foot = append(foot, "")
+	}
+	for _, l := range wrapLine(formHint, inner, "") {
+		foot = append(foot, st.Hint.Render(l))
+	}
+	return head, append(foot, m.boxNote(&fm.box, inner)...)
 }
 
 // fieldRows lays out every field: its label and value, what is wrong with

@@ -52,26 +52,18 @@ const urlMostRows = 16
 // saying how many characters are left out. The domain and the keys are
 // always on screen.
 func (fm *formModal) renderURL(m *Model, w, height int) string {
-	st := m.st.Dialog
 	inner := w - 4
-	head := []string{st.Title.Render(sanitize.Line(fm.ev.Server) + " asks you to open a link"), ""}
-	msg := wrapText(fm.ev.Message, inner)
-	if len(msg) > 4 {
-		msg = append(msg[:3], ansi.Truncate(msg[3], inner-2, "")+" …")
+	head, foot := fm.urlHeadFoot(m, inner, 4, true)
+	need := (len(fm.ev.URL) + inner - 9) / max(inner-8, 1)
+	if need > height-2-len(head)-len(foot) {
+		// A short screen (50×18): no blank rows and the message in
+		// two, when then the URL shows whole (it was elided there).
+		h2, f2 := fm.urlHeadFoot(m, inner, 2, false)
+		if need <= min(height-2-len(h2)-len(f2), urlMostRows) {
+			head, foot = h2, f2
+		}
 	}
-	head = append(head, msg...)
-	head = append(head, "", "domain  "+st.Selected.Render(sanitize.Line(fm.ev.Domain)))
-	var foot []string
-	if fm.note != "" {
-		foot = append(foot, "", m.st.Chat.Error.Render(fm.note))
-	}
-	foot = append(foot, "")
-	for _, l := range wrapLine("o open in the browser · c copy the link · n decline · esc cancel", inner, "") {
-		foot = append(foot, st.Hint.Render(l))
-	}
-	foot = append(foot, st.Hint.Render("latch never opens it on its own"))
-	foot = append(foot, m.boxNote(&fm.box, inner)...)
-	rows := urlRows(fm.ev.URL, inner-8, min(max(height-2-len(head)-len(foot), 3), urlMostRows), st.Hint)
+	rows := urlRows(fm.ev.URL, inner-8, min(max(height-2-len(head)-len(foot), 3), urlMostRows), m.st.Dialog.Hint)
 	for i, l := range rows {
 		lead := "        "
 		if i == 0 {
@@ -84,6 +76,35 @@ func (fm *formModal) renderURL(m *Model, w, height int) string {
 		body[i] = ansi.Truncate(l, inner, "…")
 	}
 	return m.boxStyle(&fm.box).Width(w).Render(strings.Join(body, "\n"))
+}
+
+// urlHeadFoot are the link request's rows above its URL (the title, the
+// message in at most msgRows rows, the domain) and below it (a note, the
+// keys, the box's note), at inner cells; with blank rows between them
+// when blanks.
+func (fm *formModal) urlHeadFoot(m *Model, inner, msgRows int, blanks bool) (head, foot []string) {
+	st := m.st.Dialog
+	blank := func(rows []string) []string {
+		if blanks {
+			return append(rows, "")
+		}
+		return rows
+	}
+	head = blank([]string{st.Title.Render(sanitize.Line(fm.ev.Server) + " asks you to open a link")})
+	msg := wrapText(fm.ev.Message, inner)
+	if len(msg) > msgRows {
+		msg = append(msg[:msgRows-1], ansi.Truncate(msg[msgRows-1], inner-2, "")+" …")
+	}
+	head = append(blank(append(head, msg...)), "domain  "+st.Selected.Render(sanitize.Line(fm.ev.Domain)))
+	if fm.note != "" {
+		foot = append(blank(foot), m.st.Chat.Error.Render(fm.note))
+	}
+	foot = blank(foot)
+	for _, l := range wrapLine("o open in the browser · c copy the link · n decline · esc cancel", inner, "") {
+		foot = append(foot, st.Hint.Render(l))
+	}
+	foot = append(foot, st.Hint.Render("latch never opens it on its own"))
+	return head, append(foot, m.boxNote(&fm.box, inner)...)
 }
 
 // urlRows cuts a URL (printable ASCII: a cell a byte) into rows of width

@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"latch/session"
 	"latch/ui/sanitize"
@@ -157,12 +156,22 @@ func (m *Model) handleApprovalDone(msg approvalDoneMsg) {
 // left to the arguments are first guessed, then, where the key line, the
 // hints or the notes wrap onto more rows than guessed (a narrow screen),
 // fewer, down to one, so that the box stays whole: its keys on screen.
+//
+// On a screen too short for that (50×18: the fixed rows alone were taller
+// than the chat area, and the keys and the bottom border were cut off)
+// the box is drawn compact: no blank rows, the hints, a rule's notice
+// and the arguments one row each, and a row saying that more is hidden
+// and how to see it; the tool, the keys and the border stay whole.
 func (md *modal) render(m *Model, width, height int) string {
 	rows := -1
 	for {
-		out, shown := md.renderArgRows(m, width, height, rows)
+		out, shown := md.renderArgRows(m, width, height, rows, false)
 		over := lipgloss.Height(out) - height
-		if over <= 0 || shown <= 1 {
+		if over <= 0 {
+			return out
+		}
+		if shown <= 1 {
+			out, _ = md.renderArgRows(m, width, height, 1, true)
 			return out
 		}
 		rows = max(shown-over, 1)
@@ -170,33 +179,19 @@ func (md *modal) render(m *Model, width, height int) string {
 }
 
 // renderArgRows draws the box with at most rows rows of arguments (-1:
-// as many as height leaves by the guess), and says how many it showed.
-func (md *modal) renderArgRows(m *Model, width, height, rows int) (string, int) {
+// as many as height leaves by the guess), and says how many it showed;
+// compact, as render says.
+func (md *modal) renderArgRows(m *Model, width, height, rows int, compact bool) (string, int) {
 	st := m.st.Dialog
 	c := md.card
 	w := min(width-4, 90)
+	gap := "\n"
+	if compact {
+		gap = ""
+	}
 	var b strings.Builder
-	title := "Allow this tool call?"
-	if md.approval != "" {
-		title = "Approve this tool call? (" + md.approval + ")"
-	}
-	b.WriteString(st.Title.Render(title) + "\n\n")
-	if c.client != "" {
-		fmt.Fprintf(&b, "from    %s (via latch serve)\n", sanitize.Line(c.client))
-	}
-	fmt.Fprintf(&b, "server  %s\ntool    %s\n", sanitize.Line(c.server), sanitize.Line(c.tool))
-	switch {
-	case c.readOnly:
-		b.WriteString("hints   read-only\n")
-	case c.destroys && c.unsaid:
-		b.WriteString(m.st.Chat.Error.Render("hints   none: may change data (the server does not say)") + "\n")
-	case c.destroys:
-		b.WriteString(m.st.Chat.Error.Render("hints   destructive: it may change or delete data") + "\n")
-	}
-	notice := md.noticeLines(m, w-4)
-	b.WriteString(notice)
-	b.WriteString("\narguments\n")
-	wrapped := md.layoutArgs(m, w) // modalargs.go
+	notice := md.head(m, &b, w, compact) // modalhead.go
+	wrapped := md.layoutArgs(m, w)       // modalargs.go
 	save := ""
 	if md.save != nil {
 		save = m.renderSave(md, w)
@@ -204,15 +199,8 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int) (string, int) 
 	if rows < 0 {
 		rows = max(height-14-strings.Count(save, "\n")-strings.Count(notice, "\n"), 3)
 	}
-	md.scroll = min(md.scroll, max(len(wrapped)-rows, 0))
-	end := min(md.scroll+rows, len(wrapped))
-	for _, l := range wrapped[md.scroll:end] {
-		b.WriteString(ansi.Truncate(l, w-4, "…") + "\n")
-	}
-	if hint := md.argsHint(md.scroll, end, len(wrapped)); hint != "" {
-		b.WriteString(st.Hint.Render(hint) + "\n")
-	}
-	b.WriteString("\n")
+	shown := md.argRows(m, &b, wrapped, w, rows, compact) // modalhead.go
+	b.WriteString(gap)
 	switch {
 	case md.save != nil:
 		b.WriteString(save)
@@ -229,7 +217,7 @@ func (md *modal) renderArgRows(m *Model, width, height, rows int) (string, int) 
 	for _, l := range m.boxNote(&md.box, w-4) {
 		b.WriteString("\n" + l)
 	}
-	return m.boxStyle(&md.box).Width(w).Render(b.String()), end - md.scroll
+	return m.boxStyle(&md.box).Width(w).Render(b.String()), shown
 }
 
 // tickMsg animates running tool cards.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"latch/session"
@@ -267,18 +268,45 @@ func firstLine(s string, n int) string {
 }
 
 // render draws the sampling modal for a screen of width × height.
+//
+// The rows left to the text are first guessed, then fewer where the key
+// line or the box's note wrap onto more rows than guessed, down to one;
+// on a screen where even that is too tall (50×18 while keys are ignored
+// for a moment: its bottom border was cut off) the blank rows go too.
 func (md *sampleModal) render(m *Model, width, height int) string {
+	rows, compact := max(height-13, 3), false
+	for {
+		out, shown := md.renderRows(m, width, rows, compact)
+		over := lipgloss.Height(out) - height
+		switch {
+		case over <= 0 || compact:
+			return out
+		case shown <= 1:
+			compact = true
+		default:
+			rows = max(shown-over, 1)
+		}
+	}
+}
+
+// renderRows draws the modal with at most rows rows of its text, and says
+// how many it showed; compact, without blank rows.
+func (md *sampleModal) renderRows(m *Model, width, rows int, compact bool) (string, int) {
 	st := m.st.Dialog
 	c := md.c
 	w := min(width-4, 90)
 	server := sanitize.Line(c.server)
+	gap := "\n"
+	if compact {
+		gap = ""
+	}
 	var b strings.Builder
 	stage := md.stage()
 	title := map[string]string{
 		stageAsk: "Let " + server + " use the model?", stageWaiting: "Starting the model for " + server + "…",
 		stageAnswer: "The model answers " + server + "…", stageReview: "Send this answer to " + server + "?",
 	}[stage]
-	b.WriteString(st.Title.Render(ansi.Truncate(title, w-4, "…")) + "\n\n")
+	b.WriteString(st.Title.Render(ansi.Truncate(title, w-4, "…")) + "\n" + gap)
 	fmt.Fprintf(&b, "server  %s\n", server)
 	limit := fmt.Sprintf("limit   %d tokens · answered by the current model", c.maxTokens)
 	if c.model != "" {
@@ -288,9 +316,8 @@ func (md *sampleModal) render(m *Model, width, height int) string {
 	if len(c.hints) > 0 {
 		b.WriteString(ansi.Truncate("wants   "+sanitize.Line(strings.Join(c.hints, ", "))+" (latch uses the current model)", w-4, "…") + "\n")
 	}
-	b.WriteString("\n")
+	b.WriteString(gap)
 	lines := md.body(w - 4)
-	rows := max(height-13, 3)
 	md.scroll = min(md.scroll, max(len(lines)-rows, 0))
 	end := min(md.scroll+rows, len(lines))
 	for _, l := range lines[md.scroll:end] {
@@ -299,13 +326,13 @@ func (md *sampleModal) render(m *Model, width, height int) string {
 	if len(lines) > rows {
 		fmt.Fprintf(&b, st.Hint.Render("  lines %d–%d of %d (↑/↓, PgUp/PgDn scroll)")+"\n", md.scroll+1, end, len(lines))
 	}
-	b.WriteString("\n" + st.Hint.Render(sampleKeys(stage, server)))
+	b.WriteString(gap + st.Hint.Render(sampleKeys(stage, server)))
 	if stage == stageAsk || stage == stageReview || !md.box.focused() {
 		for _, l := range m.boxNote(&md.box, w-4) {
 			b.WriteString("\n" + l)
 		}
 	}
-	return m.boxStyle(&md.box).Width(w).Render(b.String())
+	return m.boxStyle(&md.box).Width(w).Render(b.String()), end - md.scroll
 }
 
 // sampleKeys is the modal's key hint at a stage.

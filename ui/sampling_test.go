@@ -42,9 +42,9 @@ func samplingReview(id string) []session.Event {
 
 // TestGoldenSamplingModal: the sampling modal asking (server, token limit,
 // system prompt, messages) and in review with the model's answer, at
-// 80×24 and 120×40.
+// 80×24, 120×40, 60×20 and 50×18: whole, its keys and border on screen.
 func TestGoldenSamplingModal(t *testing.T) {
-	for _, sz := range screenSizes {
+	for _, sz := range smallScreenSizes {
 		w, h := sz.w, sz.h
 		t.Run(fmt.Sprintf("asking_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
@@ -58,6 +58,7 @@ func TestGoldenSamplingModal(t *testing.T) {
 				}
 			}
 			goldenScreen(t, s.m, w, h)
+			wholeBox(t, s.m.View())
 		})
 		t.Run(fmt.Sprintf("review_%dx%d", w, h), func(t *testing.T) {
 			s := screenModel(t, w, h, themes.Default(), "every")
@@ -73,6 +74,7 @@ func TestGoldenSamplingModal(t *testing.T) {
 				}
 			}
 			goldenScreen(t, s.m, w, h)
+			wholeBox(t, s.m.View())
 		})
 	}
 }

@@ -20,17 +20,26 @@ type decidedMsg struct {
 // asked (ok), decided first by someone else (elsewhere: another inbox,
 // latch approve), approved but refused by the gateway (a rule of the
 // moment, a tool changed), and not decided for any other reason (failed:
-// the gateway stopped, an error).
+// the gateway stopped, an error). A rejection's reason is said with it.
 type tally struct {
-	word, by                     string
+	word, by, reason             string
 	total                        int
 	ok, elsewhere, refused, fail int
 }
 
-// summary is the one line that says what became of the whole step.
+// summary is the one line that says what became of the whole step. A
+// rejection says its reason, the one its clients are given, and no
+// count of refusals: only an approved call can be refused.
 func (t tally) summary() string {
-	return fmt.Sprintf("%s %d of %d %s, by %s: %d decided elsewhere first, %d refused, %d failed", t.word, t.ok, t.total,
-		plural(t.total, "call", "calls"), sanitize.Line(t.by), t.elsewhere, t.refused, t.fail)
+	head := fmt.Sprintf("%s %d of %d %s, by %s", t.word, t.ok, t.total, plural(t.total, "call", "calls"), sanitize.Line(t.by))
+	if t.word == "approved" {
+		return fmt.Sprintf("%s: %d decided elsewhere first, %d refused, %d failed", head, t.elsewhere, t.refused, t.fail)
+	}
+	why := "with no reason given"
+	if r := sanitize.Line(t.reason); r != "" {
+		why = `reason "` + r + `"`
+	}
+	return fmt.Sprintf("%s, %s: %d decided elsewhere first, %d failed", head, why, t.elsewhere, t.fail)
 }
 
 // why kinds, for the tally.
@@ -47,7 +56,7 @@ const (
 // call (else each session's log is read whole). It returns a line for
 // each call not decided as asked, then the step's summary.
 func send(dir, by string, approve bool, reason string, calls []Call, find func(string, []string) ([]session.ParkedCall, error)) []string {
-	t := tally{word: "approved", by: by, total: len(calls)}
+	t := tally{word: "approved", by: by, reason: reason, total: len(calls)}
 	if !approve {
 		t.word = "rejected"
 	}

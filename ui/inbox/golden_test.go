@@ -191,14 +191,43 @@ func TestGoldenInboxBulkNotes80x24(t *testing.T) {
 // TestGoldenInboxBulkNotes70x20: on a short screen the notes that fit are
 // the newest, the bulk's summary last, and the keys stay under them; the
 // selected call loses the end of its arguments instead. The call's fields
-// pushed the summary and the keys off the screen.
+// pushed the summary and the keys off the screen; then the notes took
+// the list's rows, leaving one call in it ("… 3 more below"): the list
+// keeps a row for each call (up to half the screen), the older notes go.
 func TestGoldenInboxBulkNotes70x20(t *testing.T) {
 	s := goldenScreen(t, 70, 20)
 	s.press(time.Second, runes("a"))
 	s.m.Update(bulkOutcome())
 	v := s.m.View()
 	assertFits(t, v, 70, 20)
-	containsAll(t, v, "approved 9 of 12 calls", "q quit")
+	containsAll(t, v, "approved 9 of 12 calls", "q quit", "claude-code", "ci-job", "(chat)", "cursor", "tool     fs__write_file")
+	if strings.Contains(v, "more below") {
+		t.Errorf("the notes took the list's rows:\n%s", v)
+	}
+	golden.RequireEqual(t, []byte(v))
+}
+
+// TestGoldenInboxRejectNotes70x20: a rejection's summary says what was
+// rejected, by whom, and the reason the clients were given (an escape and
+// a planted token-looking value in it shown inert, as typed); it counts
+// no refusals (it said "0 refused", which only an approval can be). The
+// list keeps its four calls.
+func TestGoldenInboxRejectNotes70x20(t *testing.T) {
+	s := goldenScreen(t, 70, 20)
+	reason := "not on main \x1b]52;c;SGVsbG8=\x07\x1b[2J ghp_PLANTEDtoken0123456789abcdefABCDEF"
+	t1 := tally{word: "rejected", by: "alice on /dev/pts/1\x1b[2J", reason: reason, total: 3, ok: 2, elsewhere: 1}
+	c := Call{ParkedCall: session.ParkedCall{CallID: "gw_000000000010", Tool: "fs__write_file"}}
+	s.m.Update(decidedMsg{lines: []string{notDecided(c, t1.word, "it was already approved by bob"), t1.summary()}})
+	v := s.m.View()
+	assertFits(t, v, 70, 20)
+	if strings.ContainsAny(v, "\x1b\x07") {
+		t.Fatalf("a control reached the screen: %q", v)
+	}
+	containsAll(t, v, "rejected 2 of 3 calls, by alice on /dev/pts/1␛[2J, reason", "␛]52;c;SGVsbG8=␇␛[2J ghp_PLANTED",
+		"decided elsewhere first, 0 failed", "claude-code", "ci-job", "(chat)", "cursor")
+	if strings.Contains(v, "refused") {
+		t.Errorf("a rejection's summary counts refusals:\n%s", v)
+	}
 	golden.RequireEqual(t, []byte(v))
 }
 

@@ -91,6 +91,11 @@ func TestInboxMarksAndReject(t *testing.T) {
 	s.press(time.Second, runes("n"), runes("o"), runes("t"), space, runes("now"))
 	s.press(time.Second, enter)
 	s.readUntil("one call left", func(v string) bool { return strings.Contains(v, "1 call waiting") })
+	// The summary says what was rejected, by whom and why, and counts
+	// no refusals: only an approved call can be refused.
+	if got, want := s.m.notes[len(s.m.notes)-1], `rejected 2 of 2 calls, by alice on /dev/pts/1, reason "not now": 0 decided elsewhere first, 0 failed`; got != want {
+		t.Errorf("the rejection's summary: %q, want %q", got, want)
+	}
 	calls, err := session.ParkedCallsOf(g.dir, s.m.calls[0].Session)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +215,8 @@ func TestInboxFirstDecisionWins(t *testing.T) {
 	if !won || !lost || strings.Contains(out, "approved 1 of 1") == strings.Contains(out, "rejected 1 of 1") {
 		t.Errorf("want one decision applied and the other told:\n%s", out)
 	}
-	if !strings.Contains(out, "0 of 1 call, by ") || !strings.Contains(out, ": 1 decided elsewhere first, 0 refused, 0 failed") {
+	if !strings.Contains(out, "0 of 1 call, by ") || (!strings.Contains(out, "approved 0 of 1 call, by alice on /dev/pts/1: 1 decided elsewhere first, 0 refused, 0 failed") &&
+		!strings.Contains(out, "rejected 0 of 1 call, by bob on /dev/pts/2, with no reason given: 1 decided elsewhere first, 0 failed")) {
 		t.Errorf("the other inbox's summary does not count its call as decided elsewhere first:\n%s", out)
 	}
 	if strings.Contains(out, "approved 1 of 1") {

@@ -33,15 +33,24 @@ func (m *Model) View() string {
 	for i, l := range foot {
 		foot[i] = m.st.Dialog.Hint.Render(l)
 	}
-	// The notes get what the list and the call leave (at least minBody
-	// rows), the newest first; the keys are always under them.
-	notes := m.noteLines(w, h-1-len(foot)-minBody)
-	body := max(h-1-len(notes)-len(foot), minBody)
+	// The notes get what the list and the call leave, the newest first
+	// (a step's summary at least); the keys are always under them. The
+	// list keeps a row for each call, up to half the rows there are, and
+	// the call below it its first lines (minPane): a long summary
+	// leaves out older notes first, not calls.
+	avail := h - 1 - len(foot)
+	listH := max(min(len(m.visible())+1, avail/2), 2)
+	need := listH
+	if w < wideAt {
+		need += 1 + minPane // the separator, and the call's first lines
+	}
+	notes := m.noteLines(w, avail-max(need, minBody))
+	body := max(avail-len(notes), minBody)
 	var rows []string
 	if w >= wideAt {
 		rows = m.wide(w, body)
 	} else {
-		rows = m.narrow(w, body)
+		rows = m.narrow(w, body, min(listH, max(body-1-minPane, 2)))
 	}
 	// A pane longer than its rows (a call's fields on a short screen)
 	// loses its end, not the notes and keys under it.
@@ -104,9 +113,13 @@ func (m *Model) noteLines(w, room int) []string {
 	return out
 }
 
-// narrow lays the list over the selected call, in h rows.
-func (m *Model) narrow(w, h int) []string {
-	listH := max(min(len(m.visible())+1, h/2), 2)
+// minPane is the fewest rows the selected call gets below the list: its
+// id, client and tool.
+const minPane = 3
+
+// narrow lays the list, in listH rows, over the selected call, in h rows
+// in all.
+func (m *Model) narrow(w, h, listH int) []string {
 	out := m.list(w, listH)
 	out = append(out, m.st.Input.Separator.Render(strings.Repeat("─", w)))
 	return append(out, m.pane(w, h-listH-1)...)
