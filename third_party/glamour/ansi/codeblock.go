@@ -1,6 +1,7 @@
 package ansi
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sync"
@@ -131,12 +132,33 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		renderText(w, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
 	})
 
+	// A line wider than the block is wrapped here (see wrapCode), so
+	// that its continuation gets the block's indent: the code is
+	// rendered into a buffer, wrapped, then indented.
+	out := io.Writer(iw)
+	var wrapped *bytes.Buffer
+	width := int(bs.Width(ctx)) - int(indentation+margin) //nolint: gosec
+	if width > 0 && codeTooWide(e.Code, width) {
+		wrapped = &bytes.Buffer{}
+		out = wrapped
+	}
+	flush := func() error {
+		if wrapped == nil {
+			return nil
+		}
+		_, err := io.WriteString(iw, wrapCode(wrapped.String(), width))
+		return err
+	}
+
 	if len(theme) > 0 {
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockPrefix)
 
-		err := quick.Highlight(iw, e.Code, e.Language, formatter, theme)
+		err := quick.Highlight(out, e.Code, e.Language, formatter, theme)
 		if err != nil {
 			return fmt.Errorf("glamour: error highlighting code: %w", err)
+		}
+		if err := flush(); err != nil {
+			return fmt.Errorf("glamour: error writing to writer: %w", err)
 		}
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockSuffix)
 		return nil
@@ -148,5 +170,8 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		Style: rules.StylePrimitive,
 	}
 
-	return el.Render(iw, ctx)
+	if err := el.Render(out, ctx); err != nil {
+		return err
+	}
+	return flush()
 }
