@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
@@ -128,8 +129,16 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		mutex.Unlock()
 	}
 
+	// Each cell of the indent is the same styled space: styled once
+	// (renderText is deterministic), not once a cell of every row.
+	var cell string
 	iw := indent.NewWriterPipe(w, indentation+margin, func(_ io.Writer) {
-		renderText(w, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+		if cell == "" {
+			var b strings.Builder
+			renderText(&b, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+			cell = b.String()
+		}
+		_, _ = io.WriteString(w, cell)
 	})
 
 	// A line wider than the block is wrapped here (see wrapCode), so
