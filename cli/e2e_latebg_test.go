@@ -64,6 +64,7 @@ func TestE2EBackgroundAnswerComesLate(t *testing.T) {
 	tm.waitRaw(t, 10*time.Second, "the chat drawn in the light theme", func(raw []byte) bool {
 		return bytes.Contains(raw[answered:], []byte(lightStatusBg))
 	})
+	switched := answered + bytes.Index(tm.rawOutput()[answered:], []byte(lightStatusBg))
 
 	sendPrompt(t, tm, "Say something")
 	scr := tm.waitScreen(t, 15*time.Second, "the reply", func(s string) bool {
@@ -78,8 +79,8 @@ func TestE2EBackgroundAnswerComesLate(t *testing.T) {
 	if !hasUserMessage(fake, "Say something") {
 		t.Errorf("the prompt was not sent as typed; requests: %+v", fake.Requests())
 	}
-	if raw := tm.rawOutput(); bytes.Contains(raw[answered:], []byte(darkStatusBg)) {
-		t.Errorf("a frame after the answer is drawn in the dark theme's status colour")
+	if raw := tm.rawOutput(); bytes.Contains(raw[switched:], []byte(darkStatusBg)) {
+		t.Errorf("a frame after the switch to the light theme is drawn in the dark theme's status colour")
 	}
 	quitAndCheck(t, tm)
 }
