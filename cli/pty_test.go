@@ -128,6 +128,11 @@ type ptyOptions struct {
 	// given up waiting for it and opened its screen (the alternate
 	// screen), as on a slow link or a busy machine.
 	LateSyncAnswer bool
+	// LateBackground is the background colour (rgb:R/G/B's R/G/B) the
+	// terminal answers OSC 11 with; the answer (with the DA1 after it) is
+	// held back until the test calls answerBackground, after latch gave
+	// up waiting for it, as on a slow link.
+	LateBackground string
 }
 
 // ptyTerm is latch running in a pseudo-terminal, with the screen it drew.
@@ -157,6 +162,9 @@ type ptyTerm struct {
 	atQuery   string // typed at the first OSC 11 query (ptyOptions.KeysAtQuery), then ""
 	lateSync  bool   // hold the DECRQM answer back (ptyOptions.LateSyncAnswer)
 	heldSync  []byte // the answer held back, until the alternate screen is on
+	lateBG    string // answer OSC 11 with this colour, late (ptyOptions.LateBackground)
+	bgMu      sync.Mutex
+	heldBG    []byte // the OSC 11 answer held back, until answerBackground
 }
 
 // cleanEnv is the whole environment of the child: nothing of the developer's
@@ -240,6 +248,7 @@ func startLatch(t testing.TB, bin string, o ptyOptions) *ptyTerm {
 		silent:   o.Silent,
 		atQuery:  o.KeysAtQuery,
 		lateSync: o.LateSyncAnswer,
+		lateBG:   o.LateBackground,
 		changed:  make(chan struct{}),
 		readDone: make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -327,6 +336,13 @@ func (tm *ptyTerm) readLoop() {
 			if tm.lateSync && bytes.Contains(reply, []byte("$y")) {
 				tm.heldSync, reply, tm.lateSync = reply, nil, false
 			}
+			// Only this goroutine reads lateBG.
+			if tm.lateBG != "" && bytes.Contains(reply, []byte("\x1b]11;rgb:")) {
+				reply = bytes.Replace(reply, []byte("\x1b]11;rgb:0000/0000/0000"), []byte("\x1b]11;rgb:"+tm.lateBG), 1)
+				tm.bgMu.Lock()
+				tm.heldBG, reply, tm.lateBG = reply, nil, ""
+				tm.bgMu.Unlock()
+			}
 			if tm.heldSync != nil && altScreen {
 				reply, tm.heldSync = append(tm.heldSync, reply...), nil
 			}
@@ -342,6 +358,21 @@ func (tm *ptyTerm) readLoop() {
 			return
 		}
 	}
+}
+
+// answerBackground sends the terminal's answer to OSC 11 that
+// ptyOptions.LateBackground held back. It fails the test when latch did
+// not ask.
+func (tm *ptyTerm) answerBackground() {
+	tm.t.Helper()
+	tm.bgMu.Lock()
+	held := tm.heldBG
+	tm.heldBG = nil
+	tm.bgMu.Unlock()
+	if held == nil {
+		tm.t.Fatal("latch did not ask the terminal for its background (OSC 11)")
+	}
+	tm.typeKeys(string(held))
 }
 
 // closeTTY closes the test's descriptor of the terminal side.
@@ -407,6 +438,36 @@ func (tm *ptyTerm) waitScreen(t testing.TB, timeout time.Duration, what string, 
 		t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, dumpScreen(scr))
 	}
 	return scr
+}
+
+// waitRaw is waitScreen for what latch wrote: it waits until cond holds
+// of every byte written so far.
+func (tm *ptyTerm) waitRaw(t testing.TB, timeout time.Duration, what string, cond func([]byte) bool) {
+	t.Helper()
+	timeout = mcptestutil.HangBound(timeout) // a hang's bound, not a measure
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		tm.mu.Lock()
+		ok, ch := cond(tm.raw.Bytes()), tm.changed
+		tm.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-tm.readDone:
+			tm.mu.Lock()
+			ok = cond(tm.raw.Bytes())
+			tm.mu.Unlock()
+			if !ok {
+				t.Fatalf("the terminal closed while waiting for %s; screen:\n%s", what, dumpScreen(tm.screen()))
+			}
+			return
+		case <-deadline.C:
+			t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, dumpScreen(tm.screen()))
+		}
+	}
 }
 
 // waitSettled is waitScreen for a screen that must be whole: cond holds

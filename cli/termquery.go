@@ -15,16 +15,6 @@ import (
 // one that does not know the question.
 const bgQueryTimeout = 200 * time.Millisecond
 
-// darkRGB says whether the colour of an OSC 11 answer (each component 1
-// to 4 hex digits) is dark: its luma below the middle.
-func darkRGB(r, g, b string) bool {
-	c := func(h string) float64 {
-		v, _ := strconv.ParseUint(h, 16, 16)
-		return float64(v) / float64(uint64(1)<<(4*len(h))-1)
-	}
-	return 0.299*c(r)+0.587*c(g)+0.114*c(b) < 0.5
-}
-
 // darkFGBG reads $COLORFGBG ("15;0": foreground;background, ANSI colour
 // numbers): light for a background of 7 (white) or 9 to 15 but 8 (bright
 // black), else, and when it says nothing, dark.

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"latch/themes"
 )
 
 // ttyName is the process's terminal.
@@ -22,10 +24,6 @@ var (
 	syncReply = regexp.MustCompile(`\x1b\[\?2026;(\d)\$y`)
 	da1Reply  = regexp.MustCompile(`\x1b\[\?[\d;]*c`)
 )
-
-// bgReply is a terminal's OSC 11 answer: its background as rgb:R/G/B, each
-// of 1 to 4 hex digits.
-var bgReply = regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})`)
 
 // querySync asks the terminal whether it knows synchronized output (DEC
 // mode 2026), before Bubble Tea owns the terminal: DECRQM for the mode,
@@ -52,8 +50,8 @@ func queryBackground(in, out *os.File, timeout time.Duration, getenv func(string
 	got, answered := queryTerminal(in, out, "\x1b]11;?\x1b\\\x1b[c", timeout)
 	typed = typedKeys(got)
 	if answered {
-		if m := bgReply.FindSubmatch(got); m != nil {
-			return darkRGB(string(m[1]), string(m[2]), string(m[3])), typed
+		if dark, ok := themes.BackgroundAnswer(got); ok {
+			return dark, typed
 		}
 	}
 	return darkFGBG(getenv("COLORFGBG")), typed

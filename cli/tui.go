@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -100,12 +101,13 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	typed = append(typed, typedSync...)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
 	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput,
-		typed: typed}
+		typed: typed, late: &lateBackground{}}
 	for {
 		from, model, err := runChat(quit, s, f, env, gw)
 		if err != nil || from == "" {
 			return err
 		}
+		env.takeLateBackground(s.theme, s.getenv)
 		// /fork: the chat goes on in a new session branched from the one
 		// that just closed, with its model.
 		f.resume, f.cont, f.fork = "", false, from
@@ -125,6 +127,44 @@ type chatEnv struct {
 	// typed is what the person typed while latch asked the terminal,
 	// before the first chat's screen: its first keys.
 	typed []byte
+	late  *lateBackground
+}
+
+// takeLateBackground takes the terminal's answer about its background
+// that came late, in the chat that just closed: the next chat (after
+// /fork) starts in the theme it implies, when theme depends on the
+// background.
+func (env *chatEnv) takeLateBackground(theme string, getenv func(string) string) {
+	d, ok := env.late.get()
+	if !ok || d == env.dark {
+		return
+	}
+	env.dark = d
+	if themes.NeedsBackground(theme) {
+		if p, _, err := themes.FromEnv(theme, d, getenv, env.configHome); err == nil {
+			env.pal = p
+		}
+	}
+}
+
+// lateBackground is the terminal's answer about its background, when it
+// came after latch stopped waiting for it: told by the key reader's
+// goroutine, read after the chat ends.
+type lateBackground struct {
+	mu         sync.Mutex
+	dark, came bool
+}
+
+func (l *lateBackground) set(dark bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dark, l.came = dark, true
+}
+
+func (l *lateBackground) get() (dark, came bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.dark, l.came
 }
 
 // runChat runs one session's chat on the screen until the user quits, or
@@ -150,7 +190,7 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 	}()
 
 	m := ui.New(ui.Options{Backend: sess, Events: sub, Styles: themes.Build(pal), Resumed: resumed,
-		DarkBackground: dark, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
+		DarkBackground: dark, Theme: s.theme, Getenv: s.getenv, ConfigHome: configHome, Profile: profile, Notices: notices,
 		Output: os.Stdout, SyncOutput: syncOutput, Mouse: s.cfg.Mouse,
 		OpenURL:   func(u string) error { return startBrowser(u, s.getenv) },
 		KeepModel: func(name string) (string, error) { return saveModel(s.cfg, s.getenv, name) },
@@ -171,14 +211,23 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 	}
 	// The terminal's answer about synchronized output, should it come
 	// after querySync gave up waiting (a slow link, a busy machine), turns
-	// it on then. p is set before Run starts reading the keys.
+	// it on then; its answer about the background, after queryBackground
+	// gave up, resolves the theme again (ui.BackgroundMsg), in this chat
+	// and in the one after /fork. p is set before Run starts reading the
+	// keys.
 	var p *tea.Program
-	onSync := func(on bool) { p.Send(ui.SyncOutputMsg(on)) }
-	input := ui.TeaInput(keys, onSync)
+	late := ui.LateAnswers{
+		Sync: func(on bool) { p.Send(ui.SyncOutputMsg(on)) },
+		Background: func(dark bool) {
+			env.late.set(dark)
+			p.Send(ui.BackgroundMsg(dark))
+		},
+	}
+	input := ui.TeaInput(keys, late)
 	if len(env.typed) > 0 && keys == os.Stdin {
 		r, stop := newTypedInput(keys, env.typed) // typedahead.go
 		defer stop()
-		input = ui.TeaInputAfter(r, keys, onSync)
+		input = ui.TeaInputAfter(r, keys, late)
 	}
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(20), tea.WithInput(input),
 		tea.WithOutput(ui.TeaOutput(os.Stdout)), tea.WithoutSignalHandler()}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"latch/themes"
 )
 
 // TeaInput is the input to give Bubble Tea for the terminal f (stdin):
@@ -16,21 +18,33 @@ import (
 // in raw mode, and its reader can still be cancelled (on a suspend, at
 // the end) by waiting on f's descriptor.
 //
-// onSync, when not nil, is told the terminal's answer about synchronized
-// output (DEC mode 2026) should it come after latch stopped waiting for
-// it (see SyncOutputMsg): on a slow link the answer can come seconds late.
-func TeaInput(f *os.File, onSync func(bool)) io.ReadWriteCloser {
-	return inputFile{newKeyReader(f, onSync), f}
+// late is told the terminal's answers to the questions latch asks at
+// start should they come after latch stopped waiting for them: on a slow
+// link they can come seconds late.
+func TeaInput(f *os.File, late LateAnswers) io.ReadWriteCloser {
+	return inputFile{newKeyReader(f, late), f}
+}
+
+// LateAnswers is told the terminal's answers to latch's start-up questions
+// that come after latch stopped waiting for them. The answers are no
+// keys: they never reach Bubble Tea. A nil func is told nothing.
+type LateAnswers struct {
+	// Sync is told whether the terminal has synchronized output (its
+	// DECRPM about mode 2026; see SyncOutputMsg).
+	Sync func(on bool)
+	// Background is told whether the terminal's background is dark (its
+	// OSC 11 answer, the colour; see BackgroundMsg).
+	Background func(dark bool)
 }
 
 // TeaInputAfter is TeaInput of the keys r reads: keys typed before the
 // screen opened (read by a terminal query), then f's. It has f's Fd, so
 // Bubble Tea puts f in raw mode, but no Name: Bubble Tea's reader then
 // reads without first waiting for f to be readable, which would hold the
-// keys read before until the next key. Closing it closes nothing. onSync
+// keys read before until the next key. Closing it closes nothing. late
 // is as TeaInput's.
-func TeaInputAfter(r io.Reader, f *os.File, onSync func(bool)) io.ReadWriteCloser {
-	return typedFile{newKeyReader(r, onSync), f}
+func TeaInputAfter(r io.Reader, f *os.File, late LateAnswers) io.ReadWriteCloser {
+	return typedFile{newKeyReader(r, late), f}
 }
 
 type typedFile struct {
@@ -70,8 +84,8 @@ type keyReader struct {
 	err error  // r's error, once out is given
 }
 
-func newKeyReader(r io.Reader, onSync func(bool)) *keyReader {
-	return &keyReader{r: r, dec: keyDecoder{onSync: onSync}}
+func newKeyReader(r io.Reader, late LateAnswers) *keyReader {
+	return &keyReader{r: r, dec: keyDecoder{late: late}}
 }
 
 // Read reads once from r and returns what that decodes to: nothing (0,
@@ -121,9 +135,10 @@ const (
 // legacy bytes of their keys (parseKeySeq), drops the terminal's answers
 // to an OSC query (oscReplyLen: one that came after latch stopped waiting
 // for it, on a slow link or a busy machine, is no key, and Bubble Tea
-// would take its bytes for typed text) and, as late, the answers to the
+// would take its bytes for typed text), telling late.Background what an
+// OSC 11 answer said of the background, and, as late, the answers to the
 // question about synchronized output (DECRPM and DA1: see
-// lateCSIAnswer), telling onSync what the terminal said; and passes
+// lateCSIAnswer), telling late.Sync what the terminal said; and passes
 // everything else on
 // unchanged: other sequences (the mouse's among them), text, and the
 // whole of a bracketed paste. A sequence cut at the end of a read is held
@@ -131,7 +146,7 @@ const (
 // once, as Bubble Tea would see it: it is the Esc key; so is Esc ] (Alt+]).
 type keyDecoder struct {
 	held    []byte // the start of a sequence cut at the end of the last read
-	onSync  func(bool)
+	late    LateAnswers
 	inPaste bool
 	seenEnd int // in a paste: how much of its end marker was last seen
 }
@@ -153,6 +168,7 @@ func (d *keyDecoder) decode(out, in []byte) []byte {
 		if b[i] == 0x1b && i+1 < len(b) && b[i+1] == ']' {
 			switch n, whole := oscReplyLen(b[i:]); {
 			case whole:
+				d.lateOSCAnswer(b[i : i+n])
 				i += n // an answer to a query, late: no key
 				continue
 			case n > 0 && i+n == len(b):
@@ -280,7 +296,7 @@ func csiLen(b []byte) (int, bool) {
 // terminal's answer to the question latch asks at start (DECRQM of mode
 // 2026, then DA1), come after latch stopped waiting for it: a DECRPM
 // (CSI ? mode ; state $ y) or a DA1 answer (CSI ? params c). No key is
-// sent so. A DECRPM about mode 2026 is told to onSync: the terminal has
+// sent so. A DECRPM about mode 2026 is told to late.Sync: the terminal has
 // synchronized output when it says the mode is set (1) or reset (2).
 func (d *keyDecoder) lateCSIAnswer(seq []byte) bool {
 	if len(seq) < 4 || seq[2] != '?' {
@@ -295,10 +311,22 @@ func (d *keyDecoder) lateCSIAnswer(seq []byte) bool {
 		if !ok || len(mode) == 0 || len(state) != 1 || len(bytes.Trim(mode, "0123456789")) != 0 {
 			return false
 		}
-		if string(mode) == "2026" && d.onSync != nil {
-			d.onSync(state[0] == '1' || state[0] == '2')
+		if string(mode) == "2026" && d.late.Sync != nil {
+			d.late.Sync(state[0] == '1' || state[0] == '2')
 		}
 		return true
 	}
 	return false
+}
+
+// lateOSCAnswer tells late.Background what seq, a whole answer to an OSC
+// query come late, says of the background, when it is the answer to OSC
+// 11 (see themes.BackgroundAnswer).
+func (d *keyDecoder) lateOSCAnswer(seq []byte) {
+	if d.late.Background == nil {
+		return
+	}
+	if dark, ok := themes.BackgroundAnswer(seq); ok {
+		d.late.Background(dark)
+	}
 }

@@ -64,7 +64,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // its key reader), until the model quits.
 func runTea(t *testing.T, model tea.Model, r io.Reader) {
 	t.Helper()
-	p := tea.NewProgram(model, tea.WithInput(newKeyReader(r, nil)), tea.WithOutput(io.Discard),
+	p := tea.NewProgram(model, tea.WithInput(newKeyReader(r, LateAnswers{})), tea.WithOutput(io.Discard),
 		tea.WithoutRenderer(), tea.WithoutSignalHandler())
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
@@ -445,7 +445,7 @@ func TestLateTerminalAnswerIsNoKey(t *testing.T) {
 // synchronized output (DECRPM, then DA1) that come after latch stopped
 // waiting are dropped, cut anywhere between reads past their Esc (a read
 // ending in Esc is the Esc key, passed on at once), and what the DECRPM
-// said of mode 2026 is told to onSync; the keys around them stay.
+// said of mode 2026 is told to late.Sync; the keys around them stay.
 func TestLateSyncAnswerIsNoKey(t *testing.T) {
 	for _, c := range []struct {
 		in, want string
@@ -464,7 +464,42 @@ func TestLateSyncAnswerIsNoKey(t *testing.T) {
 				continue
 			}
 			var told []bool
-			d := keyDecoder{onSync: func(on bool) { told = append(told, on) }}
+			d := keyDecoder{late: LateAnswers{Sync: func(on bool) { told = append(told, on) }}}
+			out := d.decode(nil, []byte(c.in[:i]))
+			out = d.decode(out, []byte(c.in[i:]))
+			out = append(out, d.flush()...)
+			if string(out) != c.want || !slices.Equal(told, c.told) {
+				t.Errorf("%q cut at %d decodes to %q telling %v, want %q telling %v", c.in, i, out, told, c.want, c.told)
+			}
+		}
+	}
+}
+
+// TestLateBackgroundAnswerIsNoKey: the terminal's answer about its
+// background (OSC 11, then DA1) that comes after latch stopped waiting is
+// dropped, cut anywhere between reads past its Esc ] (a read ending in Esc
+// or Esc ] is a key, passed on at once), and whether the colour
+// is dark is told to late.Background; the keys around it stay. Text pasted
+// (bracketed paste) that looks like an answer is text, and tells nothing.
+func TestLateBackgroundAnswerIsNoKey(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		told     []bool
+	}{
+		{"a\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22cb", "ab", []bool{false}},
+		{"\x1b]11;rgb:0000/0000/0000\ax", "x", []bool{true}},
+		{"\x1b]11;rgb:f0/f0/e8\x1b\\", "", []bool{false}},
+		{"\x1b]10;rgb:ffff/ffff/ffff\x1b\\x", "x", nil}, // the foreground's: no background
+		{"\x1b]11;rgb:zz/00/00\x1b\\x", "x", nil},
+		{pasteStart + "\x1b]11;rgb:ffff/ffff/ffff\x1b\\" + pasteEnd + "y",
+			pasteStart + "\x1b]11;rgb:ffff/ffff/ffff\x1b\\" + pasteEnd + "y", nil},
+	} {
+		for i := 2; i <= len(c.in); i++ {
+			if strings.HasSuffix(c.in[:i], "\x1b") || strings.HasSuffix(c.in[:i], "\x1b]") {
+				continue
+			}
+			var told []bool
+			d := keyDecoder{late: LateAnswers{Background: func(dark bool) { told = append(told, dark) }}}
 			out := d.decode(nil, []byte(c.in[:i]))
 			out = d.decode(out, []byte(c.in[i:]))
 			out = append(out, d.flush()...)

@@ -20,7 +20,8 @@ const longWordMin = 512
 // breakLongWords returns the markdown md with every word wider than
 // max(width, longWordMin) cells broken into pieces width cells wide,
 // separated by spaces. Fenced code and indented lines (which may be code)
-// are left alone: code is neither wrapped by glamour nor changed here.
+// are left alone: code is not changed here (glamour wraps a code block's
+// lines itself, in time linear in their length).
 func breakLongWords(md string, width int) string {
 	limit := max(width, longWordMin)
 	if width < 1 || len(md) <= limit {

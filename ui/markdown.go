@@ -75,8 +75,10 @@ func (m *mdRenderer) renderKeep(md string, width int, keep, after bool) []string
 	for _, l := range lines {
 		l = strings.TrimRight(l, " ")
 		if ansi.StringWidth(l) > width {
-			// glamour does not wrap code blocks; a line wider than the
-			// screen would break the frame, so wrap it hard.
+			// glamour wraps a code block's long lines at the block's
+			// indent (third_party/glamour, codewrap.go); a line still
+			// wider than the screen (a table's, a screen too narrow for
+			// the indents) would break the frame, so wrap it hard.
 			fitted = append(fitted, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
 			continue
 		}

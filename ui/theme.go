@@ -17,6 +17,40 @@ type themeEnv struct {
 	getenv     func(string) string // for NO_COLOR
 	configHome string              // where user themes live
 	profile    termenv.Profile     // the colour profile detected at start
+	// follow is the theme start-up resolved (Options.Theme) while a late
+	// answer about the background may still resolve it again: "" once
+	// one came, or once the person chose a theme with /theme.
+	follow string
+}
+
+// BackgroundMsg is the terminal's answer about its background colour come
+// late, after the screen opened with a guess (see LateAnswers): true when
+// it is dark. The first one resolves the theme the chat started with again
+// (Options.Theme), when that theme depends on the background ("auto",
+// "high-contrast", a user theme) and the person has not chosen another
+// with /theme; the chat is drawn again in it. A theme named on the command
+// line or in the config that does not depend on the background (the
+// terminal is not even asked) stays.
+type BackgroundMsg bool
+
+// lateBackground takes the terminal's late answer about its background.
+func (m *Model) lateBackground(dark bool) {
+	name := m.themeEnv.follow
+	m.themeEnv.follow = ""
+	if dark == m.themeEnv.dark {
+		return // the guess was right
+	}
+	// /theme resolves names against the real background from now on.
+	m.themeEnv.dark = dark
+	lipgloss.SetHasDarkBackground(dark)
+	if name == "" || !themes.NeedsBackground(name) {
+		return
+	}
+	pal, _, err := themes.FromEnv(name, dark, m.themeEnv.getenv, m.themeEnv.configHome)
+	if err != nil {
+		return // start-up said why already
+	}
+	m.applyTheme(pal)
 }
 
 // themeNames lists the themes /theme can switch to.
@@ -46,6 +80,7 @@ func (m *Model) cmdTheme(args []string) tea.Cmd {
 			return nil
 		}
 		m.applyTheme(pal)
+		m.themeEnv.follow = "" // chosen: a late answer changes it no more
 		for _, w := range warns {
 			m.addNotice(w)
 		}

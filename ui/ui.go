@@ -43,6 +43,11 @@ type Options struct {
 	Getenv         func(string) string
 	ConfigHome     string
 	Profile        termenv.Profile
+	// Theme is the name of the theme Styles were built from (the flag's,
+	// the config's, or "auto"): a late answer about the background
+	// (BackgroundMsg) resolves it again. Empty, late answers change no
+	// theme.
+	Theme string
 	// Notices are shown first (e.g. a broken user theme, and the fallback).
 	Notices []string
 	// Now is the clock of elapsed times on tool cards (default time.Now).
@@ -228,7 +233,7 @@ func New(o Options) *Model {
 	m.clipboard = clipboardDoor(clip)
 	m.chat = newChatPane(m.st, md, &m.view)
 	m.input = newInputBox(m.st)
-	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile}
+	m.themeEnv = themeEnv{dark: o.DarkBackground, getenv: o.Getenv, configHome: o.ConfigHome, profile: o.Profile, follow: o.Theme}
 	for _, n := range o.Notices {
 		m.addNotice(n)
 	}
@@ -383,6 +388,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.screenResumed()
 	case SyncOutputMsg:
 		m.screenSync(bool(msg))
+	case BackgroundMsg:
+		m.lateBackground(bool(msg))
 	case eventsMsg:
 		return m, m.handleEvents(msg)
 	case eventsClosedMsg:

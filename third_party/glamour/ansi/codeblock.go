@@ -1,8 +1,10 @@
 package ansi
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
@@ -127,16 +129,45 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		mutex.Unlock()
 	}
 
+	// Each cell of the indent is the same styled space: styled once
+	// (renderText is deterministic), not once a cell of every row.
+	var cell string
 	iw := indent.NewWriterPipe(w, indentation+margin, func(_ io.Writer) {
-		renderText(w, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+		if cell == "" {
+			var b strings.Builder
+			renderText(&b, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+			cell = b.String()
+		}
+		_, _ = io.WriteString(w, cell)
 	})
+
+	// A line wider than the block is wrapped here (see wrapCode), so
+	// that its continuation gets the block's indent: the code is
+	// rendered into a buffer, wrapped, then indented.
+	out := io.Writer(iw)
+	var wrapped *bytes.Buffer
+	width := int(bs.Width(ctx)) - int(indentation+margin) //nolint: gosec
+	if width > 0 && codeTooWide(e.Code, width) {
+		wrapped = &bytes.Buffer{}
+		out = wrapped
+	}
+	flush := func() error {
+		if wrapped == nil {
+			return nil
+		}
+		_, err := io.WriteString(iw, wrapCode(wrapped.String(), width))
+		return err
+	}
 
 	if len(theme) > 0 {
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockPrefix)
 
-		err := quick.Highlight(iw, e.Code, e.Language, formatter, theme)
+		err := quick.Highlight(out, e.Code, e.Language, formatter, theme)
 		if err != nil {
 			return fmt.Errorf("glamour: error highlighting code: %w", err)
+		}
+		if err := flush(); err != nil {
+			return fmt.Errorf("glamour: error writing to writer: %w", err)
 		}
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockSuffix)
 		return nil
@@ -148,5 +179,8 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		Style: rules.StylePrimitive,
 	}
 
-	return el.Render(iw, ctx)
+	if err := el.Render(out, ctx); err != nil {
+		return err
+	}
+	return flush()
 }
