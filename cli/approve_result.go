@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"strings"
 	"time"
 
 	"latch/session"
@@ -46,14 +45,7 @@ func failedLine(dir string, p session.ParkedCall) string {
 			}
 		}
 	}
-	why = strings.TrimSpace(why)
-	if i := strings.IndexAny(why, "\r\n"); i >= 0 {
-		why = strings.TrimSpace(why[:i]) + " …"
-	}
-	why = sanitize.Line(why)
-	if r := []rune(why); len(r) > maxFailedLine {
-		why = string(r[:maxFailedLine]) + "…"
-	}
+	why = sanitize.FirstLine(why, maxFailedLine)
 	if why == "" {
 		why = "(its error gave no text)"
 	}

@@ -10,10 +10,13 @@ import (
 )
 
 // decidedMsg says what became of n decisions sent: a line for each call
-// not decided as asked, then the summary of them all (tally).
+// not decided as asked, then the summary of them all (tally); and the
+// calls approved as asked, whose results the inbox then watches for
+// (watch.go).
 type decidedMsg struct {
-	n     int
-	lines []string
+	n        int
+	lines    []string
+	approved []Call
 }
 
 // tally counts what became of the decisions of one step: decided as
@@ -54,8 +57,9 @@ const (
 // decided first by someone else (another inbox, latch approve) is said to
 // be so, with who decided. find, when set, gives what was logged of a
 // call (else each session's log is read whole). It returns a line for
-// each call not decided as asked, then the step's summary.
-func send(dir, by string, approve bool, reason string, calls []Call, find func(string, []string) ([]session.ParkedCall, error)) []string {
+// each call not decided as asked, then the step's summary, and the calls
+// approved as asked.
+func send(dir, by string, approve bool, reason string, calls []Call, find func(string, []string) ([]session.ParkedCall, error)) ([]string, []Call) {
 	t := tally{word: "approved", by: by, reason: reason, total: len(calls)}
 	if !approve {
 		t.word = "rejected"
@@ -102,15 +106,19 @@ func send(dir, by string, approve bool, reason string, calls []Call, find func(s
 		session.AwaitTaken(dir, c.Session, c.CallID, deadline)
 	}
 	logged := loggedOf(dir, sent, find)
+	var done []Call
 	for _, c := range sent {
 		kind, why := applied(dir, c, logged[c.Session], by, t.word)
 		if why == "" {
 			t.ok++
+			if approve {
+				done = append(done, c)
+			}
 			continue
 		}
 		not(c, kind, why)
 	}
-	return append(lines, t.summary())
+	return append(lines, t.summary()), done
 }
 
 // loggedOf reads, once for each session, what its log says of the calls

@@ -29,7 +29,7 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 // gateway is a real session in approve mode, as latch serve runs it: its
 // calls park in its log in a state folder, and it applies the decisions
 // dropped in its inbox (WatchInbox). Its notes server counts each write
-// it runs.
+// it runs; a write of "fail: why" gives an error result, why its text.
 type gateway struct {
 	t    testing.TB
 	dir  string
@@ -56,8 +56,12 @@ func startGateway(t testing.TB, dir string, watch bool) *gateway {
 	srv.AddTool(mcpgo.NewTool("write_note", mcpgo.WithDescription("Write a note."), mcpgo.WithString("text", mcpgo.Required())),
 		func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			g.mu.Lock()
-			g.runs[req.GetString("text", "")]++
+			text := req.GetString("text", "")
+			g.runs[text]++
 			g.mu.Unlock()
+			if why, ok := strings.CutPrefix(text, "fail: "); ok {
+				return mcpgo.NewToolResultError(why), nil
+			}
 			return mcpgo.NewToolResultText("saved"), nil
 		})
 	ol := ollamatest.New(ollamatest.Model{Name: "tiny", Size: 1_000_000, ParameterSize: "10M", QuantizationLevel: "F16"})

@@ -281,7 +281,10 @@ func TestInboxGatewayStopsBeforeTakingTheDecision(t *testing.T) {
 		t.Fatalf("the waiting calls: %v %v", calls, err)
 	}
 	said := make(chan []string, 1)
-	go func() { said <- send(g.dir, "alice on /dev/pts/1", true, "", calls, nil) }()
+	go func() {
+		lines, _ := send(g.dir, "alice on /dev/pts/1", true, "", calls, nil)
+		said <- lines
+	}()
 	mcptestutil.WaitFor(t, wait, "the decision in the gateway's inbox", func() bool {
 		return session.DecisionQueued(g.dir, calls[0].Session, id)
 	})

@@ -3,11 +3,13 @@ package inbox
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"latch/permissions"
+	"latch/session"
 	"latch/themes"
 	"latch/ui/notice"
 	"latch/ui/sanitize"
@@ -49,6 +51,7 @@ type Model struct {
 	reading bool      // a read of the Source is under way
 	reread  bool      // another read was asked for meanwhile
 	ticking bool      // the next poll is scheduled
+	watch   []watched // calls approved here, watched for what they then did
 	notes   []string  // under the list: the last notes
 	all     notesList // every note, for the full list (L)
 	prevKey time.Time // when the key before the last came
@@ -64,6 +67,16 @@ func New(o Options) *Model {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if f := o.Find; f != nil {
+		// A decision's goroutine and a read's look up calls at once;
+		// the index behind Find takes one look-up at a time.
+		var mu sync.Mutex
+		o.Find = func(sessionID string, callIDs []string) ([]session.ParkedCall, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return f(sessionID, callIDs)
+		}
+	}
 	if o.Every <= 0 {
 		o.Every = 250 * time.Millisecond
 	}
@@ -78,10 +91,12 @@ func New(o Options) *Model {
 // key names a call in the inbox: its session and approval id.
 func key(c Call) string { return c.Session + "/" + c.ApprovalID }
 
-// loadedMsg carries the calls read, or why they could not be.
+// loadedMsg carries the calls read, or why they could not be, and what
+// became of the calls approved here that were watched.
 type loadedMsg struct {
 	calls []Call
 	err   error
+	ran   ranReport
 }
 
 // pollMsg asks for the next read.
@@ -103,10 +118,11 @@ func (m *Model) load() tea.Cmd {
 		return nil
 	}
 	m.reading = true
-	src := m.o.Source
+	src, dir, find, now := m.o.Source, m.o.Dir, m.o.Find, m.o.Now()
+	w := append([]watched(nil), m.watch...)
 	return func() tea.Msg {
 		calls, err := src()
-		return loadedMsg{calls, err}
+		return loadedMsg{calls, err, lookRan(dir, w, find, now)}
 	}
 }
 
@@ -118,6 +134,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.reading = false
 		m.took(msg)
+		m.settle(msg.ran)
 		early := m.replay()
 		if m.reread {
 			m.reread = false
@@ -137,6 +154,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case decidedMsg:
 		m.busy -= msg.n
 		m.noteDecided(msg.lines)
+		until := m.o.Now().Add(resultWatch)
+		for _, c := range msg.approved {
+			m.watch = append(m.watch, watched{c, until})
+		}
 		return m, m.load()
 	case tea.KeyMsg:
 		return m, m.key(msg)

@@ -124,6 +124,7 @@ func (m *Model) decide() tea.Cmd {
 	dir, by, reason, find := m.o.Dir, m.o.By, sanitize.Line(string(s.reason)), m.o.Find
 	calls, approve := s.calls, s.approve
 	return func() tea.Msg {
-		return decidedMsg{n: len(calls), lines: send(dir, by, approve, reason, calls, find)}
+		lines, approved := send(dir, by, approve, reason, calls, find)
+		return decidedMsg{n: len(calls), lines: lines, approved: approved}
 	}
 }

@@ -1,0 +1,122 @@
+package inbox
+
+import (
+	"fmt"
+	"time"
+
+	"latch/session"
+	"latch/ui/sanitize"
+)
+
+// resultWatch bounds how long the inbox watches a call it approved for
+// what the call then did: one that runs longer is said to be still
+// running, its result going to its client. The inbox never waits on it:
+// each read of the waiting calls looks once.
+const resultWatch = time.Minute
+
+// maxFailedLine bounds the line of a failed call's error the inbox
+// shows, in characters, as latch approve's.
+const maxFailedLine = 300
+
+// watched is a call this inbox approved, watched until it has run, was
+// refused, or until.
+type watched struct {
+	c     Call
+	until time.Time
+}
+
+// ranReport is what a look at the watched calls found: the keys of those
+// settled (ran, refused, or past their watch), a line on each that
+// failed or was refused, and how many are still running past their watch.
+type ranReport struct {
+	settled map[string]bool
+	lines   []string
+	late    int
+}
+
+// lookRan reads, once for each session, what became of the watched
+// calls (through find when set, as send does) at now. A failed call's
+// line is the first line of its error, made safe (sanitize.FirstLine):
+// the error that kept it from giving a result, else its tool's error
+// result, read from its session's log when find gave no text (the index
+// keeps no result).
+func lookRan(dir string, w []watched, find func(string, []string) ([]session.ParkedCall, error), now time.Time) ranReport {
+	r := ranReport{settled: map[string]bool{}}
+	if len(w) == 0 {
+		return r
+	}
+	calls := make([]Call, len(w))
+	for i, x := range w {
+		calls[i] = x.c
+	}
+	logged := loggedOf(dir, calls, find)
+	read := map[string][]session.ParkedCall{} // whole logs, for the text of error results
+	for _, x := range w {
+		p, ok := loggedCall(logged[x.c.Session], x.c)
+		switch {
+		case ok && p.Refused != "":
+			r.lines = append(r.lines, notDecided(x.c, "approved", "the gateway refused it: "+p.Refused))
+		case ok && p.Ran && (p.Result.IsError || p.Result.Error != ""):
+			why := p.Result.Error
+			if why == "" && p.Result.Content == "" {
+				if _, done := read[x.c.Session]; !done {
+					read[x.c.Session], _ = session.ParkedCallsOf(dir, x.c.Session)
+				}
+				p, _ = loggedCall(read[x.c.Session], x.c)
+			}
+			if why == "" {
+				why = p.Result.Content
+			}
+			line := sanitize.FirstLine(why, maxFailedLine)
+			if line == "" {
+				line = "(its error gave no text)"
+			}
+			r.lines = append(r.lines, sanitize.Line(fmt.Sprintf("%s (%s): approved, and then it failed: ", x.c.CallID, x.c.Tool))+line)
+		case ok && p.Ran:
+		case now.After(x.until):
+			if ok {
+				r.late++
+			}
+		default:
+			continue
+		}
+		r.settled[key(x.c)] = true
+	}
+	return r
+}
+
+// loggedCall is c as all logged it.
+func loggedCall(all []session.ParkedCall, c Call) (session.ParkedCall, bool) {
+	for _, p := range all {
+		if p.CallID == c.CallID && p.ApprovalID == c.ApprovalID {
+			return p, true
+		}
+	}
+	return session.ParkedCall{}, false
+}
+
+// settle takes what a look at the watched calls found: the settled ones
+// are no longer watched, and the failed and refused ones are noted, with
+// a summary when there are several, and the late ones counted.
+func (m *Model) settle(r ranReport) {
+	if len(r.settled) > 0 {
+		kept := m.watch[:0]
+		for _, x := range m.watch {
+			if !r.settled[key(x.c)] {
+				kept = append(kept, x)
+			}
+		}
+		m.watch = kept
+	}
+	switch n := len(r.lines); {
+	case n == 1:
+		m.note(r.lines[0])
+	case n > 1:
+		m.noteDecided(append(r.lines, fmt.Sprintf("%d calls approved here then failed or were refused: L lists every note", n)))
+	}
+	if r.late == 1 {
+		m.note(fmt.Sprintf("1 approved call still running after %s: its result goes to its client", resultWatch))
+	} else if r.late > 1 {
+		m.note(fmt.Sprintf("%d approved calls still running after %s: their results go to their clients", r.late, resultWatch))
+	}
+}
