@@ -193,14 +193,16 @@ func TestGoldenInboxBulkNotes80x24(t *testing.T) {
 // selected call loses the end of its arguments instead. The call's fields
 // pushed the summary and the keys off the screen; then the notes took
 // the list's rows, leaving one call in it ("… 3 more below"): the list
-// keeps a row for each call (up to half the screen), the older notes go.
+// keeps a row for each call (up to half the screen), the older notes go,
+// and the last row of notes says how many went and that L lists them
+// (they went silently).
 func TestGoldenInboxBulkNotes70x20(t *testing.T) {
 	s := goldenScreen(t, 70, 20)
 	s.press(time.Second, runes("a"))
 	s.m.Update(bulkOutcome())
 	v := s.m.View()
 	assertFits(t, v, 70, 20)
-	containsAll(t, v, "approved 9 of 12 calls", "q quit", "claude-code", "ci-job", "(chat)", "cursor", "tool     fs__write_file")
+	containsAll(t, v, "approved 9 of 12 calls", "2 older notes not shown here: L lists every note", "q quit", "claude-code", "ci-job", "(chat)", "cursor", "tool     fs__write_file")
 	if strings.Contains(v, "more below") {
 		t.Errorf("the notes took the list's rows:\n%s", v)
 	}

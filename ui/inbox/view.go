@@ -89,14 +89,36 @@ const minBody = 3
 
 // noteLines are the lines of the last decisions and of a failed read, in
 // at most room rows: the newest notes whole, the older ones left out when
-// they do not fit (L lists every one).
+// they do not fit, and then the last row says how many were (L lists
+// every one).
 func (m *Model) noteLines(w, room int) []string {
 	var out []string
 	if m.err != "" {
 		out = append(out, m.st.Chat.Error.Render(fit("cannot read the waiting calls: "+m.err, w)))
 	}
+	notes := m.fitNotes(w, room-len(out))
+	left := len(m.notes) - len(notes)
+	if left > 0 {
+		notes = m.fitNotes(w, room-len(out)-1) // a row to say so
+		left = len(m.notes) - len(notes)
+	}
+	for i := len(notes) - 1; i >= 0; i-- {
+		for _, l := range notes[i] {
+			out = append(out, m.st.Chat.Notice.Render(l))
+		}
+	}
+	if left > 0 {
+		said := fmt.Sprintf("%d older %s not shown here: L lists every note", left, plural(left, "note", "notes"))
+		out = append(out, m.st.Dialog.Hint.Render(fit(said, w)))
+	}
+	return out
+}
+
+// fitNotes are the newest notes, wrapped to w, newest first, that fit in
+// room rows; the newest at least, whole.
+func (m *Model) fitNotes(w, room int) [][]string {
 	var notes [][]string
-	n := len(out)
+	n := 0
 	for i := len(m.notes) - 1; i >= 0; i-- {
 		lines := wrapWords(m.notes[i], w)
 		if n+len(lines) > room && len(notes) > 0 {
@@ -105,12 +127,7 @@ func (m *Model) noteLines(w, room int) []string {
 		notes = append(notes, lines)
 		n += len(lines)
 	}
-	for i := len(notes) - 1; i >= 0; i-- {
-		for _, l := range notes[i] {
-			out = append(out, m.st.Chat.Notice.Render(l))
-		}
-	}
-	return out
+	return notes
 }
 
 // minPane is the fewest rows the selected call gets below the list: its
