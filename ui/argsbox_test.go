@@ -167,3 +167,33 @@ func TestArgsBoxFloodOfKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsBoxSaveStepSaysWhatArrowsDo: in the full-size save step (A),
+// where ↑/↓ choose what to save, the line under the arguments that do
+// not all show says so, and that esc goes back to scroll them (it said
+// "↑/↓ scroll"); ↓ chooses, the arguments stay where they were.
+func TestArgsBoxSaveStepSaysWhatArrowsDo(t *testing.T) {
+	m := argsBoxModel(t, 100, 50)
+	args := map[string]any{}
+	for i := range 60 {
+		args[fmt.Sprintf("key%02d", i)] = i
+	}
+	askCall(m, "", "write_file", args)
+	if v := m.View(); !strings.Contains(v, "(↑/↓ scroll)") {
+		t.Fatalf("the box does not say ↑/↓ scroll its arguments:\n%s", v)
+	}
+	m.Update(runes("A"))
+	pastGuard(m)
+	v := m.View()
+	if !strings.Contains(v, "Save, for every later call like this one") {
+		t.Fatalf("A did not open the save step:\n%s", v)
+	}
+	if !strings.Contains(v, "(↑/↓ choose what to save · esc back to scroll them)") || strings.Contains(v, "↑/↓ scroll") {
+		t.Errorf("the save step's line under the arguments does not say what ↑/↓ do there:\n%s", v)
+	}
+	first := m.modal.scroll
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	if m.modal == nil || m.modal.save == nil || m.modal.scroll != first {
+		t.Errorf("↓ in the save step scrolled the arguments or left the step")
+	}
+}

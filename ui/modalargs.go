@@ -42,7 +42,9 @@ func (md *modal) layoutArgs(m *Model, w int) []string {
 }
 
 // argsHint is the hint under the arguments: which lines show, and how to
-// see the rest; "" when everything shows whole.
+// see the rest; "" when everything shows whole. In the save step (A),
+// ↑/↓ choose what to save and f does nothing: it says so, and that Esc
+// goes back to where they scroll.
 func (md *modal) argsHint(first, end, total int) string {
 	whole := ""
 	switch {
@@ -50,6 +52,15 @@ func (md *modal) argsHint(first, end, total int) string {
 		whole = fmt.Sprintf("%c short view", fullKey)
 	case md.elided > 0:
 		whole = fmt.Sprintf("%c every value whole (%d elided)", fullKey, md.elided)
+	}
+	if md.save != nil {
+		switch {
+		case end-first < total:
+			return fmt.Sprintf("  lines %d–%d of %s (↑/↓ choose what to save · esc back to scroll them)", first+1, end, thousands(total))
+		case whole != "":
+			return "  esc back, then " + whole
+		}
+		return ""
 	}
 	switch {
 	case end-first < total && whole != "":
