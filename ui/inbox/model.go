@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -46,15 +47,16 @@ type Model struct {
 	filter    string
 	filtering bool // keys go into the filter
 
-	step    *step     // the confirmation step, when open
-	busy    int       // decisions on their way
-	reading bool      // a read of the Source is under way
-	reread  bool      // another read was asked for meanwhile
-	ticking bool      // the next poll is scheduled
-	watch   []watched // calls approved here, watched for what they then did
-	notes   []string  // under the list: the last notes
-	all     notesList // every note, for the full list (L)
-	prevKey time.Time // when the key before the last came
+	step    *step               // the confirmation step, when open
+	busy    int                 // decisions on their way
+	reading bool                // a read of the Source is under way
+	reread  bool                // another read was asked for meanwhile
+	ticking bool                // the next poll is scheduled
+	watch   []watched           // calls approved here, watched for what they then did
+	stamps  map[string]logStamp // their session logs as last looked at
+	notes   []string            // under the list: the last notes
+	all     notesList           // every note, for the full list (L)
+	prevKey time.Time           // when the key before the last came
 
 	w, h int
 }
@@ -119,10 +121,10 @@ func (m *Model) load() tea.Cmd {
 	}
 	m.reading = true
 	src, dir, find, now := m.o.Source, m.o.Dir, m.o.Find, m.o.Now()
-	w := append([]watched(nil), m.watch...)
+	w, stamps := append([]watched(nil), m.watch...), maps.Clone(m.stamps)
 	return func() tea.Msg {
 		calls, err := src()
-		return loadedMsg{calls, err, lookRan(dir, w, find, now)}
+		return loadedMsg{calls, err, lookRan(dir, w, find, now, stamps)}
 	}
 }
 

@@ -2,6 +2,9 @@ package inbox
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"time"
 
 	"latch/session"
@@ -27,11 +30,30 @@ type watched struct {
 
 // ranReport is what a look at the watched calls found: the keys of those
 // settled (ran, refused, or past their watch), a line on each that
-// failed or was refused, and how many are still running past their watch.
+// failed or was refused, how many are still running past their watch,
+// and the stamps of the session logs it read.
 type ranReport struct {
 	settled map[string]bool
 	lines   []string
 	late    int
+	stamps  map[string]logStamp
+}
+
+// logStamp is a session log's size and modification time: a log whose
+// stamp is as at the last look logged nothing new, and is not read again.
+type logStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// stampOf is the stamp of the log of session id in dir; false when it
+// cannot be had (then the log is read).
+func stampOf(dir, id string) (logStamp, bool) {
+	fi, err := os.Stat(filepath.Join(dir, id+".jsonl"))
+	if err != nil {
+		return logStamp{}, false
+	}
+	return logStamp{fi.Size(), fi.ModTime()}, true
 }
 
 // lookRan reads, once for each session, what became of the watched
@@ -39,15 +61,29 @@ type ranReport struct {
 // line is the first line of its error, made safe (sanitize.FirstLine):
 // the error that kept it from giving a result, else its tool's error
 // result, read from its session's log when find gave no text (the index
-// keeps no result).
-func lookRan(dir string, w []watched, find func(string, []string) ([]session.ParkedCall, error), now time.Time) ranReport {
-	r := ranReport{settled: map[string]bool{}}
+// keeps no result). A log whose stamp is as in before is not read: its
+// calls are only checked against their watch.
+func lookRan(dir string, w []watched, find func(string, []string) ([]session.ParkedCall, error), now time.Time,
+	before map[string]logStamp) ranReport {
+	r := ranReport{settled: map[string]bool{}, stamps: map[string]logStamp{}}
 	if len(w) == 0 {
 		return r
 	}
-	calls := make([]Call, len(w))
-	for i, x := range w {
-		calls[i] = x.c
+	var calls []Call
+	changed := map[string]bool{}
+	for _, x := range w {
+		id := x.c.Session
+		if _, done := changed[id]; !done {
+			st, ok := stampOf(dir, id)
+			old, had := before[id]
+			changed[id] = !ok || !had || st != old
+			if ok {
+				r.stamps[id] = st
+			}
+		}
+		if changed[id] {
+			calls = append(calls, x.c)
+		}
 	}
 	logged := loggedOf(dir, calls, find)
 	read := map[string][]session.ParkedCall{} // whole logs, for the text of error results
@@ -74,7 +110,7 @@ func lookRan(dir string, w []watched, find func(string, []string) ([]session.Par
 			r.lines = append(r.lines, sanitize.Line(fmt.Sprintf("%s (%s): approved, and then it failed: ", x.c.CallID, x.c.Tool))+line)
 		case ok && p.Ran:
 		case now.After(x.until):
-			if ok {
+			if ok || !changed[x.c.Session] {
 				r.late++
 			}
 		default:
@@ -107,6 +143,19 @@ func (m *Model) settle(r ranReport) {
 			}
 		}
 		m.watch = kept
+	}
+	if m.stamps == nil {
+		m.stamps = map[string]logStamp{}
+	}
+	maps.Copy(m.stamps, r.stamps)
+	live := map[string]bool{}
+	for _, x := range m.watch {
+		live[x.c.Session] = true
+	}
+	for id := range m.stamps {
+		if !live[id] {
+			delete(m.stamps, id)
+		}
 	}
 	switch n := len(r.lines); {
 	case n == 1:
