@@ -101,13 +101,13 @@ func runTUI(quit context.Context, s *settings, f flags, gw *chatGateway) error {
 	typed = append(typed, typedSync...)
 	lipgloss.SetColorProfile(themes.RenderProfile(pal, profile))
 	env := chatEnv{pal: pal, dark: dark, configHome: configHome, notices: notices, profile: profile, syncOutput: syncOutput,
-		typed: typed, late: &lateBackground{}}
+		typed: typed, late: &lateAnswers{}}
 	for {
 		from, model, err := runChat(quit, s, f, env, gw)
 		if err != nil || from == "" {
 			return err
 		}
-		env.takeLateBackground(s.theme, s.getenv)
+		env.takeLateAnswers(s.theme, s.getenv)
 		// /fork: the chat goes on in a new session branched from the one
 		// that just closed, with its model.
 		f.resume, f.cont, f.fork = "", false, from
@@ -127,15 +127,18 @@ type chatEnv struct {
 	// typed is what the person typed while latch asked the terminal,
 	// before the first chat's screen: its first keys.
 	typed []byte
-	late  *lateBackground
+	late  *lateAnswers
 }
 
-// takeLateBackground takes the terminal's answer about its background
-// that came late, in the chat that just closed: the next chat (after
-// /fork) starts in the theme it implies, when theme depends on the
-// background.
-func (env *chatEnv) takeLateBackground(theme string, getenv func(string) string) {
-	d, ok := env.late.get()
+// takeLateAnswers takes the terminal's answers that came late, in the
+// chat that just closed: the next chat (after /fork) draws with
+// synchronized output as the terminal said, and starts in the theme its
+// background implies, when theme depends on the background.
+func (env *chatEnv) takeLateAnswers(theme string, getenv func(string) string) {
+	if on, ok := env.late.sync(); ok {
+		env.syncOutput = on
+	}
+	d, ok := env.late.background()
 	if !ok || d == env.dark {
 		return
 	}
@@ -147,24 +150,53 @@ func (env *chatEnv) takeLateBackground(theme string, getenv func(string) string)
 	}
 }
 
-// lateBackground is the terminal's answer about its background, when it
-// came after latch stopped waiting for it: told by the key reader's
-// goroutine, read after the chat ends.
-type lateBackground struct {
-	mu         sync.Mutex
-	dark, came bool
+// lateTold is what the key reader tells the terminal's late answers to:
+// each is kept for the chat after /fork (takeLateAnswers) and sent to
+// this chat's screen.
+func (env *chatEnv) lateTold(send func(tea.Msg)) ui.LateAnswers {
+	return ui.LateAnswers{
+		Sync: func(on bool) {
+			env.late.setSync(on)
+			send(ui.SyncOutputMsg(on))
+		},
+		Background: func(dark bool) {
+			env.late.setBackground(dark)
+			send(ui.BackgroundMsg(dark))
+		},
+	}
 }
 
-func (l *lateBackground) set(dark bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.dark, l.came = dark, true
+// lateAnswers are the terminal's answers about its background and about
+// synchronized output, when they came after latch stopped waiting for
+// them: told by the key reader's goroutine, read after the chat ends.
+type lateAnswers struct {
+	mu               sync.Mutex
+	dark, darkCame   bool
+	syncOn, syncCame bool
 }
 
-func (l *lateBackground) get() (dark, came bool) {
+func (l *lateAnswers) setBackground(dark bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.dark, l.came
+	l.dark, l.darkCame = dark, true
+}
+
+func (l *lateAnswers) background() (dark, came bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.dark, l.darkCame
+}
+
+func (l *lateAnswers) setSync(on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.syncOn, l.syncCame = on, true
+}
+
+func (l *lateAnswers) sync() (on, came bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.syncOn, l.syncCame
 }
 
 // runChat runs one session's chat on the screen until the user quits, or
@@ -212,17 +244,11 @@ func runChat(quit context.Context, s *settings, f flags, env chatEnv, gw *chatGa
 	// The terminal's answer about synchronized output, should it come
 	// after querySync gave up waiting (a slow link, a busy machine), turns
 	// it on then; its answer about the background, after queryBackground
-	// gave up, resolves the theme again (ui.BackgroundMsg), in this chat
-	// and in the one after /fork. p is set before Run starts reading the
+	// gave up, resolves the theme again (ui.BackgroundMsg); both hold in
+	// this chat and in the one after /fork. p is set before Run starts reading the
 	// keys.
 	var p *tea.Program
-	late := ui.LateAnswers{
-		Sync: func(on bool) { p.Send(ui.SyncOutputMsg(on)) },
-		Background: func(dark bool) {
-			env.late.set(dark)
-			p.Send(ui.BackgroundMsg(dark))
-		},
-	}
+	late := env.lateTold(func(msg tea.Msg) { p.Send(msg) })
 	input := ui.TeaInput(keys, late)
 	if len(env.typed) > 0 && keys == os.Stdin {
 		r, stop := newTypedInput(keys, env.typed) // typedahead.go
