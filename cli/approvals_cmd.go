@@ -216,7 +216,7 @@ func decideApproval(s *settings, a decideArgs, clock func() time.Time, stdin io.
 	if a.approve {
 		// What the call then did (approve_result.go): a call that failed
 		// was not done.
-		switch ran := awaitRan(idx, s.stateDir, after, time.Now().Add(resultWait)); {
+		switch ran := awaitRan(idx, after, time.Now().Add(resultWait)); {
 		case ran.Refused != "":
 			return fail("approved, but the gateway refused it: " + sanitize.Line(ran.Refused))
 		case !ran.Ran:

@@ -19,7 +19,7 @@ const maxFailedLine = 300
 // awaitRan waits until the approved call p has run (its result logged)
 // or was refused, or until deadline, looking every session.InboxEvery,
 // and returns what was logged of it last.
-func awaitRan(idx *parkedIndex, dir string, p session.ParkedCall, deadline time.Time) session.ParkedCall {
+func awaitRan(idx *parkedIndex, p session.ParkedCall, deadline time.Time) session.ParkedCall {
 	for !p.Ran && p.Refused == "" && time.Now().Before(deadline) {
 		time.Sleep(session.InboxEvery)
 		if after, err := findParked(idx, p.CallID); err == nil {

@@ -213,7 +213,8 @@ type served struct {
 }
 
 // interrupt sends Ctrl+C (SIGINT) to latch serve and waits for it to
-// exit; the test fails if it has not within 30 s.
+// exit; the test fails if it has not within mcptestutil.HangBound's
+// bound (a minute at least).
 func (s *served) interrupt(t *testing.T) {
 	t.Helper()
 	if !s.stopWith(t, os.Interrupt, 30*time.Second) {
